@@ -1,0 +1,103 @@
+/**
+ * The Frontier contract (docs/architecture.md, DESIGN.md). Every store keeps it:
+ * sqlite (embedded, this issue), postgres and remote (later issues). The crawl loop
+ * is written against this interface only; a frontier knows nothing of HTTP or HTML.
+ */
+
+/** A URL the crawl wants fetched: canonical, filtered, not yet known to be seen. */
+export interface NewLink {
+  url: string;
+  depth: number;
+  /** The page it was found on; null for seeds and module-enqueued URLs. */
+  via: string | null;
+  /** Consecutive redirect hops that led here (0 for an ordinary link). */
+  redirects?: number;
+}
+
+/** A URL the crawl decided not to fetch. It is remembered as seen, so it is recorded once. */
+export interface RejectedLink {
+  url: string;
+  depth: number;
+  via: string | null;
+  /** Short machine-readable reason: 'scope', 'exclude', 'include', 'extension', 'depth', 'too-long', ... */
+  reason: string;
+}
+
+/** One URL handed to a bunny. It must be completed, or its lease expires and it is queued again. */
+export interface Lease {
+  url: string;
+  host: string;
+  depth: number;
+  via: string | null;
+  redirects: number;
+  /** 1 for the first try; higher after a retry or an expired lease. */
+  attempt: number;
+}
+
+export type Outcome =
+  /** Fetched (any HTTP status). */
+  | { kind: 'done' }
+  /** Given up on, with a short reason ('timeout', 'dns', 'robots', ...). */
+  | { kind: 'failed'; error: string }
+  /** Try again later: the URL goes back to the queue, not before `afterMs` from now. */
+  | { kind: 'retry'; error: string; afterMs: number };
+
+export interface Completion {
+  url: string;
+  host: string;
+  outcome: Outcome;
+  /** How long the exchange took; feeds the host's next ready time. */
+  fetchMs: number;
+  /** Least gap the host asked for (Crawl-delay, Retry-After), if any. */
+  hostDelayMs?: number;
+  /** Links found on the page, canonical and filtered; the frontier deduplicates them. */
+  outlinks: readonly NewLink[];
+  /** Links found and refused; recorded once each. */
+  rejected: readonly RejectedLink[];
+}
+
+export interface AddResult {
+  /** How many of the links were new (not seen before). */
+  added: number;
+  /** Rejected links that were new: the caller records each of them (pages.jsonl). */
+  newRejected: RejectedLink[];
+}
+
+export interface FrontierStats {
+  queued: number;
+  inFlight: number;
+  done: number;
+  failed: number;
+  rejected: number;
+  hosts: number;
+}
+
+export interface Frontier {
+  /**
+   * Adds links (and records rejections) durably: once the promise resolves, a crash loses none.
+   * The newly rejected links in the result must be recorded by the caller before its next
+   * call to add() or complete(); the frontier re-offers any that were never acknowledged
+   * that way through `unloggedRejections()` after a crash.
+   */
+  add(links: readonly NewLink[], rejected?: readonly RejectedLink[]): Promise<AddResult>;
+  /** Up to n URLs whose hosts are ready, breadth-first by depth, never over the per-host limit. */
+  lease(n: number, bunny: string): Promise<Lease[]>;
+  /** Completes a batch in one durable step: statuses, freed hosts, and the pages' outlinks. */
+  complete(batch: readonly Completion[]): Promise<AddResult>;
+  /** Rejections stored but never recorded because the process died first. */
+  unloggedRejections(): Promise<RejectedLink[]>;
+  /** Epoch ms at which a host with queued URLs becomes ready, or null if none is waiting. */
+  nextReadyAt(): number | null;
+  stats(): Promise<FrontierStats>;
+  close(): Promise<void>;
+}
+
+/** How far apart requests to one host must be. */
+export interface PolitenessSettings {
+  /** Fetches in flight to one host at once. */
+  perHost: number;
+  /** Least gap in ms between two requests to one host. */
+  delayMs: number;
+  /** How long a lease lasts before the URL goes back to the queue. */
+  leaseMs: number;
+}
