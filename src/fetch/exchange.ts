@@ -1,0 +1,235 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { type ContentCoding, LimitedDecoder, parseContentEncoding } from './decompress.js';
+import { classifyError, FetcherError, type TimeoutSettings } from './errors.js';
+import { buildRequestHead, buildResponseHead, headerRecord, type RawHeaderList } from './http-head.js';
+import { expectRequestSent, type SentRequestObserver } from './request-capture.js';
+import type { FetchErrorReason, FetchOutcome, FetchSuccess } from './types.js';
+
+/** What every exchange of one fetcher shares. */
+export interface ExchangeSettings {
+  maxBodyBytes: number;
+  totalTimeoutMs: number;
+  timeouts: TimeoutSettings;
+  /** Flat name/value list, as handed to undici. */
+  requestHeaders: readonly string[];
+}
+
+type Controller = Dispatcher.DispatchController;
+
+const EMPTY = Buffer.alloc(0);
+
+function concatChunks(chunks: readonly Buffer[], totalBytes: number): Buffer {
+  if (chunks.length === 0) return EMPTY;
+  // One chunk: hand it out as it is rather than copying it.
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, totalBytes);
+}
+
+/** undici's HTTP/1.1 parser gives Buffers; the other shapes the type allows are converted, just in case. */
+function rawHeaderList(raw: Controller['rawHeaders'], parsed: IncomingHttpHeaders): RawHeaderList {
+  if (Array.isArray(raw)) {
+    if (raw.length === 0 || Buffer.isBuffer(raw[0])) return raw as Buffer[];
+    return (raw as string[]).map((item) => Buffer.from(item, 'latin1'));
+  }
+  const list: Buffer[] = [];
+  for (const [name, value] of Object.entries(raw ?? parsed)) {
+    for (const item of Array.isArray(value) ? value : [value ?? '']) {
+      list.push(Buffer.from(name, 'latin1'), Buffer.from(item, 'latin1'));
+    }
+  }
+  return list;
+}
+
+/** Statuses whose Content-Length does not announce a body in this response. */
+function hasNoBody(status: number): boolean {
+  return status === 204 || status === 304;
+}
+
+/**
+ * One GET exchange, driven by undici through its dispatch-handler interface. We use the controller API of
+ * undici 7 (onRequestStart / onResponseStart / onResponseData / onResponseEnd / onResponseError): the
+ * legacy callbacks (onConnect, onHeaders, ...) are deprecated in v7's types, and the controller still
+ * exposes the raw header Buffers (controller.rawHeaders: original case and order) plus the status text.
+ * The controller's abort() destroys the connection at once, which is how the limits cut a body off.
+ *
+ * Exactly one outcome is delivered, by whichever comes first: the response end, an error, a limit, or the
+ * total timer. Later events are ignored.
+ */
+export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver {
+  readonly origin: string;
+  readonly path: string;
+  readonly #url: URL;
+  /** The URL as the caller passed it, echoed back in the outcome. */
+  readonly #requestedUrl: string;
+  readonly #settings: ExchangeSettings;
+  readonly #deliver: (outcome: FetchOutcome) => void;
+  readonly #startedAt = new Date();
+  readonly #startTime = performance.now();
+  readonly #totalTimer: NodeJS.Timeout;
+  #done = false;
+  #controller: Controller | null = null;
+
+  #requestHead: Buffer | null = null;
+  #remoteAddress: string | null = null;
+
+  #status = 0;
+  #statusText = '';
+  #headers: Record<string, string> = {};
+  #responseHead: Buffer = EMPTY;
+  readonly #rawChunks: Buffer[] = [];
+  #rawBytes = 0;
+  #rawBody: Buffer = EMPTY;
+  #decoder: LimitedDecoder | null = null;
+
+  constructor(
+    requestedUrl: string,
+    url: URL,
+    settings: ExchangeSettings,
+    deliver: (outcome: FetchOutcome) => void,
+  ) {
+    this.#requestedUrl = requestedUrl;
+    this.#url = url;
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
+    this.#settings = settings;
+    this.#deliver = deliver;
+    // Our own timer: undici's timeouts restart with every chunk, so they cannot stop a slow-drip body.
+    this.#totalTimer = setTimeout(
+      () => this.#fail('timeout', `no complete response within ${settings.totalTimeoutMs} ms`),
+      settings.totalTimeoutMs,
+    );
+  }
+
+  onRequestStart(controller: Controller, _context: unknown): void {
+    if (this.#done) {
+      // Settled while queued or connecting (total timeout): do not send the request at all.
+      controller.abort(new FetcherError('timeout', 'exchange already ended'));
+      return;
+    }
+    this.#controller = controller;
+    expectRequestSent(this);
+  }
+
+  onRequestSent(head: string, remoteAddress: string | null): void {
+    // undici's head string ends before the empty line that closes it.
+    this.#requestHead = Buffer.from(`${head}\r\n`, 'latin1');
+    this.#remoteAddress = remoteAddress;
+  }
+
+  onResponseStart(
+    controller: Controller,
+    status: number,
+    headers: IncomingHttpHeaders,
+    statusText?: string,
+  ): void {
+    // 1xx interim responses (e.g. 103 Early Hints) are followed by the real one.
+    if (this.#done || status < 200) return;
+    const raw = rawHeaderList(controller.rawHeaders, headers);
+    this.#status = status;
+    this.#statusText = statusText ?? '';
+    this.#headers = headerRecord(raw);
+    this.#responseHead = buildResponseHead(status, this.#statusText, raw);
+
+    const declaredLength = Number.parseInt(this.#headers['content-length'] ?? '', 10);
+    if (declaredLength > this.#settings.maxBodyBytes && !hasNoBody(status)) {
+      this.#fail(
+        'too-large',
+        `body over ${this.#settings.maxBodyBytes} bytes (Content-Length: ${declaredLength})`,
+      );
+      return;
+    }
+    const codings = parseContentEncoding(this.#headers['content-encoding']);
+    if (codings !== null) this.#decoder = this.#createDecoder(codings);
+  }
+
+  onResponseData(_controller: Controller, chunk: Buffer): void {
+    if (this.#done) return;
+    this.#rawBytes += chunk.length;
+    if (this.#rawBytes > this.#settings.maxBodyBytes) {
+      this.#fail('too-large', `body over ${this.#settings.maxBodyBytes} bytes`);
+      return;
+    }
+    // Kept without copying: undici hands out a fresh slice of each socket read, never reused.
+    this.#rawChunks.push(chunk);
+    this.#decoder?.write(chunk);
+  }
+
+  onResponseEnd(_controller: Controller, _trailers: IncomingHttpHeaders): void {
+    if (this.#done) return;
+    this.#rawBody = concatChunks(this.#rawChunks, this.#rawBytes);
+    if (this.#decoder === null) this.#succeed(this.#rawBody);
+    else this.#decoder.end();
+  }
+
+  // The controller is undefined when undici fails a request before it started (refused, DNS, ...).
+  onResponseError(_controller: Controller | undefined, error: Error): void {
+    if (this.#done) return;
+    const { reason, message } = classifyError(error, this.#settings.timeouts);
+    this.#fail(reason, message);
+  }
+
+  /** For a dispatch that threw instead of reporting through onResponseError. */
+  failWith(error: unknown): void {
+    const { reason, message } = classifyError(error, this.#settings.timeouts);
+    this.#fail(reason, message);
+  }
+
+  #createDecoder(codings: readonly ContentCoding[]): LimitedDecoder {
+    return new LimitedDecoder(codings, this.#settings.maxBodyBytes, {
+      onOverLimit: (limitBytes) => this.#fail('too-large', `body over ${limitBytes} bytes after decoding`),
+      onError: (error) =>
+        this.#fail('protocol', `cannot decode ${codings.join(', ')} body: ${error.message}`),
+      onEnd: (body) => this.#succeed(body),
+    });
+  }
+
+  #finish(): number {
+    this.#done = true;
+    clearTimeout(this.#totalTimer);
+    return performance.now() - this.#startTime;
+  }
+
+  #succeed(body: Buffer): void {
+    if (this.#done) return;
+    const durationMs = this.#finish();
+    const outcome: FetchSuccess = {
+      ok: true,
+      url: this.#requestedUrl,
+      status: this.#status,
+      statusText: this.#statusText,
+      headers: this.#headers,
+      contentType: this.#headers['content-type'] ?? null,
+      body,
+      exchange: {
+        requestHead: this.#requestHead ?? buildRequestHead(this.#url, this.#settings.requestHeaders),
+        responseHead: this.#responseHead,
+        rawBody: this.#rawBody,
+        remoteAddress: this.#remoteAddress,
+      },
+      startedAt: this.#startedAt,
+      durationMs,
+    };
+    // undici hands the connection back to the pool from a setImmediate that it schedules just after this
+    // callback; a fetch to the same origin issued before then would open a second connection instead of
+    // reusing this one. So the outcome is delivered from a setImmediate queued after undici's.
+    queueMicrotask(() => setImmediate(this.#deliver, outcome));
+  }
+
+  #fail(reason: FetchErrorReason, message: string): void {
+    if (this.#done) return;
+    const durationMs = this.#finish();
+    this.#decoder?.destroy();
+    // Destroys the connection (a no-op once the response is complete): nothing more is read from it, so an
+    // endless body or a bomb stops here. Queued requests are aborted in onRequestStart instead.
+    this.#controller?.abort(new FetcherError(reason, message));
+    this.#deliver({
+      ok: false,
+      url: this.#requestedUrl,
+      error: reason,
+      message,
+      ...(this.#status > 0 ? { status: this.#status } : {}),
+      startedAt: this.#startedAt,
+      durationMs,
+    });
+  }
+}

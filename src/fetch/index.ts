@@ -1,0 +1,9 @@
+export { Fetcher } from './fetcher.js';
+export type {
+  FetchErrorReason,
+  FetcherOptions,
+  FetchFailure,
+  FetchOutcome,
+  FetchSuccess,
+  HttpExchange,
+} from './types.js';

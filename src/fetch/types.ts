@@ -1,0 +1,68 @@
+/** Public types of the fetcher; the crawl loop and the WARC writer are coded against these. */
+
+export interface FetcherOptions {
+  userAgent: string;
+  /** Default 10_000. */
+  connectTimeoutMs?: number;
+  /** Default 30_000: request sent -> response headers received. Also the longest gap allowed between body chunks. */
+  firstByteTimeoutMs?: number;
+  /** Default 60_000: the whole exchange incl. body; defeats slowloris bodies. */
+  totalTimeoutMs?: number;
+  /** Default 10 MiB, counted AFTER content-decoding (a gzip bomb is cut off), also applied to raw bytes. */
+  maxBodyBytes?: number;
+  /** 'hostname:port' -> IP address to connect to, like curl --resolve; URL, Host header and TLS servername unchanged. */
+  resolve?: ReadonlyMap<string, string>;
+  /** Keep-alive pool size per origin, default 8. */
+  connectionsPerOrigin?: number;
+}
+
+export type FetchErrorReason =
+  | 'timeout'
+  | 'too-large'
+  | 'dns'
+  | 'refused'
+  | 'reset'
+  | 'tls'
+  | 'protocol'
+  | 'network';
+
+/** Exactly what the WARC writer stores. */
+export interface HttpExchange {
+  /** The request head as sent, terminated by the empty line. */
+  requestHead: Buffer;
+  /** Status line + response headers as received (original case and order) minus Transfer-Encoding, + "\r\n". */
+  responseHead: Buffer;
+  /** Entity body as transferred: chunking removed, content-encoding kept. */
+  rawBody: Buffer;
+  /** The IP actually connected to, best effort. */
+  remoteAddress: string | null;
+}
+
+export interface FetchSuccess {
+  ok: true;
+  url: string;
+  status: number;
+  statusText: string;
+  /** Lowercase names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  contentType: string | null;
+  /** Content-decoded (gzip, x-gzip, deflate (zlib or raw), br); identity/unknown -> raw. */
+  body: Buffer;
+  exchange: HttpExchange;
+  startedAt: Date;
+  durationMs: number;
+}
+
+export interface FetchFailure {
+  ok: false;
+  url: string;
+  error: FetchErrorReason;
+  /** Short human detail, e.g. "body over 10485760 bytes after decoding". */
+  message: string;
+  /** Present when the response headers had arrived (e.g. too-large). */
+  status?: number;
+  startedAt: Date;
+  durationMs: number;
+}
+
+export type FetchOutcome = FetchSuccess | FetchFailure;

@@ -1,0 +1,70 @@
+/** Real loopback servers for the fetcher tests. Every server listens on a free port and is closed after use. */
+import { createServer as createHttpServer, type RequestListener } from 'node:http';
+import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
+
+export interface TestServer {
+  readonly host: string;
+  readonly port: number;
+  /** Connections accepted so far. */
+  readonly connections: () => number;
+  url(path?: string): string;
+  close(): Promise<void>;
+}
+
+function listen(server: Server, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+async function track(server: Server, host: string, scheme = 'http'): Promise<TestServer> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  server.on('connection', (socket: Socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  const port = await listen(server, host);
+  return {
+    host,
+    port,
+    connections: () => accepted,
+    url: (path = '/') => `${scheme}://${host}:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An ordinary node:http server. */
+export function startHttpServer(handler: RequestListener, host = '127.0.0.1'): Promise<TestServer> {
+  return track(createHttpServer(handler), host);
+}
+
+/** A raw TCP server, for responses that node:http would refuse to produce. */
+export function startRawServer(onSocket: (socket: Socket) => void, host = '127.0.0.1'): Promise<TestServer> {
+  return track(createNetServer(onSocket), host);
+}
+
+/** Any server, e.g. a TLS one, tracked the same way. */
+export function startServer(server: Server, host = '127.0.0.1', scheme = 'http'): Promise<TestServer> {
+  return track(server, host, scheme);
+}
+
+/** Reads until the end of a request head, then calls back once with it. */
+export function onRequestHead(socket: Socket, callback: (head: string) => void): void {
+  let received = '';
+  const onData = (data: Buffer) => {
+    received += data.toString('latin1');
+    const end = received.indexOf('\r\n\r\n');
+    if (end === -1) return;
+    socket.off('data', onData);
+    callback(received.slice(0, end + 4));
+  };
+  socket.on('data', onData);
+  socket.on('error', () => {});
+}
