@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const started = new Set<ChildProcess>();
+
+// If the benchmark dies or is interrupted, take down the children it started (by pid).
+process.on('exit', () => {
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+/** Starts `node <args>` with stdin/stdout piped and stderr kept for error messages. */
+export function spawnNode(
+  args: readonly string[],
+  cwd: string,
+  stdout: 'pipe' | 'ignore' = 'pipe',
+): ChildProcess {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['pipe', stdout, 'pipe'] });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  return child;
+}
+
+/** The last bytes of a child's stderr, for reporting why it failed. */
+export function collectStderrTail(child: ChildProcess, maxChars = 4000): () => string {
+  let tail = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    tail = (tail + chunk).slice(-maxChars);
+  });
+  return () => tail;
+}
+
+/** Hands out stdout lines one at a time, each parsed as JSON, failing after timeoutMs or on exit. */
+export function jsonLineReader(child: ChildProcess): (timeoutMs: number) => Promise<unknown> {
+  if (!child.stdout) throw new Error('child stdout is not piped');
+  const pending: string[] = [];
+  const waiting: Array<(line: string | undefined) => void> = [];
+  let closed = false;
+  const lines = createInterface({ input: child.stdout });
+  lines.on('line', (line) => {
+    if (line.trim() === '') return;
+    const waiter = waiting.shift();
+    if (waiter) waiter(line);
+    else pending.push(line);
+  });
+  lines.on('close', () => {
+    closed = true;
+    for (const waiter of waiting.splice(0)) waiter(undefined);
+  });
+  return (timeoutMs) =>
+    new Promise((resolve, reject) => {
+      const settle = (line: string | undefined): void => {
+        clearTimeout(timer);
+        if (line === undefined) reject(new Error('child closed stdout before printing a line'));
+        else resolve(JSON.parse(line));
+      };
+      const timer = setTimeout(() => {
+        const index = waiting.indexOf(settle);
+        if (index >= 0) waiting.splice(index, 1);
+        reject(new Error(`no line from child within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const ready = pending.shift();
+      if (ready !== undefined) settle(ready);
+      else if (closed) settle(undefined);
+      else waiting.push(settle);
+    });
+}
+
+export interface ExitResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+}
+
+/** Waits for the child to exit; after timeoutMs it is killed, so a benchmark always ends. */
+export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<ExitResult> {
+  return new Promise((resolve) => {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, timeoutMs);
+    const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+      clearTimeout(timer);
+      resolve({ code, signal, timedOut });
+    };
+    if (child.exitCode !== null || child.signalCode !== null) finish(child.exitCode, child.signalCode);
+    else child.once('exit', finish);
+  });
+}
+
+/**
+ * Samples VmHWM (the kernel's peak-RSS mark) from /proc every intervalMs. The mark only
+ * grows, so the last sample before exit is the peak, short of growth in the final interval.
+ */
+export function watchPeakRss(pid: number, intervalMs = 100): { stop(): number } {
+  let peakBytes = 0;
+  const sample = (): void => {
+    const kib = readVmHwmKib(pid);
+    if (kib !== undefined) peakBytes = Math.max(peakBytes, kib * 1024);
+  };
+  sample();
+  const timer = setInterval(sample, intervalMs);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return peakBytes;
+    },
+  };
+}
+
+function readVmHwmKib(pid: number): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) : undefined;
+  } catch {
+    return undefined; // gone already, or not Linux
+  }
+}
+
+// Linux reports utime/stime in clock ticks; USER_HZ is 100 on every mainstream build and Node cannot ask sysconf.
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** CPU seconds (user + system) a process has used so far, or undefined when /proc cannot tell. */
+export function processCpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that closes the command name; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,113 @@
+import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import { collectStderrTail, spawnNode, waitForExit, watchPeakRss } from './child.js';
+
+export interface CobwebRunOptions {
+  repoDir: string;
+  seeds: readonly string[];
+  dataDir: string;
+  concurrency: number;
+  perHost: number;
+  timeoutSeconds: number;
+}
+
+export interface CobwebRun {
+  /** Wall time from spawn to exit, so start-up and shutdown count too. */
+  seconds: number;
+  peakRssBytes: number;
+  exitCode: number | null;
+  timedOut: boolean;
+  stderrTail: string;
+}
+
+/** bin/cobweb.js runs the compiled CLI; without dist/ there is nothing to measure. */
+export function cobwebIsBuilt(repoDir: string): boolean {
+  return existsSync(join(repoDir, 'dist', 'cli', 'main.js'));
+}
+
+export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebRun> {
+  const args = [
+    join(options.repoDir, 'bin', 'cobweb.js'),
+    'crawl',
+    ...options.seeds,
+    '--data',
+    options.dataDir,
+    '--delay',
+    '0',
+    '--per-host',
+    String(options.perHost),
+    '--concurrency',
+    String(options.concurrency),
+    '--quiet',
+  ];
+  const startedAt = performance.now();
+  const child = spawnNode(args, options.repoDir, 'ignore');
+  child.stdin?.end();
+  const stderrTail = collectStderrTail(child);
+  const rss = child.pid === undefined ? undefined : watchPeakRss(child.pid);
+  const exit = await waitForExit(child, options.timeoutSeconds * 1000);
+  const seconds = (performance.now() - startedAt) / 1000;
+  return {
+    seconds,
+    peakRssBytes: rss?.stop() ?? 0,
+    exitCode: exit.code,
+    timedOut: exit.timedOut,
+    stderrTail: stderrTail(),
+  };
+}
+
+export interface PagesFileSummary {
+  /** URLs of records with status 200, as written. */
+  okUrls: string[];
+  records: number;
+  /** Lines that are not JSON objects with a string url. */
+  malformed: number;
+}
+
+/** Reads <data>/pages.jsonl line by line (it can be large) and keeps the 200 URLs. */
+export async function summarizePagesFile(path: string): Promise<PagesFileSummary> {
+  const summary: PagesFileSummary = { okUrls: [], records: 0, malformed: 0 };
+  if (!existsSync(path)) return summary;
+  const file = await open(path);
+  try {
+    for await (const line of file.readLines()) {
+      if (line.trim() === '') continue;
+      summary.records++;
+      const record = parseRecord(line);
+      if (!record) summary.malformed++;
+      else if (record.status === 200) summary.okUrls.push(record.url);
+    }
+  } finally {
+    await file.close();
+  }
+  return summary;
+}
+
+function parseRecord(line: string): { url: string; status: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    if (typeof value !== 'object' || value === null) return undefined;
+    const { url, status } = value as { url?: unknown; status?: unknown };
+    return typeof url === 'string' ? { url, status } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface UrlSetDifference {
+  missing: string[];
+  unexpected: string[];
+  /** URLs recorded more than once. */
+  repeated: number;
+}
+
+export function compareUrlSets(actual: readonly string[], expected: readonly string[]): UrlSetDifference {
+  const actualSet = new Set(actual);
+  const expectedSet = new Set(expected);
+  return {
+    missing: expected.filter((url) => !actualSet.has(url)),
+    unexpected: [...actualSet].filter((url) => !expectedSet.has(url)),
+    repeated: actual.length - actualSet.size,
+  };
+}

@@ -1,0 +1,240 @@
+// The benchmark behind `npm run bench`: the same synthetic web crawled by the raw loop (the
+// ceiling) and by cobweb, side by side. Run: node --import tsx bench/run.ts
+// Smaller runs: BENCH_PAGES_PER_HOST=200 BENCH_HOSTS=4 BENCH_ROUNDS=1 node --import tsx bench/run.ts
+// Other knobs: see bench/settings.ts (BENCH_CONCURRENCY, BENCH_PER_HOST, BENCH_COBWEB_ROOT, ...).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compileBenchScripts } from './compile.js';
+import { cobwebIsBuilt, compareUrlSets, runCobwebCrawl, summarizePagesFile } from './crawl.js';
+import { runRawLoop } from './raw-process.js';
+import { describeMachine, markdownTable, type TableRow } from './report.js';
+import { type BenchSettings, readSettings } from './settings.js';
+import { resolveOptions, type SyntheticWebOptions } from './web/options.js';
+import { computeReachable } from './web/reach.js';
+import { startWebProcess, type WebProcess } from './web-process.js';
+
+const RAW_LABEL = 'raw loop: undici + htmlparser2, no frontier, no outputs';
+const COBWEB_LABEL = 'cobweb crawl: sqlite frontier, pages.jsonl, WARC';
+const TARGET_RATIO = 0.6;
+
+const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface Measurement {
+  pages: number;
+  seconds: number;
+  pagesPerSec: number;
+  peakRssBytes: number;
+}
+
+/** What one run of one contender produced; a measurement is missing when the run failed. */
+interface RoundOutcome {
+  measurement: Measurement | undefined;
+  warnings: string[];
+  notes: string[];
+}
+
+interface Context {
+  settings: BenchSettings;
+  web: WebProcess;
+  jsDir: string;
+  workDir: string;
+  expected: readonly string[];
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings();
+  const jsDir = join(repoDir, '.bench-tmp', 'js');
+  compileBenchScripts(repoDir, jsDir);
+  const webOptions: SyntheticWebOptions = {
+    hosts: settings.hosts,
+    pagesPerHost: settings.pagesPerHost,
+    pageBytes: settings.pageBytes,
+    seed: settings.seed,
+  };
+  const web = await startWebProcess(repoDir, jsDir, webOptions);
+  const workDir = mkdtempSync(join(tmpdir(), 'cobweb-bench-'));
+  try {
+    const origins = web.sites.map((site) => site.origin);
+    const expected = computeReachable(resolveOptions(webOptions), origins);
+    const context: Context = { settings, web, jsDir, workDir, expected };
+    const cobwebBuilt = cobwebIsBuilt(cobwebRoot(settings));
+
+    const raw: RoundOutcome[] = [];
+    const cobweb: RoundOutcome[] = [];
+    // Alternating the two spreads slow spells of a shared machine over both rows.
+    for (let round = 1; round <= settings.rounds; round++) {
+      raw.push(await measureWebUse(context, `raw loop, round ${round}`, () => rawRound(context)));
+      if (cobwebBuilt) {
+        cobweb.push(
+          await measureWebUse(context, `cobweb, round ${round}`, () => cobwebRound(context, round)),
+        );
+      }
+    }
+
+    const rows: TableRow[] = [...summaryRows(RAW_LABEL, raw)];
+    if (cobwebBuilt) rows.push(...summaryRows(COBWEB_LABEL, cobweb));
+    else {
+      rows.push(
+        emptyRow(
+          `cobweb not built (${cobwebRoot(settings)}/dist/cli/main.js missing): run \`npm run build\``,
+        ),
+      );
+    }
+
+    console.log(describeMachine());
+    console.log(
+      `web: ${settings.hosts.length} hosts x ${settings.pagesPerHost} pages = ${expected.length} reachable pages, ~${settings.pageBytes} B each, seed ${settings.seed}; concurrency ${settings.concurrency}, cobweb --per-host ${settings.perHost}; ${settings.rounds} round(s), median shown\n`,
+    );
+    console.log(markdownTable(rows));
+    const rawRate = median(raw)?.pagesPerSec;
+    const cobwebRate = median(cobweb)?.pagesPerSec;
+    if (rawRate && cobwebRate) {
+      console.log(
+        `cobweb / raw: ${(cobwebRate / rawRate).toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})`,
+      );
+    }
+    console.log('');
+    for (const outcome of [...raw, ...cobweb]) for (const note of outcome.notes) console.log(`- ${note}`);
+    const failed = [...raw, ...cobweb].some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
+    return failed ? 1 : 0;
+  } finally {
+    await web.stop();
+    if (settings.keepData) console.log(`- data kept in ${workDir}`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function rawRound(context: Context): Promise<RoundOutcome> {
+  const { settings, expected } = context;
+  const run = await runRawLoop({
+    repoDir,
+    jsDir: context.jsDir,
+    workDir: context.workDir,
+    urls: expected,
+    concurrency: settings.concurrency,
+    timeoutSeconds: settings.timeoutSeconds,
+  });
+  const result = run.result;
+  if (!result)
+    return { measurement: undefined, warnings: ['raw loop failed'], notes: [`error: ${run.error}`] };
+  const { pages, seconds, pagesPerSec, peakRssBytes } = result;
+  const outcome: RoundOutcome = {
+    measurement: { pages, seconds, pagesPerSec, peakRssBytes },
+    warnings: [],
+    notes: [
+      `${pagesPerSec.toFixed(0)} pages/s, ${run.wallSeconds.toFixed(2)} s spawn to exit, ${result.links} links resolved`,
+    ],
+  };
+  if (pages !== expected.length || !result.complete) {
+    outcome.warnings.push(`raw loop got ${pages} pages of ${expected.length} (${result.failures} failures)`);
+    if (result.firstError) outcome.notes.push(`first error: ${result.firstError}`);
+  }
+  return outcome;
+}
+
+async function cobwebRound(context: Context, round: number): Promise<RoundOutcome> {
+  const { settings, expected } = context;
+  const dataDir = join(context.workDir, `cobweb-data-${round}`);
+  const run = await runCobwebCrawl({
+    repoDir: cobwebRoot(settings),
+    seeds: context.web.sites.map((site) => `${site.origin}/`),
+    dataDir,
+    concurrency: settings.concurrency,
+    perHost: settings.perHost,
+    timeoutSeconds: settings.timeoutSeconds,
+  });
+  const pagesFile = await summarizePagesFile(join(dataDir, 'pages.jsonl'));
+  const pages = pagesFile.okUrls.length;
+  const outcome: RoundOutcome = {
+    measurement: {
+      pages,
+      seconds: run.seconds,
+      pagesPerSec: pages / run.seconds,
+      peakRssBytes: run.peakRssBytes,
+    },
+    warnings: [],
+    notes: [
+      `${(pages / run.seconds).toFixed(0)} pages/s, ${pagesFile.records} records in pages.jsonl, ${pages} with status 200`,
+    ],
+  };
+  if (run.timedOut || run.exitCode !== 0) {
+    outcome.warnings.push(`cobweb ${run.timedOut ? 'timed out' : `exited with code ${run.exitCode}`}`);
+    outcome.notes.push(`stderr: ${run.stderrTail.trim() || '(empty)'}`);
+  }
+  const diff = compareUrlSets(pagesFile.okUrls, expected);
+  if (diff.missing.length + diff.unexpected.length + diff.repeated + pagesFile.malformed > 0) {
+    outcome.warnings.push(
+      `cobweb's 200 URLs differ from reachable(): ${diff.missing.length} missing, ${diff.unexpected.length} unexpected, ${diff.repeated} repeated, ${pagesFile.malformed} malformed lines`,
+    );
+    const examples = [...diff.missing.slice(0, 3), ...diff.unexpected.slice(0, 3)];
+    if (examples.length > 0) outcome.notes.push(`examples of differing URLs: ${examples.join(' ')}`);
+  }
+  if (!settings.keepData) rmSync(dataDir, { recursive: true, force: true });
+  return outcome;
+}
+
+/** Runs one round and adds what the synthetic web saw meanwhile: requests, repeats, its CPU use. */
+async function measureWebUse(
+  context: Context,
+  label: string,
+  round: () => Promise<RoundOutcome>,
+): Promise<RoundOutcome> {
+  const cpuBefore = context.web.cpuSeconds();
+  await context.web.takeStats(); // resets the counters
+  const outcome = await round();
+  const stats = await context.web.takeStats();
+  const cpuAfter = context.web.cpuSeconds();
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? ''
+      : `, web used ${(cpuAfter - cpuBefore).toFixed(1)} CPU s`;
+  outcome.notes = outcome.notes.map((note) => `${label}: ${note}`);
+  outcome.notes.push(`${label}: web served ${stats.requests} requests (${stats.distinct} distinct)${cpu}`);
+  return outcome;
+}
+
+/** The median round by pages/s, with the highest peak RSS of all rounds; then one row per warning. */
+function summaryRows(label: string, outcomes: readonly RoundOutcome[]): TableRow[] {
+  const middle = median(outcomes);
+  const peaks = outcomes.flatMap((outcome) =>
+    outcome.measurement ? [outcome.measurement.peakRssBytes] : [],
+  );
+  const rows: TableRow[] = [
+    middle
+      ? { run: label, ...middle, peakRssBytes: Math.max(...peaks) }
+      : emptyRow(`${label}: no successful run`),
+  ];
+  for (const warning of new Set(outcomes.flatMap((outcome) => outcome.warnings))) {
+    rows.push(emptyRow(`**WARNING: ${warning}**`));
+  }
+  return rows;
+}
+
+function median(outcomes: readonly RoundOutcome[]): Measurement | undefined {
+  const measured = outcomes.flatMap((outcome) => (outcome.measurement ? [outcome.measurement] : []));
+  measured.sort((a, b) => a.pagesPerSec - b.pagesPerSec);
+  return measured[Math.floor((measured.length - 1) / 2)];
+}
+
+function cobwebRoot(settings: BenchSettings): string {
+  return settings.cobwebRoot ? resolve(settings.cobwebRoot) : repoDir;
+}
+
+function emptyRow(run: string): TableRow {
+  return { run, pages: undefined, seconds: undefined, pagesPerSec: undefined, peakRssBytes: undefined };
+}
+
+// Turn signals into a normal exit so child.ts can kill the children it started.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,46 @@
+export interface BenchSettings {
+  hosts: string[];
+  pagesPerHost: number;
+  pageBytes: number;
+  seed: number;
+  /** Requests in flight, for both the raw loop and cobweb. */
+  concurrency: number;
+  /** cobweb --per-host. */
+  perHost: number;
+  /** Upper bound for each measured child; it is killed after this. */
+  timeoutSeconds: number;
+  /** Raw loop and cobweb run alternately this many times; the table shows the median round. */
+  rounds: number;
+  /** Keep cobweb's data folder for inspection instead of deleting it. */
+  keepData: boolean;
+  /** Where bin/cobweb.js and dist/ live; another checkout or build can be measured on the same web. */
+  cobwebRoot: string | undefined;
+}
+
+/** Benchmark settings; every one can be overridden by an environment variable to run smaller. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const hostCount = intFrom(env, 'BENCH_HOSTS', 8, 1, 200);
+  return {
+    // 127.0.0.1 is left to everything else on the machine; the sites start at .2.
+    hosts: Array.from({ length: hostCount }, (_, i) => `127.0.0.${i + 2}`),
+    pagesPerHost: intFrom(env, 'BENCH_PAGES_PER_HOST', 2500, 1, 1_000_000),
+    pageBytes: intFrom(env, 'BENCH_PAGE_BYTES', 3000, 100, 10_000_000),
+    seed: intFrom(env, 'BENCH_SEED', 1, 0, 2 ** 31),
+    concurrency: intFrom(env, 'BENCH_CONCURRENCY', 64, 1, 10_000),
+    perHost: intFrom(env, 'BENCH_PER_HOST', 8, 1, 10_000),
+    timeoutSeconds: intFrom(env, 'BENCH_TIMEOUT_SECONDS', 900, 1, 86_400),
+    rounds: intFrom(env, 'BENCH_ROUNDS', 3, 1, 100),
+    keepData: env.BENCH_KEEP_DATA === '1',
+    cobwebRoot: env.BENCH_COBWEB_ROOT || undefined,
+  };
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got '${raw}'`);
+  }
+  return value;
+}
