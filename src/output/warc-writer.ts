@@ -1,0 +1,248 @@
+// Appends crawled HTTP exchanges to rolling, per-record-gzipped WARC 1.1 files.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ZlibOptions } from 'node:zlib';
+import {
+  gzipRecord,
+  isValidFieldName,
+  newRecordId,
+  sha1Digest,
+  type WarcField,
+  warcDate,
+  warcFieldsBlock,
+} from './warc-record.js';
+
+export interface WarcExchange {
+  /** WARC-Target-URI. */
+  url: string;
+  /** When the request was sent. */
+  date: Date;
+  /** The request head exactly as sent, ending with an empty line. */
+  requestHead: Buffer;
+  /** The response head as received, ending with an empty line, Transfer-Encoding already removed. */
+  responseHead: Buffer;
+  /** The entity body as transferred, de-chunked, content-encoding kept. */
+  rawBody: Buffer;
+  /** WARC-IP-Address when known. */
+  remoteAddress: string | null;
+}
+
+export interface WarcWriterOptions {
+  /** Directory for the files; created if missing. */
+  dir: string;
+  /** File name prefix; default 'cobweb'. */
+  prefix?: string;
+  /** Roll to a new file before a write would pass this size; a file always holds warcinfo + one exchange. */
+  maxFileBytes?: number;
+  /** Goes into the warcinfo `software` field. */
+  software: string;
+  /** Extra warcinfo fields, e.g. { 'http-header-user-agent': ..., robots: 'obey' }. */
+  info?: Record<string, string>;
+  /** gzip level 0-9 for every record; default 6 (measured: about 15% slower than level 1, 3% smaller). */
+  gzipLevel?: number;
+}
+
+const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
+const DEFAULT_GZIP_LEVEL = 6;
+const WARC_FORMAT = 'WARC File Format 1.1';
+const WARC_CONFORMS_TO = 'https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/';
+
+export class WarcWriter {
+  readonly #dir: string;
+  readonly #prefix: string;
+  readonly #maxFileBytes: number;
+  readonly #zlib: ZlibOptions;
+  readonly #warcinfoBlock: Buffer;
+  readonly #files: string[] = [];
+  #fd: number | null = null;
+  #fileBytes = 0;
+  #exchangesInFile = 0;
+  #warcinfoId = '';
+  #serial = 0;
+  #closed = false;
+
+  constructor(options: WarcWriterOptions) {
+    const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    if (!(maxFileBytes > 0)) throw new RangeError(`maxFileBytes must be positive, got ${maxFileBytes}`);
+    const gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
+    if (!Number.isInteger(gzipLevel) || gzipLevel < 0 || gzipLevel > 9) {
+      throw new RangeError(`gzipLevel must be an integer from 0 to 9, got ${gzipLevel}`);
+    }
+    const prefix = options.prefix ?? 'cobweb';
+    if (prefix === '' || /[/\\]/.test(prefix)) throw new RangeError(`invalid WARC file prefix: '${prefix}'`);
+
+    this.#dir = path.resolve(options.dir);
+    this.#prefix = prefix;
+    this.#maxFileBytes = maxFileBytes;
+    this.#zlib = { level: gzipLevel };
+    this.#warcinfoBlock = warcFieldsBlock(warcinfoFields(options));
+    fs.mkdirSync(this.#dir, { recursive: true });
+  }
+
+  /** Files written by this writer, in order (absolute paths). */
+  get files(): readonly string[] {
+    return this.#files;
+  }
+
+  /**
+   * Appends a request and a response record. Synchronous on purpose: when it returns, the bytes are in the
+   * OS, so a kill -9 after the caller marks the URL done cannot lose the record.
+   */
+  write(exchange: WarcExchange): void {
+    if (this.#closed) throw new Error('WarcWriter is closed');
+    if (this.#fd === null) this.#startFile();
+    let bytes = this.#serializeExchange(exchange);
+    if (this.#exchangesInFile > 0 && this.#fileBytes + bytes.length > this.#maxFileBytes) {
+      this.#startFile();
+      // Serialize again: the records must name the new file's warcinfo record.
+      bytes = this.#serializeExchange(exchange);
+    }
+    this.#append(bytes);
+    this.#exchangesInFile++;
+  }
+
+  /** Flushes and closes the current file. Idempotent; write() afterwards throws. */
+  close(): void {
+    this.#closed = true;
+    this.#closeFile();
+  }
+
+  #serializeExchange(exchange: WarcExchange): Buffer {
+    const requestId = newRecordId();
+    const responseId = newRecordId();
+    const shared: WarcField[] = [
+      ['WARC-Date', warcDate(exchange.date)],
+      ['WARC-Target-URI', exchange.url],
+    ];
+    if (exchange.remoteAddress) shared.push(['WARC-IP-Address', exchange.remoteAddress]);
+    shared.push(['WARC-Warcinfo-ID', this.#warcinfoId]);
+
+    const request = gzipRecord(
+      [
+        ['WARC-Type', 'request'],
+        ['WARC-Record-ID', requestId],
+        ...shared,
+        ['WARC-Concurrent-To', responseId],
+        ['Content-Type', 'application/http;msgtype=request'],
+        ['WARC-Block-Digest', sha1Digest(exchange.requestHead)],
+      ],
+      [exchange.requestHead],
+      this.#zlib,
+    );
+    const response = gzipRecord(
+      [
+        ['WARC-Type', 'response'],
+        ['WARC-Record-ID', responseId],
+        ...shared,
+        ['Content-Type', 'application/http;msgtype=response'],
+        ['WARC-Block-Digest', sha1Digest(exchange.responseHead, exchange.rawBody)],
+        ['WARC-Payload-Digest', sha1Digest(exchange.rawBody)],
+      ],
+      [exchange.responseHead, exchange.rawBody],
+      this.#zlib,
+    );
+    // One buffer so that one writeSync puts the whole exchange in the file.
+    return Buffer.concat([request, response], request.length + response.length);
+  }
+
+  /** Closes the current file (if any) and opens a new one, starting with its warcinfo record. */
+  #startFile(): void {
+    this.#closeFile();
+    const now = new Date();
+    const { fd, name } = this.#createUniqueFile(now);
+    const file = path.join(this.#dir, name);
+    const warcinfoId = newRecordId();
+    const warcinfo = gzipRecord(
+      [
+        ['WARC-Type', 'warcinfo'],
+        ['WARC-Record-ID', warcinfoId],
+        ['WARC-Date', warcDate(now)],
+        ['WARC-Filename', name],
+        ['Content-Type', 'application/warc-fields'],
+        ['WARC-Block-Digest', sha1Digest(this.#warcinfoBlock)],
+      ],
+      [this.#warcinfoBlock],
+      this.#zlib,
+    );
+    try {
+      writeFully(fd, warcinfo, 0);
+    } catch (error) {
+      // Without its warcinfo the file must not receive exchanges: drop it, the next write starts over.
+      fs.closeSync(fd);
+      fs.rmSync(file, { force: true });
+      throw error;
+    }
+    this.#fd = fd;
+    this.#fileBytes = warcinfo.length;
+    this.#exchangesInFile = 0;
+    this.#warcinfoId = warcinfoId;
+    this.#files.push(file);
+  }
+
+  /** Opens with O_EXCL so that a writer never appends to a file another writer or an earlier crawl left. */
+  #createUniqueFile(now: Date): { fd: number; name: string } {
+    const timestamp = now.toISOString().replace(/\D/g, ''); // yyyyMMddHHmmssSSS
+    for (;;) {
+      const serial = String(this.#serial++).padStart(5, '0');
+      const name = `${this.#prefix}-${timestamp}-${serial}-${process.pid}.warc.gz`;
+      try {
+        return { fd: fs.openSync(path.join(this.#dir, name), 'wx'), name };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+  }
+
+  #append(bytes: Buffer): void {
+    if (this.#fd === null) throw new Error('WarcWriter has no open file');
+    writeFully(this.#fd, bytes, this.#fileBytes);
+    this.#fileBytes += bytes.length;
+  }
+
+  #closeFile(): void {
+    if (this.#fd === null) return;
+    const fd = this.#fd;
+    this.#fd = null;
+    // Once per file, so cheap: a finished file should survive a power loss, not only a process kill.
+    try {
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+}
+
+function warcinfoFields(options: WarcWriterOptions): WarcField[] {
+  const fields = new Map<string, string>([
+    ['software', options.software],
+    ['format', WARC_FORMAT],
+    ['conformsTo', WARC_CONFORMS_TO],
+    ['hostname', os.hostname()],
+  ]);
+  for (const [name, value] of Object.entries(options.info ?? {})) {
+    if (!isValidFieldName(name)) throw new RangeError(`invalid warcinfo field name: '${name}'`);
+    fields.set(name, value);
+  }
+  return [...fields];
+}
+
+/**
+ * Writes all of `bytes` at `position`. On failure (e.g. disk full) the file is cut back to `position`: a
+ * half-written record would make everything after it unreadable to sequential readers.
+ */
+function writeFully(fd: number, bytes: Buffer, position: number): void {
+  let written = 0;
+  try {
+    while (written < bytes.length) {
+      written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);
+    }
+  } catch (error) {
+    try {
+      fs.ftruncateSync(fd, position);
+    } catch {
+      // The write error is the one worth reporting.
+    }
+    throw error;
+  }
+}
