@@ -1,0 +1,76 @@
+import type { NewLink, RejectedLink } from '../frontier/types.js';
+import { canonicalize } from '../url/canonicalize.js';
+import type { FilterReason } from '../url/filter.js';
+
+export interface LinkRules {
+  /** Scope, include/exclude and extension filter over canonical URLs (src/url/filter.ts). */
+  filter: (canonicalUrl: string) => FilterReason | null;
+  maxDepth: number;
+  maxRedirects: number;
+}
+
+/** Links found on one page (or by a module), sorted into what to queue and what to record as refused. */
+export interface RoutedLinks {
+  accepted: NewLink[];
+  rejected: RejectedLink[];
+  /** Distinct http(s) URLs among the input, accepted or not: the page's outlink count. */
+  distinct: number;
+}
+
+/**
+ * canonicalize -> filter, the first two steps every discovered URL takes (DESIGN.md,
+ * "How one URL travels"); the frontier does the seen check. Unsupported schemes
+ * (mailto:, javascript:, ...) and unparseable hrefs are dropped silently; a URL that
+ * is too long is refused and recorded.
+ */
+export function routeLinks(
+  hrefs: Iterable<string>,
+  base: string,
+  from: { url: string; depth: number; redirects?: number },
+  rules: LinkRules,
+  kind: 'link' | 'redirect' = 'link',
+): RoutedLinks {
+  const seen = new Set<string>();
+  const accepted: NewLink[] = [];
+  const rejected: RejectedLink[] = [];
+  // A redirect is not a hop away from the page: its target keeps the depth and counts
+  // redirects instead, so `--max-depth` and the redirect limit each bound their own thing.
+  const depth = kind === 'redirect' ? from.depth : from.depth + 1;
+  const redirects = kind === 'redirect' ? (from.redirects ?? 0) + 1 : 0;
+  for (const href of hrefs) {
+    const c = canonicalize(href, base);
+    if (!c.ok) {
+      if (c.reason === 'too-long' && !seen.has(c.input)) {
+        seen.add(c.input);
+        rejected.push({ url: c.input.slice(0, 4096), depth, via: from.url, reason: 'too-long' });
+      }
+      continue;
+    }
+    const url = c.url;
+    if (seen.has(url)) continue;
+    seen.add(url);
+    const reason = refusal(url, depth, redirects, rules);
+    if (reason === null) accepted.push({ url, depth, via: from.url, redirects });
+    else rejected.push({ url, depth, via: from.url, reason });
+  }
+  return { accepted, rejected, distinct: seen.size };
+}
+
+function refusal(url: string, depth: number, redirects: number, rules: LinkRules): string | null {
+  const filtered = rules.filter(url);
+  if (filtered !== null) return filtered;
+  if (depth > rules.maxDepth) return 'depth';
+  if (redirects > rules.maxRedirects) return 'redirects';
+  return null;
+}
+
+/** How many distinct http(s) URLs the hrefs name: a page's outlink count, followed or not. */
+export function countDistinct(hrefs: Iterable<string>, base: string): number {
+  const seen = new Set<string>();
+  for (const href of hrefs) {
+    const c = canonicalize(href, base);
+    seen.add(c.ok ? c.url : c.reason === 'too-long' ? c.input : '');
+  }
+  seen.delete('');
+  return seen.size;
+}

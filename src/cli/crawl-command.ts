@@ -1,0 +1,117 @@
+import { Command, Option } from 'commander';
+import { crawl } from '../bunny/crawl.js';
+import { DEFAULTS } from '../bunny/options.js';
+import type { ScopeMode } from '../url/filter.js';
+import { collectRegex, collectResolve, extensionList, wholeNumber } from './parse-values.js';
+import { ProgressReporter, summaryText } from './progress.js';
+
+interface CrawlFlags {
+  data: string;
+  fresh?: boolean;
+  maxPages?: number;
+  maxDepth?: number;
+  scope: ScopeMode;
+  include?: RegExp[];
+  exclude?: RegExp[];
+  concurrency: number;
+  perHost: number;
+  delay: number;
+  userAgent: string;
+  resolve?: Map<string, string>;
+  skipExt?: string[];
+  followNofollow?: boolean;
+  maxBody: number;
+  timeout: number;
+  connectTimeout: number;
+  quiet?: boolean;
+}
+
+export function crawlCommand(): Command {
+  return new Command('crawl')
+    .description('crawl from the seed URLs with the embedded store; the same command again resumes')
+    .argument('<seed...>', 'http(s) URLs to start from (depth 0)')
+    .option('--data <dir>', 'the store and every output (pages.jsonl, warc/)', DEFAULTS.data)
+    .option('--fresh', 'delete the store and outputs in --data and start over')
+    .option('--max-pages <n>', 'stop after fetching this many URLs (counting earlier runs)', wholeNumber(0))
+    .option('--max-depth <n>', 'follow links this many hops from a seed (a seed is depth 0)', wholeNumber(0))
+    .addOption(
+      new Option('--scope <scope>', 'which links to follow: same host, same registrable domain, or any')
+        .choices(['host', 'domain', 'any'])
+        .default(DEFAULTS.scope),
+    )
+    .option('--include <regex>', 'only follow URLs matching one of these (repeatable)', collectRegex)
+    .option('--exclude <regex>', 'never follow URLs matching any of these (repeatable)', collectRegex)
+    .option('--concurrency <n>', 'fetches in flight in total', wholeNumber(1), DEFAULTS.concurrency)
+    .option('--per-host <n>', 'fetches in flight to one host', wholeNumber(1), DEFAULTS.perHost)
+    .option('--delay <ms>', 'least gap between two requests to one host', wholeNumber(0), DEFAULTS.delayMs)
+    .option('--user-agent <string>', 'User-Agent header', DEFAULTS.userAgent)
+    .option(
+      '--resolve <host:port:addr>',
+      'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl)',
+      collectResolve,
+    )
+    .option(
+      '--skip-ext <list>',
+      `comma-separated extensions never fetched; "" for none (default: ${DEFAULTS.skipExtensions.length} image, video, audio, archive, font and executable extensions)`,
+      extensionList,
+    )
+    .option('--follow-nofollow', 'also follow rel=nofollow links')
+    .option(
+      '--max-body <bytes>',
+      'largest body kept, counted after decompression',
+      wholeNumber(1),
+      DEFAULTS.maxBodyBytes,
+    )
+    .option('--timeout <ms>', 'longest one whole exchange may take', wholeNumber(1), DEFAULTS.totalTimeoutMs)
+    .option(
+      '--connect-timeout <ms>',
+      'longest a connection may take to open',
+      wholeNumber(1),
+      DEFAULTS.connectTimeoutMs,
+    )
+    .option('--quiet', 'print nothing but errors')
+    .action(async (seeds: string[], flags: CrawlFlags) => {
+      const progress = new ProgressReporter(process.stderr);
+      const stop = new AbortController();
+      let signals = 0;
+      const onSignal = () => {
+        signals++;
+        if (signals > 1) process.exit(130);
+        progress.finish();
+        process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
+        stop.abort();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      try {
+        const summary = await crawl({
+          seeds,
+          data: flags.data,
+          fresh: flags.fresh,
+          maxPages: flags.maxPages,
+          maxDepth: flags.maxDepth,
+          scope: flags.scope,
+          include: flags.include,
+          exclude: flags.exclude,
+          concurrency: flags.concurrency,
+          perHost: flags.perHost,
+          delayMs: flags.delay,
+          userAgent: flags.userAgent,
+          resolve: flags.resolve,
+          skipExtensions: flags.skipExt,
+          followNofollow: flags.followNofollow,
+          maxBodyBytes: flags.maxBody,
+          totalTimeoutMs: flags.timeout,
+          connectTimeoutMs: flags.connectTimeout,
+          signal: stop.signal,
+          progressMs: progress.intervalMs,
+          onProgress: flags.quiet === true ? undefined : (p) => progress.update(p),
+        });
+        progress.finish();
+        if (flags.quiet !== true) process.stdout.write(`${summaryText(summary)}\n`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

@@ -1,0 +1,10 @@
+/**
+ * The library API: `import { crawl } from 'cobweb'`. The command line is a thin layer
+ * over these.
+ */
+export { CrawlOptionError, crawl } from './bunny/crawl.js';
+export type { CrawlOptions, CrawlProgress, CrawlSummary } from './bunny/options.js';
+export type { PageRecord } from './output/pages-log.js';
+export { canonicalize } from './url/canonicalize.js';
+export type { ScopeMode } from './url/filter.js';
+export { VERSION } from './version.js';

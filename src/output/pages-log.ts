@@ -1,0 +1,78 @@
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** One line of pages.jsonl: a URL the crawl fetched, failed to fetch, or refused. */
+export interface PageRecord {
+  url: string;
+  /** HTTP status; null when no response came (a network failure or a refused URL). */
+  status: number | null;
+  contentType: string | null;
+  /** Body bytes after content-decoding. */
+  bytes: number | null;
+  depth: number;
+  title: string | null;
+  /** Distinct http(s) links on the page. */
+  outlinks: number;
+  hasForm: boolean;
+  /** When the request was sent (ISO 8601); null for refused URLs. */
+  fetchedAt: string | null;
+  durationMs: number | null;
+  /** The page the URL was found on; null for seeds. */
+  via: string | null;
+  /** For a redirect: where it points (canonical). */
+  location?: string;
+  /** The page asked not to be indexed (meta robots). */
+  noindex?: true;
+  /** For failures and refusals: a short reason ('timeout', 'too-large', 'dns', 'filtered', ...). */
+  error?: string;
+  /** Detail for the reason: which filter refused it, or the failure's message. */
+  detail?: string;
+}
+
+/**
+ * pages.jsonl, appended with synchronous writes: when append() returns the lines are in
+ * the OS, so the crawl can mark the URLs done knowing a kill -9 cannot lose the lines.
+ */
+export class PagesLog {
+  private readonly fd: number;
+
+  constructor(readonly file: string) {
+    mkdirSync(dirname(file), { recursive: true });
+    this.fd = openSync(file, 'a+');
+    dropTornLastLine(this.fd);
+  }
+
+  append(records: readonly PageRecord[]): void {
+    if (records.length === 0) return;
+    let text = '';
+    for (const r of records) text += `${JSON.stringify(r)}\n`;
+    writeSync(this.fd, text);
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/**
+ * A process killed in the middle of a write can leave half a line. That URL was not
+ * completed in the store, so it will be fetched and written again: drop the torn half.
+ */
+function dropTornLastLine(fd: number): void {
+  const size = fstatSync(fd).size;
+  if (size === 0) return;
+  const chunk = Buffer.alloc(Math.min(size, 1 << 16));
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - chunk.length);
+    const n = readSync(fd, chunk, 0, end - start, start);
+    const nl = chunk.lastIndexOf(10, n - 1);
+    if (end === size && nl === n - 1) return; // ends with a newline: nothing torn
+    if (nl >= 0) {
+      ftruncateSync(fd, start + nl + 1);
+      return;
+    }
+    end = start;
+  }
+  ftruncateSync(fd, 0);
+}

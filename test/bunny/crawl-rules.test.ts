@@ -1,0 +1,199 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/bunny/crawl.js';
+import type { CrawlOptions } from '../../src/bunny/options.js';
+import { page, routes, serve, type TestServer } from '../helpers/http.js';
+import { readPages } from '../helpers/pages.js';
+
+let dir: string;
+const servers: TestServer[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cobweb-rules-'));
+});
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
+  const s = await serve(address, routes(table));
+  servers.push(s);
+  return s;
+}
+
+function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
+  return crawl({ seeds, data: dir, delayMs: 0, perHost: 2, ...extra });
+}
+
+const pagesOf = () => readPages(join(dir, 'pages.jsonl'));
+const fetchedUrls = () =>
+  pagesOf()
+    .filter((r) => r.status !== null)
+    .map((r) => r.url)
+    .sort();
+
+describe('what the crawl follows', () => {
+  it('stays inside the seed host under --scope host and records what it refused', async () => {
+    const other = await site('127.0.0.3', { '/': page('other') });
+    const a = await site('127.0.0.2', { '/': page('a', ['/x', `${other.origin}/`]), '/x': page('x') });
+    const summary = await run([`${a.origin}/`], { scope: 'host' });
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/x`]);
+    expect(other.log).toEqual([]);
+    const refused = pagesOf().filter((r) => r.error === 'filtered');
+    expect(refused).toEqual([
+      expect.objectContaining({
+        url: `${other.origin}/`,
+        detail: 'scope',
+        via: `${a.origin}/`,
+        status: null,
+      }),
+    ]);
+    expect(summary.stoppedBy).toBe('finished');
+  });
+
+  it('under --scope domain follows other hosts of the registrable domain, not other domains', async () => {
+    // Real-looking names on loopback through --resolve. The root links to the others'
+    // ports, known once they listen: the route table is read at request time.
+    const root: Record<string, string> = {};
+    const www = await site('127.0.0.2', root);
+    const blog = await site('127.0.0.3', { '/': page('blog') });
+    const shop = await site('127.0.0.4', { '/': page('shop') });
+    root['/'] = page('www', [`http://blog.site.test:${blog.port}/`, `http://shop.test:${shop.port}/`]);
+    const resolve = new Map([
+      [`www.site.test:${www.port}`, '127.0.0.2'],
+      [`blog.site.test:${blog.port}`, '127.0.0.3'],
+      [`shop.test:${shop.port}`, '127.0.0.4'],
+    ]);
+    await run([`http://www.site.test:${www.port}/`], { resolve });
+    expect(fetchedUrls()).toEqual([
+      `http://blog.site.test:${blog.port}/`,
+      `http://www.site.test:${www.port}/`,
+    ]);
+    expect(www.log.map((r) => r.host)).toEqual([`www.site.test:${www.port}`]);
+    expect(blog.log.map((r) => r.host)).toEqual([`blog.site.test:${blog.port}`]);
+    expect(shop.log).toEqual([]);
+  });
+
+  it('applies --include and --exclude, and the bad-extension filter', async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('root', ['/docs/a', '/docs/private/b', '/blog/c', '/docs/pic.JPG', '/docs/report.pdf']),
+      '/docs/a': page('a'),
+      '/docs/private/b': page('b'),
+      '/blog/c': page('c'),
+      '/docs/report.pdf': page('pdf'),
+    });
+    await run([`${a.origin}/`], { include: [/\/docs\//], exclude: [/private/] });
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/docs/a`, `${a.origin}/docs/report.pdf`]);
+    const why = Object.fromEntries(
+      pagesOf()
+        .filter((r) => r.error === 'filtered')
+        .map((r) => [r.url.slice(a.origin.length), r.detail]),
+    );
+    expect(why).toEqual({ '/docs/private/b': 'exclude', '/blog/c': 'include', '/docs/pic.JPG': 'extension' });
+  });
+
+  it('stops at --max-depth (a seed is depth 0)', async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('0', ['/1']),
+      '/1': page('1', ['/2']),
+      '/2': page('2', ['/3']),
+      '/3': page('3'),
+    });
+    await run([`${a.origin}/`], { maxDepth: 1 });
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/1`]);
+    expect(pagesOf().find((r) => r.url === `${a.origin}/2`)).toMatchObject({
+      error: 'filtered',
+      detail: 'depth',
+      depth: 2,
+    });
+    expect(a.log.map((r) => r.path)).toEqual(['/', '/1']);
+  });
+
+  it('stops at --max-pages, and a second run with a higher limit goes on', async () => {
+    const table: Record<string, string> = {};
+    for (let i = 0; i < 10; i++) table[i === 0 ? '/' : `/${i}`] = page(String(i), [`/${i + 1}`]);
+    table['/10'] = page('10');
+    const a = await site('127.0.0.2', table);
+    const first = await run([`${a.origin}/`], { maxPages: 4 });
+    expect(first.stoppedBy).toBe('max-pages');
+    expect(fetchedUrls()).toHaveLength(4);
+    const second = await run([`${a.origin}/`], { maxPages: 7 });
+    expect(second.fetchedThisRun).toBe(3);
+    expect(fetchedUrls()).toHaveLength(7);
+    const third = await run([`${a.origin}/`]);
+    expect(third.stoppedBy).toBe('finished');
+    expect(fetchedUrls()).toHaveLength(11);
+    expect(new Set(a.log.map((r) => r.path)).size).toBe(a.log.length);
+  });
+
+  it('does not follow rel=nofollow links, or any link on a meta-robots nofollow page', async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('root', ['/followed', '/meta-nofollow'], '<a rel="nofollow" href="/not-followed">x</a>'),
+      '/followed': page('f'),
+      '/not-followed': page('n'),
+      '/meta-nofollow': page('m', ['/behind-meta'], '<meta name="robots" content="nofollow,noindex">'),
+      '/behind-meta': page('b'),
+    });
+    await run([`${a.origin}/`]);
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/followed`, `${a.origin}/meta-nofollow`]);
+    const root = pagesOf().find((r) => r.url === `${a.origin}/`);
+    expect(root?.outlinks).toBe(3);
+    expect(pagesOf().find((r) => r.url === `${a.origin}/meta-nofollow`)).toMatchObject({
+      noindex: true,
+      outlinks: 1,
+    });
+  });
+
+  it('follows rel=nofollow with followNofollow', async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('root', [], '<a rel="nofollow" href="/n">x</a>'),
+      '/n': page('n'),
+    });
+    await run([`${a.origin}/`], { followNofollow: true });
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/n`]);
+  });
+
+  it('fetches each spelling of a URL once: canonical forms are deduplicated', async () => {
+    const table: Record<string, string> = { '/a/c': page('c') };
+    const a = await site('127.0.0.2', table);
+    table['/'] = page('root', [
+      '/a/./b/../c',
+      '/a/c#frag',
+      '/a/%63',
+      `HTTP://127.0.0.2:${a.port}/a/c?`,
+      'mailto:x@y.z',
+      'javascript:void(0)',
+    ]);
+    await run([`${a.origin}/`]);
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/a/c`]);
+    expect(a.log.filter((r) => r.path === '/a/c')).toHaveLength(1);
+    expect(pagesOf().some((r) => r.url.startsWith('mailto:') || r.url.startsWith('javascript:'))).toBe(false);
+  });
+});
+
+describe('what the crawl records', () => {
+  it('refuses and records an over-long URL, marks pages with forms, and sends the user agent', async () => {
+    const long = `/${'x'.repeat(2100)}`;
+    let agent = '';
+    const a = await site('127.0.0.2', {
+      '/': page('root', [long, '/form']),
+      '/form': (req, res) => {
+        agent = req.headers['user-agent'] ?? '';
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<form action="/s"><input name="q"></form>');
+      },
+    });
+    await run([`${a.origin}/`], { userAgent: 'testbot/1.0 (+http://example.test/bot)' });
+    expect(a.log.map((r) => r.path)).toEqual(['/', '/form']);
+    expect(pagesOf().find((r) => r.error === 'too-long')).toMatchObject({
+      via: `${a.origin}/`,
+      status: null,
+    });
+    expect(pagesOf().find((r) => r.url === `${a.origin}/form`)).toMatchObject({ hasForm: true, status: 200 });
+    expect(pagesOf().find((r) => r.url === `${a.origin}/`)).toMatchObject({ hasForm: false, outlinks: 2 });
+    expect(agent).toBe('testbot/1.0 (+http://example.test/bot)');
+  });
+});

@@ -1,0 +1,106 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { page, routes, serve, type TestServer } from '../helpers/http.js';
+
+const BIN = join(import.meta.dirname, '../../bin/cobweb.js');
+let dir: string;
+let site: TestServer;
+
+function cobweb(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** For runs against the in-process test server: spawnSync would block its event loop. */
+async function cobwebAsync(...args: string[]) {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += String(d);
+  });
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cobweb-cli-'));
+  site = await serve('127.0.0.2', routes({ '/': page('home', ['/a']), '/a': page('a') }));
+});
+
+afterAll(async () => {
+  await site.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('cobweb crawl on the command line', () => {
+  it('crawls, prints a summary, resumes with the same --data, and starts over with --fresh', async () => {
+    const data = join(dir, 'site');
+    const args = ['crawl', `${site.origin}/`, '--data', data, '--delay', '0'];
+    const first = await cobwebAsync(...args);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/finished: nothing left to fetch/);
+    expect(first.stdout).toMatch(/this run: 2 fetched/);
+    const lines = () => readFileSync(join(data, 'pages.jsonl'), 'utf8').trim().split('\n');
+    expect(lines()).toHaveLength(2);
+    expect(readdirSync(join(data, 'warc')).filter((f) => f.endsWith('.warc.gz'))).toHaveLength(1);
+
+    const again = await cobwebAsync(...args);
+    expect(again.stdout).toMatch(/this run: 0 fetched/);
+    expect(lines()).toHaveLength(2);
+
+    const fresh = await cobwebAsync(...args, '--fresh', '--quiet');
+    expect(fresh.code).toBe(0);
+    expect(fresh.stdout).toBe('');
+    expect(lines()).toHaveLength(2);
+    expect(site.log.filter((r) => r.path === '/a')).toHaveLength(2);
+  });
+
+  it.each([
+    [['crawl', 'http://127.0.0.2/', '--bogus'], /unknown option '--bogus'/],
+    [['crawl', 'ftp://example.com/'], /bad seed URL "ftp:\/\/example.com\/": only http/],
+    [['crawl', 'http://'], /bad seed URL "http:\/\/": it is not a valid absolute URL/],
+    [['crawl', 'http://a.test/', '--concurrency', '0'], /--concurrency <n>.*at least 1/],
+    [['crawl', 'http://a.test/', '--delay', 'soon'], /--delay <ms>.*whole number/],
+    [['crawl', 'http://a.test/', '--scope', 'planet'], /--scope.*Allowed choices are host, domain, any/],
+    [['crawl', 'http://a.test/', '--include', '(unclosed'], /not a valid regular expression/],
+    [['crawl', 'http://a.test/', '--resolve', 'a.test:80'], /HOST:PORT:ADDR/],
+    [['crawl'], /missing required argument 'seed'/],
+  ])('refuses %j with one clear line and exit code 2', (args, message) => {
+    const r = cobweb(...args, '--data', dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stdout).toBe('');
+  });
+
+  it('prints help with every flag and exits 0', () => {
+    const r = cobweb('crawl', '--help');
+    expect(r.code).toBe(0);
+    for (const flag of [
+      '--data',
+      '--fresh',
+      '--max-pages',
+      '--max-depth',
+      '--scope',
+      '--include',
+      '--exclude',
+      '--concurrency',
+      '--per-host',
+      '--delay',
+      '--user-agent',
+      '--resolve',
+      '--skip-ext',
+      '--quiet',
+    ]) {
+      expect(r.stdout).toContain(flag);
+    }
+  });
+});
