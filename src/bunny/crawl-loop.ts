@@ -29,6 +29,9 @@ interface Finished {
 
 export type StopReason = 'finished' | 'max-pages' | 'signal';
 
+/** How many finished fetches per --concurrency slot may wait for their outputs to be written. */
+const MAX_SETTLING_PER_SLOT = 4;
+
 /** Longest the loop sleeps without news, so a clock jump or a missed wake-up costs at most this. */
 const MAX_IDLE_MS = 1000;
 
@@ -39,7 +42,10 @@ const MAX_IDLE_MS = 1000;
  * store transaction, so a URL is only marked done once its outputs are in the OS.
  */
 export class CrawlLoop {
-  inFlight = 0;
+  /** Fetches on the network: what --concurrency bounds. */
+  fetching = 0;
+  /** Fetched, their outputs being written, not yet completed in the store. */
+  settling = 0;
   fetched = 0;
   errors = 0;
   readonly outcomes: Record<string, number> = {};
@@ -66,16 +72,22 @@ export class CrawlLoop {
       for (;;) {
         if (this.fatal !== null) throw this.fatal;
         const stopping = signal?.aborted === true;
-        const room = Math.min(this.settings.concurrency - this.inFlight, this.budget);
+        const { concurrency } = this.settings;
+        // Writing may fall behind fetching for a while, but not without bound.
+        const room = Math.min(
+          concurrency - this.fetching,
+          MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
+          this.budget,
+        );
         if (!stopping && room > 0) {
           const leases = await frontier.lease(room, this.settings.bunny);
           this.budget -= leases.length;
           for (const lease of leases) {
-            this.inFlight++;
+            this.fetching++;
             void this.fetchOne(lease);
           }
         }
-        if (this.inFlight === 0) {
+        if (this.fetching === 0 && this.settling === 0) {
           if (stopping) return 'signal';
           if (this.budget <= 0) return 'max-pages';
           const stats = await frontier.stats();
@@ -95,6 +107,8 @@ export class CrawlLoop {
     let done: Finished;
     try {
       const outcome = await this.parts.fetcher.fetch(lease.url);
+      // The exchange is over: the host's next request need not wait for our writing.
+      this.parts.frontier.release(lease, outcome.durationMs);
       const page = this.parts.process(lease, outcome);
       done = {
         page,
@@ -105,26 +119,37 @@ export class CrawlLoop {
       done = { page: internalFailure(lease, err), warc: null };
     }
     this.count(done.page.record);
+    this.fetching--;
+    this.settling++;
     this.pending.push(done);
     if (!this.flushQueued) {
       this.flushQueued = true;
-      setImmediate(() => {
-        this.flushing = this.flushing.then(() => this.flush());
-      });
+      setImmediate(() => this.flush());
     }
   }
 
-  private async flush(): Promise<void> {
+  /**
+   * Writes what finished in this turn of the event loop. In this order, so a kill at
+   * any point loses nothing: WARC records, then pages.jsonl lines, then the store
+   * marks the URLs done. The WARC thread starts at once; the rest waits its turn
+   * behind earlier batches.
+   */
+  private flush(): void {
     this.flushQueued = false;
     const batch = this.pending;
-    if (batch.length === 0) return;
     this.pending = [];
+    const exchanges: WarcExchange[] = [];
+    for (const f of batch) if (f.warc !== null) exchanges.push(f.warc);
+    const written = this.parts.warc.write(exchanges);
+    written.catch(() => {}); // awaited (and reported) in settle(), maybe after a while
+    this.flushing = this.flushing.then(() => this.settle(batch, written));
+    // Fetch slots are free again: lease more while this batch is written.
+    this.notify();
+  }
+
+  private async settle(batch: readonly Finished[], written: Promise<void>): Promise<void> {
     try {
-      // In this order, so a kill at any point loses nothing: WARC records, then the
-      // pages.jsonl lines, then the store marks the URLs done.
-      const exchanges: WarcExchange[] = [];
-      for (const f of batch) if (f.warc !== null) exchanges.push(f.warc);
-      await this.parts.warc.write(exchanges);
+      await written;
       const records = batch.map((f) => f.page.record);
       this.parts.pages.append(records);
       const result = await this.parts.frontier.complete(batch.map((f) => f.page.completion));
@@ -137,7 +162,7 @@ export class CrawlLoop {
     } catch (err) {
       this.fatal = err;
     }
-    this.inFlight -= batch.length;
+    this.settling -= batch.length;
     this.notify();
   }
 

@@ -2,7 +2,7 @@ import { MinHeap } from './heap.js';
 import { gapAfterFetch, readyAfterLease } from './politeness.js';
 import type { PolitenessSettings } from './types.js';
 
-/** A queued URL as the store holds it. `seq` is its insertion order, unique and growing. */
+/** A queued URL as the store holds it. `seq` is its insertion order and row key, unique and growing. */
 export interface QueuedUrl {
   url: string;
   host: string;

@@ -82,6 +82,12 @@ export interface Frontier {
   add(links: readonly NewLink[], rejected?: readonly RejectedLink[]): Promise<AddResult>;
   /** Up to n URLs whose hosts are ready, breadth-first by depth, never over the per-host limit. */
   lease(n: number, bunny: string): Promise<Lease[]>;
+  /**
+   * The fetch of a leased URL is over: its host may be asked again (after the gap it
+   * earned) while the page's outputs are still being written. The URL stays leased
+   * until complete(). A store may ignore this; complete() frees a host not yet released.
+   */
+  release(lease: Lease, fetchMs: number, hostDelayMs?: number): void;
   /** Completes a batch in one durable step: statuses, freed hosts, and the pages' outlinks. */
   complete(batch: readonly Completion[]): Promise<AddResult>;
   /** Rejections stored but never recorded because the process died first. */

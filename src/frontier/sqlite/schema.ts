@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 
 /**
  * One row per URL the crawl has seen, fetched or not: the table is also the URL-seen set
- * (its primary key is the URL's 64-bit fingerprint), until the scalable seen sets land.
+ * (a unique index on the URL's 64-bit fingerprint), until the scalable seen sets land.
  */
 export const URL_STATE = {
   queued: 0,
@@ -25,20 +25,24 @@ export function openSchema(db: Database.Database): void {
   db.pragma('temp_store = MEMORY');
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    -- seq (insertion order) is the row key, so new rows are appended and completions,
+    -- which come in roughly insertion order, touch neighbouring pages: a random key
+    -- like the fingerprint would scatter every commit over the whole table.
     CREATE TABLE IF NOT EXISTS urls (
-      fp INTEGER PRIMARY KEY,
+      seq INTEGER PRIMARY KEY,
+      fp INTEGER NOT NULL UNIQUE,
       url TEXT NOT NULL,
       host TEXT NOT NULL,
       depth INTEGER NOT NULL,
-      seq INTEGER NOT NULL,
       via TEXT,
       redirects INTEGER NOT NULL DEFAULT 0,
       state INTEGER NOT NULL,
       attempts INTEGER NOT NULL DEFAULT 0,
       error TEXT
     );
-    CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth, seq) WHERE state = 0;
-    CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (seq) WHERE state = 5;
+    -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
+    CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
+    CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (state) WHERE state = 5;
   `);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
     | { value: string }

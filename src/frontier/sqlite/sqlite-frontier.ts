@@ -5,6 +5,7 @@ import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { MinHeap } from '../heap.js';
 import { HostScheduler, type QueuedUrl } from '../host-scheduler.js';
+import { RecentUrls } from '../recent-urls.js';
 import type {
   AddResult,
   Completion,
@@ -19,7 +20,8 @@ import { openSchema, URL_STATE } from './schema.js';
 
 interface HeldLease {
   row: QueuedUrl;
-  fp: bigint;
+  /** The host was already freed by release(). */
+  released: boolean;
   owner: string;
   expires: number;
 }
@@ -33,6 +35,7 @@ interface Statements {
   markRetry: Database.Statement;
   loadAfter: Database.Statement;
   loadFirst: Database.Statement;
+  seqOf: Database.Statement;
 }
 
 /**
@@ -48,11 +51,12 @@ export class SqliteFrontier implements Frontier {
   private readonly st: Statements;
   private readonly scheduler: HostScheduler;
   private readonly leases = new Map<string, HeldLease>();
+  private readonly recent = new RecentUrls();
   private readonly expiries = new MinHeap<{ url: string; expires: number }>((a, b) => a.expires < b.expires);
   private nextSeq = 1;
   private counts = { queued: 0, done: 0, failed: 0, rejected: 0 };
-  /** Rejections handed to the caller, marked as logged on its next call. */
-  private unacknowledged: bigint[] = [];
+  /** Rejections (by seq) handed to the caller, marked as logged on its next call. */
+  private unacknowledged: number[] = [];
   private closed = false;
 
   constructor(
@@ -87,7 +91,7 @@ export class SqliteFrontier implements Frontier {
     const out: Lease[] = [];
     for (const row of rows) {
       const expires = now + this.settings.leaseMs;
-      this.leases.set(row.url, { row, fp: fingerprint(row.url), owner: bunny, expires });
+      this.leases.set(row.url, { row, released: false, owner: bunny, expires });
       this.expiries.push({ url: row.url, expires });
       this.counts.queued--;
       out.push({
@@ -102,6 +106,13 @@ export class SqliteFrontier implements Frontier {
     return out;
   }
 
+  release(lease: Lease, fetchMs: number, hostDelayMs?: number): void {
+    const held = this.leases.get(lease.url);
+    if (held === undefined || held.released) return;
+    held.released = true;
+    this.scheduler.finished(held.row.host, fetchMs, hostDelayMs, this.now());
+  }
+
   async complete(batch: readonly Completion[]): Promise<AddResult> {
     const queued: QueuedUrl[] = [];
     const retried: { row: QueuedUrl; afterMs: number }[] = [];
@@ -109,12 +120,12 @@ export class SqliteFrontier implements Frontier {
       this.acknowledgeLogged();
       const total: AddResult = { added: 0, newRejected: [] };
       for (const c of batch) {
-        const fp = this.leases.get(c.url)?.fp ?? fingerprint(c.url);
+        const seq = this.leases.get(c.url)?.row.seq ?? this.seqOf(c.url);
         const o = c.outcome;
-        if (o.kind === 'done') this.st.markDone.run(fp);
-        else if (o.kind === 'failed') this.st.markFailed.run(o.error, fp);
+        if (o.kind === 'done') this.st.markDone.run(seq);
+        else if (o.kind === 'failed') this.st.markFailed.run(o.error, seq);
         else {
-          this.st.markRetry.run(o.error, fp);
+          this.st.markRetry.run(o.error, seq);
           const held = this.leases.get(c.url);
           if (held !== undefined) retried.push({ row: held.row, afterMs: o.afterMs });
         }
@@ -131,7 +142,7 @@ export class SqliteFrontier implements Frontier {
       this.leases.delete(c.url);
       if (c.outcome.kind === 'done') this.counts.done++;
       else if (c.outcome.kind === 'failed') this.counts.failed++;
-      this.scheduler.finished(c.host, c.fetchMs, c.hostDelayMs, now);
+      if (!held.released) this.scheduler.finished(c.host, c.fetchMs, c.hostDelayMs, now);
     }
     for (const { row, afterMs } of retried) {
       const again = { ...row, attempts: row.attempts + 1 };
@@ -145,16 +156,15 @@ export class SqliteFrontier implements Frontier {
 
   async unloggedRejections(): Promise<RejectedLink[]> {
     const rows = this.db
-      .prepare(`SELECT fp, url, depth, via, error FROM urls WHERE state = ? ORDER BY seq`)
-      .safeIntegers(true)
+      .prepare(`SELECT seq, url, depth, via, error FROM urls WHERE state = ? ORDER BY seq`)
       .all(URL_STATE.rejectedUnlogged) as {
-      fp: bigint;
+      seq: number;
       url: string;
-      depth: bigint;
+      depth: number;
       via: string | null;
       error: string | null;
     }[];
-    for (const r of rows) this.unacknowledged.push(r.fp);
+    for (const r of rows) this.unacknowledged.push(r.seq);
     return rows.map((r) => ({
       url: r.url,
       depth: Number(r.depth),
@@ -198,14 +208,17 @@ export class SqliteFrontier implements Frontier {
       insertRejected: db.prepare(
         `INSERT OR IGNORE INTO urls (fp, url, host, depth, seq, via, state, error) VALUES (?, ?, ?, ?, ?, ?, ${URL_STATE.rejectedUnlogged}, ?)`,
       ),
-      markLogged: db.prepare(`UPDATE urls SET state = ${URL_STATE.rejected} WHERE fp = ?`),
-      markDone: db.prepare(`UPDATE urls SET state = ${URL_STATE.done}, attempts = attempts + 1 WHERE fp = ?`),
+      markLogged: db.prepare(`UPDATE urls SET state = ${URL_STATE.rejected} WHERE seq = ?`),
+      markDone: db.prepare(
+        `UPDATE urls SET state = ${URL_STATE.done}, attempts = attempts + 1 WHERE seq = ?`,
+      ),
       markFailed: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.failed}, attempts = attempts + 1, error = ? WHERE fp = ?`,
+        `UPDATE urls SET state = ${URL_STATE.failed}, attempts = attempts + 1, error = ? WHERE seq = ?`,
       ),
       markRetry: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.queued}, attempts = attempts + 1, error = ? WHERE fp = ?`,
+        `UPDATE urls SET state = ${URL_STATE.queued}, attempts = attempts + 1, error = ? WHERE seq = ?`,
       ),
+      seqOf: db.prepare(`SELECT seq FROM urls WHERE fp = ?`).pluck(),
       loadAfter: db.prepare(
         `SELECT url, host, depth, seq, via, redirects, attempts FROM urls
          WHERE host = ? AND state = ${URL_STATE.queued} AND (depth, seq) > (?, ?)
@@ -259,17 +272,12 @@ export class SqliteFrontier implements Frontier {
   ): AddResult {
     let added = 0;
     for (const l of links) {
+      if (this.recent.has(l.url)) continue;
+      this.recent.remember(l.url);
       const host = hostKey(l.url);
       const seq = this.nextSeq;
-      const info = this.st.insertQueued.run(
-        fingerprint(l.url),
-        l.url,
-        host,
-        l.depth,
-        seq,
-        l.via,
-        l.redirects ?? 0,
-      );
+      const fp = fingerprint(l.url);
+      const info = this.st.insertQueued.run(fp, l.url, host, l.depth, seq, l.via, l.redirects ?? 0);
       if (info.changes === 1) {
         this.nextSeq++;
         added++;
@@ -286,6 +294,8 @@ export class SqliteFrontier implements Frontier {
     }
     const newRejected: RejectedLink[] = [];
     for (const r of rejected) {
+      if (this.recent.has(r.url)) continue;
+      this.recent.remember(r.url);
       const fp = fingerprint(r.url);
       const info = this.st.insertRejected.run(
         fp,
@@ -299,7 +309,7 @@ export class SqliteFrontier implements Frontier {
       if (info.changes === 1) {
         this.nextSeq++;
         newRejected.push(r);
-        this.unacknowledged.push(fp);
+        this.unacknowledged.push(this.nextSeq - 1);
       }
     }
     return { added, newRejected };
@@ -319,8 +329,13 @@ export class SqliteFrontier implements Frontier {
    */
   private acknowledgeLogged(): void {
     if (this.unacknowledged.length === 0) return;
-    for (const fp of this.unacknowledged) this.st.markLogged.run(fp);
+    for (const seq of this.unacknowledged) this.st.markLogged.run(seq);
     this.unacknowledged = [];
+  }
+
+  /** The row of a URL completed after its lease expired (the lease map no longer has it). */
+  private seqOf(url: string): number {
+    return (this.st.seqOf.get(fingerprint(url)) as number | undefined) ?? -1;
   }
 
   private reclaimExpired(now: number): void {
@@ -332,7 +347,7 @@ export class SqliteFrontier implements Frontier {
       if (held === undefined || held.expires !== top.expires) continue;
       this.leases.delete(top.url);
       this.counts.queued++;
-      this.scheduler.finished(held.row.host, 0, undefined, now);
+      if (!held.released) this.scheduler.finished(held.row.host, 0, undefined, now);
       this.scheduler.queued({ ...held.row, attempts: held.row.attempts + 1 }, now);
     }
   }
