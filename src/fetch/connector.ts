@@ -1,16 +1,20 @@
+import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { buildConnector } from 'undici';
+import { privateAddressError } from './errors.js';
+import type { AddressPolicy } from './types.js';
 
 export interface ConnectorOptions {
   connectTimeoutMs: number;
   /** 'hostname:port' -> IP address to dial instead (curl --resolve). */
   resolve?: ReadonlyMap<string, string>;
   /**
-   * Name resolution for every hostname not in `resolve`; defaults to node's dns.lookup. This is where a DNS
-   * cache or a private-range check belongs. It is not called for IP literals (node skips it), so a mapped
-   * address from `resolve` must be vetted where the map is built.
+   * Name resolution for every hostname not in `resolve`; defaults to node's dns.lookup. The fetcher passes
+   * its DnsCache's. It is not called for IP literals (node skips it).
    */
   lookup?: LookupFunction;
+  /** Vets each address before it is dialled, IP literals and `resolve` targets included. Default: all allowed. */
+  addressPolicy?: AddressPolicy;
 }
 
 export type Connector = buildConnector.connector;
@@ -27,23 +31,57 @@ function normalizeResolveMap(resolve: ReadonlyMap<string, string>): Map<string, 
 }
 
 /**
+ * Wraps a lookup so that only addresses the policy allows come out of it. node dials exactly what the lookup
+ * returns, so the address checked is the address connected to: a name that resolves to a private address, or
+ * a DNS answer that changes between a check and the connection (rebinding), cannot slip through.
+ */
+function vettedLookup(lookup: LookupFunction, policy: AddressPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    // Always asks for every address, so that one refused address does not hide an allowed one.
+    lookup(hostname, { ...options, all: true }, (error, found, family) => {
+      if (error !== null || typeof found === 'string') {
+        callback(error, found, family);
+        return;
+      }
+      const allowed = found.filter((entry) => policy(entry.address, hostname));
+      const first = allowed[0];
+      if (first === undefined) callback(privateAddressError(found[0]?.address ?? '', hostname), '', 0);
+      else if (options.all === true) callback(null, allowed);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
  * The connect function handed to undici: undici's own connector (TCP or TLS, connect timeout, TLS session
  * cache), wrapped so that a `hostname:port` found in the resolve map is dialled at the mapped address.
  * Only the dialled address changes: the Host header comes from the URL, and the TLS servername stays the
- * URL's hostname so that SNI and the certificate check are about the site, not the IP.
+ * URL's hostname so that SNI and the certificate check are about the site, not the IP. With an address
+ * policy, every address is vetted before it is dialled; a refusal fails the connect with 'private-address'.
  */
 export function createConnector(options: ConnectorOptions): Connector {
+  const policy = options.addressPolicy;
+  const lookup = policy === undefined ? options.lookup : vettedLookup(options.lookup ?? systemLookup, policy);
   const connect = buildConnector(
-    options.lookup === undefined
+    lookup === undefined
       ? { timeout: options.connectTimeoutMs }
-      : { timeout: options.connectTimeoutMs, lookup: options.lookup },
+      : { timeout: options.connectTimeoutMs, lookup },
   );
-  if (options.resolve === undefined || options.resolve.size === 0) return connect;
-  const resolve = normalizeResolveMap(options.resolve);
+  const resolve =
+    options.resolve === undefined || options.resolve.size === 0 ? null : normalizeResolveMap(options.resolve);
+  if (resolve === null && policy === undefined) return connect;
 
   return (target, callback) => {
     const port = target.port || defaultPort(target.protocol);
-    const address = resolve.get(`${target.hostname}:${port}`);
+    const address = resolve?.get(`${target.hostname}:${port}`);
+    const dialled = address ?? target.hostname;
+    // node does not call the lookup for an IP literal, so the vetted lookup never sees these: check here.
+    if (policy !== undefined && isIP(dialled) !== 0 && !policy(dialled, target.hostname)) {
+      // Asynchronously, as a socket error would be: undici is inside its connect() here.
+      const refusal = privateAddressError(dialled, target.hostname);
+      process.nextTick(() => callback(refusal, null));
+      return;
+    }
     if (address === undefined) {
       connect(target, callback);
       return;

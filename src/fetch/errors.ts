@@ -10,6 +10,18 @@ export class FetcherError extends Error {
   }
 }
 
+/**
+ * The connection refused by the address policy (see connector.ts). It travels through node's socket and
+ * undici unchanged, so classifyError reads its reason like any FetcherError.
+ */
+export function privateAddressError(address: string, hostname: string): FetcherError {
+  const where = hostname === address ? address : `${hostname} is at ${address}, which`;
+  return new FetcherError(
+    'private-address',
+    `${where} is a private address (use --allow-private to crawl it)`,
+  );
+}
+
 export interface ClassifiedError {
   reason: FetchErrorReason;
   message: string;

@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import { createConnector } from './connector.js';
+import { DnsCache } from './dns-cache.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
 import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome } from './types.js';
@@ -36,10 +37,12 @@ export class Fetcher {
       timeouts: { connectTimeoutMs, firstByteTimeoutMs },
       requestHeaders: ['user-agent', options.userAgent, 'accept', ACCEPT, 'accept-encoding', ACCEPT_ENCODING],
     };
-    const connect =
-      options.resolve === undefined
-        ? createConnector({ connectTimeoutMs })
-        : createConnector({ connectTimeoutMs, resolve: options.resolve });
+    const connect = createConnector({
+      connectTimeoutMs,
+      lookup: (options.dnsCache ?? new DnsCache()).lookupFunction(),
+      ...(options.resolve !== undefined ? { resolve: options.resolve } : {}),
+      ...(options.addressPolicy !== undefined ? { addressPolicy: options.addressPolicy } : {}),
+    });
     this.#agent = new Agent({
       connect,
       connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,

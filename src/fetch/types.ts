@@ -1,5 +1,13 @@
 /** Public types of the fetcher; the crawl loop and the WARC writer are coded against these. */
 
+import type { DnsCache } from './dns-cache.js';
+
+/**
+ * Decides, at connect time, whether an address may be dialled for a hostname (the hostname is the address
+ * itself for an IP-literal URL). false refuses the connection: the fetch fails with 'private-address'.
+ */
+export type AddressPolicy = (address: string, hostname: string) => boolean;
+
 export interface FetcherOptions {
   userAgent: string;
   /** Default 10_000. */
@@ -14,6 +22,10 @@ export interface FetcherOptions {
   resolve?: ReadonlyMap<string, string>;
   /** Keep-alive pool size per origin, default 8. */
   connectionsPerOrigin?: number;
+  /** Where every hostname is resolved; a crawl shares one. Default: a new DnsCache of its own. */
+  dnsCache?: DnsCache;
+  /** Vets every address before it is dialled (see privateAddressPolicy). Default: every address allowed. */
+  addressPolicy?: AddressPolicy;
 }
 
 export type FetchErrorReason =
@@ -24,7 +36,8 @@ export type FetchErrorReason =
   | 'reset'
   | 'tls'
   | 'protocol'
-  | 'network';
+  | 'network'
+  | 'private-address';
 
 /** Exactly what the WARC writer stores. */
 export interface HttpExchange {
