@@ -4,6 +4,9 @@
  * is written against this interface only; a frontier knows nothing of HTTP or HTML.
  */
 
+/** A page to parse for links, or a sitemap to read for URLs. */
+export type UrlKind = 'page' | 'sitemap';
+
 /** A URL the crawl wants fetched: canonical, filtered, not yet known to be seen. */
 export interface NewLink {
   url: string;
@@ -12,6 +15,8 @@ export interface NewLink {
   via: string | null;
   /** Consecutive redirect hops that led here (0 for an ordinary link). */
   redirects?: number;
+  /** Default 'page'. */
+  kind?: UrlKind;
 }
 
 /** A URL the crawl decided not to fetch. It is remembered as seen, so it is recorded once. */
@@ -30,6 +35,7 @@ export interface Lease {
   depth: number;
   via: string | null;
   redirects: number;
+  kind: UrlKind;
   /** 1 for the first try; higher after a retry or an expired lease. */
   attempt: number;
 }
@@ -46,10 +52,8 @@ export interface Completion {
   url: string;
   host: string;
   outcome: Outcome;
-  /** How long the exchange took; feeds the host's next ready time. */
-  fetchMs: number;
-  /** Least gap the host asked for (Crawl-delay, Retry-After), if any. */
-  hostDelayMs?: number;
+  /** What the fetch taught about the host, if release() was not called with it. */
+  report: FetchReport;
   /** Links found on the page, canonical and filtered; the frontier deduplicates them. */
   outlinks: readonly NewLink[];
   /** Links found and refused; recorded once each. */
@@ -59,7 +63,10 @@ export interface Completion {
 export interface AddResult {
   /** How many of the links were new (not seen before). */
   added: number;
-  /** Rejected links that were new: the caller records each of them (pages.jsonl). */
+  /**
+   * URLs the caller must record (pages.jsonl): new rejected links, and queued URLs of a
+   * host given up on (reason 'host-unreachable').
+   */
   newRejected: RejectedLink[];
 }
 
@@ -87,7 +94,7 @@ export interface Frontier {
    * earned) while the page's outputs are still being written. The URL stays leased
    * until complete(). A store may ignore this; complete() frees a host not yet released.
    */
-  release(lease: Lease, fetchMs: number, hostDelayMs?: number): void;
+  release(lease: Lease, report: FetchReport): void;
   /** Completes a batch in one durable step: statuses, freed hosts, and the pages' outlinks. */
   complete(batch: readonly Completion[]): Promise<AddResult>;
   /** Rejections stored but never recorded because the process died first. */
@@ -98,12 +105,38 @@ export interface Frontier {
   close(): Promise<void>;
 }
 
-/** How far apart requests to one host must be. */
+/** How far apart requests to one host must be, and when to give up on a host. */
 export interface PolitenessSettings {
-  /** Fetches in flight to one host at once. */
+  /** Fetches in flight to one host (or address) at once. */
   perHost: number;
   /** Least gap in ms between two requests to one host. */
   delayMs: number;
+  /** The gap is at least this many times the last fetch's duration. */
+  delayFactor: number;
+  /** The gap (Crawl-delay included) is at most this. */
+  maxDelayMs: number;
+  /** First wait after a failed connection; doubles with each failure in a row. */
+  backoffMs: number;
+  maxBackoffMs: number;
+  /** After this many failed connections in a row, the host's queued URLs are failed. */
+  retireAfter: number;
+  /** 'ip': hosts on one address share one budget. */
+  key: 'host' | 'ip';
+  /** URLs of one host the crawl will take at most; more are refused ('host-budget'). */
+  maxPagesPerHost: number;
   /** How long a lease lasts before the URL goes back to the queue. */
   leaseMs: number;
+}
+
+/** What a bunny learned from a fetch that matters to politeness. */
+export interface FetchReport {
+  fetchMs: number;
+  /** Crawl-delay of the host's robots.txt, if any. */
+  crawlDelayMs?: number;
+  /** The host asked us to stay away this long (Retry-After on a 429 or 503). */
+  retryAfterMs?: number;
+  /** The connection could not be opened (dns, refused, connect timeout). */
+  connectFailed?: boolean;
+  /** The address the fetch connected to, for --politeness-key ip. */
+  address?: string | null;
 }

@@ -12,7 +12,19 @@ const open: SqliteFrontier[] = [];
 function frontier(settings: Partial<PolitenessSettings> = {}): SqliteFrontier {
   const f = new SqliteFrontier(
     join(dir, 'frontier.db'),
-    { perHost: 1, delayMs: 0, leaseMs: 60_000, ...settings },
+    {
+      perHost: 1,
+      delayMs: 0,
+      delayFactor: 0,
+      maxDelayMs: 30_000,
+      backoffMs: 1000,
+      maxBackoffMs: 60_000,
+      retireAfter: 3,
+      key: 'host',
+      maxPagesPerHost: Number.POSITIVE_INFINITY,
+      leaseMs: 60_000,
+      ...settings,
+    },
     () => clock,
   );
   open.push(f);
@@ -20,7 +32,14 @@ function frontier(settings: Partial<PolitenessSettings> = {}): SqliteFrontier {
 }
 
 function done(lease: Lease, outlinks: Completion['outlinks'] = []): Completion {
-  return { url: lease.url, host: lease.host, outcome: { kind: 'done' }, fetchMs: 5, outlinks, rejected: [] };
+  return {
+    url: lease.url,
+    host: lease.host,
+    outcome: { kind: 'done' },
+    report: { fetchMs: 5 },
+    outlinks,
+    rejected: [],
+  };
 }
 
 beforeEach(() => {
@@ -139,24 +158,31 @@ describe('SqliteFrontier', () => {
     expect(again?.attempt).toBe(2);
   });
 
-  it('retries: the URL comes back after the wait, the host held meanwhile', async () => {
+  it('retries: the URL comes back after its wait, while the host serves other URLs', async () => {
     const f = frontier();
-    await f.add([{ url: 'http://a.test/', depth: 0, via: null }]);
+    await f.add([
+      { url: 'http://a.test/', depth: 0, via: null },
+      { url: 'http://a.test/other', depth: 1, via: null },
+    ]);
     const [first] = await f.lease(1, 'test');
     await f.complete([
       {
         url: 'http://a.test/',
         host: 'a.test',
         outcome: { kind: 'retry', error: 'timeout', afterMs: 5000 },
-        fetchMs: 10,
+        report: { fetchMs: 10 },
         outlinks: [],
         rejected: [],
       },
     ]);
     expect(first?.attempt).toBe(1);
+    const [other] = await f.lease(1, 'test');
+    expect(other?.url).toBe('http://a.test/other');
+    await f.complete([done(other as Lease)]);
     expect(await f.lease(1, 'test')).toEqual([]);
     clock += 5000;
     const [again] = await f.lease(1, 'test');
+    expect(again?.url).toBe('http://a.test/');
     expect(again?.attempt).toBe(2);
   });
 

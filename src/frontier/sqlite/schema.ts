@@ -11,7 +11,11 @@ export const URL_STATE = {
   rejected: 4,
   /** Rejected, but not yet acknowledged as written to pages.jsonl (see Frontier.add). */
   rejectedUnlogged: 5,
+  /** Failed without a fetch (its host was given up on), not yet written to pages.jsonl. */
+  failedUnlogged: 6,
 } as const;
+
+export const URL_KIND = { page: 0, sitemap: 1 } as const;
 
 const SCHEMA_VERSION = 1;
 
@@ -36,13 +40,14 @@ export function openSchema(db: Database.Database): void {
       depth INTEGER NOT NULL,
       via TEXT,
       redirects INTEGER NOT NULL DEFAULT 0,
+      kind INTEGER NOT NULL DEFAULT 0,
       state INTEGER NOT NULL,
       attempts INTEGER NOT NULL DEFAULT 0,
       error TEXT
     );
     -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
     CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
-    CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (state) WHERE state = 5;
+    CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (state) WHERE state IN (5, 6);
   `);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
     | { value: string }
