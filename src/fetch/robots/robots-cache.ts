@@ -1,0 +1,138 @@
+/**
+ * robots.txt per origin (scheme://host:port): fetched before the origin's first page, shared by
+ * concurrent checks, kept for a day (RFC 9309 section 2.4), and retried sooner when unreachable.
+ */
+import { loadRobotsTxt, type RobotsFetch, type RobotsLoad, type RobotsState } from './robots-fetch.js';
+import { productTokenOf } from './robots-txt.js';
+
+export type { RobotsFetch, RobotsState } from './robots-fetch.js';
+
+export interface RobotsVerdict {
+  allowed: boolean;
+  /** 'robots' when a rule disallows the URL; 'robots-unavailable' when the origin's robots.txt answered 5xx or could not be reached (everything disallowed until a retry succeeds). */
+  reason?: 'robots' | 'robots-unavailable';
+  crawlDelayMs: number | null;
+  /**
+   * True if this call waited for robots.txt to be fetched over the network (the caller keeps the
+   * host's politeness gap before its next request). Every check that joined the same fetch gets true.
+   */
+  fetched: boolean;
+}
+
+export interface RobotsSummary {
+  origin: string;
+  status: number | null;
+  state: RobotsState;
+  crawlDelayMs: number | null;
+  sitemaps: string[];
+  fetchedAt: number;
+}
+
+export interface RobotsCacheOptions {
+  fetch: RobotsFetch;
+  /** The full User-Agent header; the product token is derived from it. */
+  userAgent: string;
+  /** How long a fetched robots.txt is used, default 24 h (RFC 9309 section 2.4). */
+  ttlMs?: number;
+  /** How long a 5xx/unreachable verdict holds before trying again, default 1 h. */
+  unavailableRetryMs?: number;
+  now?: () => number;
+}
+
+export const DEFAULT_ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
+export const DEFAULT_UNAVAILABLE_RETRY_MS = 60 * 60 * 1000;
+
+interface CacheEntry {
+  load: RobotsLoad;
+  fetchedAt: number;
+  expiresAt: number;
+}
+
+export class RobotsCache {
+  readonly #fetch: RobotsFetch;
+  readonly #productToken: string;
+  readonly #ttlMs: number;
+  readonly #unavailableRetryMs: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, CacheEntry>();
+  /** One fetch per origin at a time: checks that arrive meanwhile wait for the same promise. */
+  readonly #loading = new Map<string, Promise<CacheEntry>>();
+
+  constructor(options: RobotsCacheOptions) {
+    this.#fetch = options.fetch;
+    this.#productToken = productTokenOf(options.userAgent);
+    this.#ttlMs = options.ttlMs ?? DEFAULT_ROBOTS_TTL_MS;
+    this.#unavailableRetryMs = options.unavailableRetryMs ?? DEFAULT_UNAVAILABLE_RETRY_MS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Whether `url` (a canonical http(s) URL) may be fetched. Rejects with a TypeError for anything else. */
+  async check(url: string): Promise<RobotsVerdict> {
+    const parsed = URL.parse(url);
+    if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+      throw new TypeError(`robots.txt applies to http(s) URLs only: ${url}`);
+    }
+    const origin = parsed.origin;
+    let entry = this.#entries.get(origin);
+    let fetched = false;
+    if (entry === undefined || this.#now() >= entry.expiresAt) {
+      entry = await this.#refresh(origin);
+      fetched = true;
+    }
+    return verdictFor(entry.load, parsed.pathname + parsed.search, fetched);
+  }
+
+  /** What is known of `origin`'s robots.txt, or undefined before its first check() completed. */
+  summaryOf(origin: string): RobotsSummary | undefined {
+    // Keys are URL.origin spellings; another spelling of the same origin finds the same entry.
+    const key = this.#entries.has(origin) ? origin : (URL.parse(origin)?.origin ?? origin);
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    const { load } = entry;
+    return {
+      origin: key,
+      status: load.status,
+      state: load.state,
+      crawlDelayMs: load.robots.crawlDelayMs,
+      sitemaps: [...load.robots.sitemaps],
+      fetchedAt: entry.fetchedAt,
+    };
+  }
+
+  #refresh(origin: string): Promise<CacheEntry> {
+    const pending = this.#loading.get(origin);
+    if (pending !== undefined) return pending;
+    const loading = this.#load(origin).finally(() => this.#loading.delete(origin));
+    this.#loading.set(origin, loading);
+    return loading;
+  }
+
+  async #load(origin: string): Promise<CacheEntry> {
+    const load = await loadRobotsTxt(this.#fetch, origin, this.#productToken);
+    const now = this.#now();
+    const previous = this.#entries.get(origin);
+    let entry: CacheEntry;
+    if (load.state !== 'unavailable') {
+      entry = { load, fetchedAt: now, expiresAt: now + this.#ttlMs };
+    } else if (previous !== undefined && previous.load.state !== 'unavailable') {
+      // RFC 9309 2.4 lets a crawler keep a cached copy while the file is unreachable: better the
+      // rules of yesterday than closing a site over one failed refresh. Retried like any failure.
+      entry = {
+        load: previous.load,
+        fetchedAt: previous.fetchedAt,
+        expiresAt: now + this.#unavailableRetryMs,
+      };
+    } else {
+      entry = { load, fetchedAt: now, expiresAt: now + this.#unavailableRetryMs };
+    }
+    this.#entries.set(origin, entry);
+    return entry;
+  }
+}
+
+function verdictFor(load: RobotsLoad, pathAndQuery: string, fetched: boolean): RobotsVerdict {
+  const crawlDelayMs = load.robots.crawlDelayMs;
+  if (load.robots.isAllowed(pathAndQuery)) return { allowed: true, crawlDelayMs, fetched };
+  const reason = load.state === 'unavailable' ? 'robots-unavailable' : 'robots';
+  return { allowed: false, reason, crawlDelayMs, fetched };
+}

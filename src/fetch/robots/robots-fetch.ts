@@ -1,0 +1,92 @@
+/**
+ * Fetches an origin's robots.txt and turns the answer into rules, per RFC 9309 section 2.3.1:
+ * 2xx parsed, 3xx followed, 4xx "unavailable" (allow all), 5xx and network failures
+ * "unreachable" (disallow all).
+ */
+import type { FetchOutcome } from '../types.js';
+import { allowAll, disallowAll, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
+
+/** A GET that does NOT follow redirects (our Fetcher). */
+export type RobotsFetch = (url: string) => Promise<FetchOutcome>;
+
+export type RobotsState = 'parsed' | 'allow-all' | 'unavailable';
+
+export interface RobotsLoad {
+  state: RobotsState;
+  /** Status of the last response; null when no response came (network failure). */
+  status: number | null;
+  robots: RobotsTxt;
+}
+
+/** RFC 9309 section 2.3.1.2: follow at least five consecutive redirects. */
+export const MAX_ROBOTS_REDIRECTS = 5;
+
+const TOO_MANY_REQUESTS = 429;
+
+// Shared by every origin in those states: the cache then holds no rules of its own for them.
+const ALLOW_ALL = allowAll();
+const DISALLOW_ALL = disallowAll();
+
+/** Fetches `${origin}/robots.txt`, following redirects, and classifies the result. Never rejects. */
+export async function loadRobotsTxt(
+  fetch: RobotsFetch,
+  origin: string,
+  productToken: string,
+): Promise<RobotsLoad> {
+  let url = `${origin}/robots.txt`;
+  for (let redirects = 0; ; redirects++) {
+    let outcome: FetchOutcome;
+    try {
+      outcome = await fetch(url);
+    } catch {
+      return unreachable(null);
+    }
+    if (!outcome.ok) {
+      // A failure after the head arrived (too-large, a cut body) still has a status that says what
+      // the server meant; a 4xx is then unavailable as usual. Anything else could have been a
+      // robots.txt we failed to read, which must not open the site.
+      const status = outcome.status ?? null;
+      return status !== null && isUnavailable(status) ? unavailable(status) : unreachable(status);
+    }
+    const status = outcome.status;
+    if (status >= 200 && status < 300) {
+      // parseRobotsTxt reads no further than MAX_ROBOTS_BYTES; the Fetcher's own body limit may be larger.
+      return { state: 'parsed', status, robots: parseRobotsTxt(outcome.body, productToken) };
+    }
+    if (status >= 300 && status < 400) {
+      // Past five redirects RFC 9309 2.3.1.2 lets us "assume that the robots.txt file is
+      // unavailable", the 4xx case; so is a redirect that leads nowhere we can fetch.
+      const next = redirects < MAX_ROBOTS_REDIRECTS ? redirectTarget(outcome.headers.location, url) : null;
+      if (next === null) return unavailable(status);
+      url = next;
+      continue;
+    }
+    return isUnavailable(status) ? unavailable(status) : unreachable(status);
+  }
+}
+
+/**
+ * 4xx means there is no robots.txt for us: allow all, 401 and 403 included (RFC 9309 2.3.1.3).
+ * Except 429: the server says it is overloaded, a server condition like 5xx, and reading it as
+ * "no rules" would let the crawler loose on a site that just asked it to slow down (Google does the same).
+ */
+function isUnavailable(status: number): boolean {
+  return status >= 400 && status < 500 && status !== TOO_MANY_REQUESTS;
+}
+
+function unavailable(status: number): RobotsLoad {
+  return { state: 'allow-all', status, robots: ALLOW_ALL };
+}
+
+function unreachable(status: number | null): RobotsLoad {
+  return { state: 'unavailable', status, robots: DISALLOW_ALL };
+}
+
+/** The absolute http(s) URL a Location header points to, resolved against the URL that answered. */
+function redirectTarget(location: string | undefined, base: string): string | null {
+  if (location === undefined || location === '') return null;
+  const target = URL.parse(location, base);
+  if (target === null || (target.protocol !== 'http:' && target.protocol !== 'https:')) return null;
+  target.hash = '';
+  return target.href;
+}
