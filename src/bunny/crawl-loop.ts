@@ -1,17 +1,18 @@
-import type { Fetcher } from '../fetch/fetcher.js';
-import type { FetchOutcome } from '../fetch/types.js';
-import type { Frontier, Lease } from '../frontier/types.js';
+import type { AddResult, Frontier, Lease } from '../frontier/types.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
-import { type ProcessedPage, refusedRecord } from './page-processor.js';
+import { processCrash } from './page-processor.js';
+import type { Visit } from './visit.js';
 
 export interface LoopParts {
   frontier: Frontier;
-  fetcher: Fetcher;
+  /** robots gate -> fetch -> parse for one lease (visit.ts). */
+  visit: (lease: Lease) => Promise<Visit>;
   warc: Pick<WarcThread, 'write'>;
   pages: PagesLog;
-  process: (lease: Lease, outcome: FetchOutcome) => ProcessedPage;
+  /** Writes the lines a frontier call hands back (refused URLs and the like). */
+  record: (result: AddResult) => void;
   onRecord?: ((record: PageRecord) => void) | undefined;
 }
 
@@ -22,10 +23,7 @@ export interface LoopSettings {
 }
 
 /** A fetch that is processed and waits to be written and completed. */
-interface Finished {
-  page: ProcessedPage;
-  warc: WarcExchange | null;
-}
+type Finished = Visit;
 
 export type StopReason = 'finished' | 'max-pages' | 'signal';
 
@@ -106,17 +104,10 @@ export class CrawlLoop {
   private async fetchOne(lease: Lease): Promise<void> {
     let done: Finished;
     try {
-      const outcome = await this.parts.fetcher.fetch(lease.url);
-      // The exchange is over: the host's next request need not wait for our writing.
-      this.parts.frontier.release(lease, outcome.durationMs);
-      const page = this.parts.process(lease, outcome);
-      done = {
-        page,
-        warc: outcome.ok ? { ...outcome.exchange, url: outcome.url, date: outcome.startedAt } : null,
-      };
+      done = await this.parts.visit(lease);
     } catch (err) {
       // A bug must not lose the URL: it is recorded as failed, with why.
-      done = { page: internalFailure(lease, err), warc: null };
+      done = { page: processCrash(lease, err), warc: null };
     }
     this.count(done.page.record);
     this.fetching--;
@@ -150,15 +141,11 @@ export class CrawlLoop {
   private async settle(batch: readonly Finished[], written: Promise<void>): Promise<void> {
     try {
       await written;
-      const records = batch.map((f) => f.page.record);
+      const records: PageRecord[] = [];
+      for (const f of batch) if (f.page.record !== null) records.push(f.page.record);
       this.parts.pages.append(records);
-      const result = await this.parts.frontier.complete(batch.map((f) => f.page.completion));
-      const refused = result.newRejected.map(refusedRecord);
-      this.parts.pages.append(refused);
-      if (this.parts.onRecord !== undefined) {
-        for (const r of records) this.parts.onRecord(r);
-        for (const r of refused) this.parts.onRecord(r);
-      }
+      this.parts.record(await this.parts.frontier.complete(batch.map((f) => f.page.completion)));
+      if (this.parts.onRecord !== undefined) for (const r of records) this.parts.onRecord(r);
     } catch (err) {
       this.fatal = err;
     }
@@ -166,7 +153,8 @@ export class CrawlLoop {
     this.notify();
   }
 
-  private count(record: PageRecord): void {
+  private count(record: PageRecord | null): void {
+    if (record === null) return; // to be tried again: counted when it is final
     this.fetched++;
     const key = record.error ?? `${Math.floor((record.status ?? 0) / 100)}xx`;
     this.outcomes[key] = (this.outcomes[key] ?? 0) + 1;
@@ -189,34 +177,4 @@ export class CrawlLoop {
   private notify(): void {
     this.wake?.();
   }
-}
-
-function internalFailure(lease: Lease, err: unknown): ProcessedPage {
-  const message = err instanceof Error ? err.message : String(err);
-  return {
-    record: {
-      url: lease.url,
-      status: null,
-      contentType: null,
-      bytes: null,
-      depth: lease.depth,
-      title: null,
-      outlinks: 0,
-      hasForm: false,
-      fetchedAt: new Date().toISOString(),
-      durationMs: null,
-      via: lease.via,
-      error: 'internal',
-      detail: message,
-    },
-    completion: {
-      url: lease.url,
-      host: lease.host,
-      outcome: { kind: 'failed', error: 'internal' },
-      fetchMs: 0,
-      outlinks: [],
-      rejected: [],
-    },
-    parsed: null,
-  };
 }

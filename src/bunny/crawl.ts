@@ -1,15 +1,25 @@
 import { hostname } from 'node:os';
+import { privateAddressPolicy } from '../fetch/address-policy.js';
+import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
+import { isPrivateAddress } from '../fetch/ip-ranges.js';
+import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
+import type { AddResult } from '../frontier/types.js';
 import { PagesLog } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
+import { hostnameOf } from '../url/host.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import { clearCrawl, layoutOf, lockDataDir } from './data-dir.js';
+import type { LinkRules } from './links.js';
 import { type CrawlOptions, type CrawlProgress, type CrawlSummary, DEFAULTS } from './options.js';
-import { processFetch, refusedRecord } from './page-processor.js';
+import { type ProcessOptions, refusedRecord } from './page-processor.js';
+import { robotsGate } from './robots-gate.js';
+import { SitemapDiscovery } from './sitemaps.js';
+import { visit } from './visit.js';
 
 /** A problem with what the caller asked for (a bad seed, a bad number): nothing was crawled. */
 export class CrawlOptionError extends Error {}
@@ -31,16 +41,16 @@ export function canonicalSeeds(seeds: readonly string[]): string[] {
   });
 }
 
+type Settings = CrawlOptions & typeof DEFAULTS;
+
 /**
  * Runs a whole crawl in this process with the embedded store: what `cobweb crawl` does.
  * Run it again with the same `data` folder and it resumes where it stopped.
  */
 export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
-  const o = { ...DEFAULTS, ...withoutUndefined(options) };
+  const o: Settings = { ...DEFAULTS, ...withoutUndefined(options), seeds: options.seeds };
   const seeds = canonicalSeeds(options.seeds);
-  checkPositive('concurrency', o.concurrency);
-  checkPositive('perHost', o.perHost);
-  if (!(o.delayMs >= 0)) throw new CrawlOptionError(`delay must be 0 or more milliseconds, got ${o.delayMs}`);
+  checkOptions(o);
 
   const layout = layoutOf(o.data);
   if (o.fresh === true) clearCrawl(layout);
@@ -51,6 +61,13 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const frontier = new SqliteFrontier(layout.store, {
       perHost: o.perHost,
       delayMs: o.delayMs,
+      delayFactor: o.delayFactor,
+      maxDelayMs: o.maxDelayMs,
+      backoffMs: o.hostBackoffMs,
+      maxBackoffMs: Math.max(o.hostBackoffMs, DEFAULTS.maxHostBackoffMs),
+      retireAfter: o.retireAfter,
+      key: o.politenessKey,
+      maxPagesPerHost: o.maxPagesPerHost,
       leaseMs: DEFAULTS.leaseMs,
     });
     closers.push(() => frontier.close());
@@ -60,9 +77,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       dir: layout.warc,
       maxFileBytes: o.warcMaxBytes,
       software: `cobweb/${VERSION}`,
-      info: { hostname: hostname(), 'http-header-user-agent': o.userAgent, robots: 'classic' },
+      info: {
+        hostname: hostname(),
+        'http-header-user-agent': o.userAgent,
+        robots: o.ignoreRobots ? 'ignore' : 'obey',
+      },
     });
     closers.push(() => warc.close());
+    const dnsCache = new DnsCache();
     const fetcher = new Fetcher({
       userAgent: o.userAgent,
       connectTimeoutMs: o.connectTimeoutMs,
@@ -70,10 +92,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       totalTimeoutMs: o.totalTimeoutMs,
       maxBodyBytes: o.maxBodyBytes,
       connectionsPerOrigin: o.perHost,
+      dnsCache,
+      addressPolicy: privateAddressPolicy({
+        allowPrivate: o.allowPrivate,
+        seedAddresses: await privateSeedAddresses(seeds, o.resolve, dnsCache),
+      }),
       ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
     });
     closers.push(() => fetcher.close());
-    const rules = {
+
+    const rules: LinkRules = {
       filter: createUrlFilter({
         scope: o.scope,
         seeds,
@@ -81,19 +109,44 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         exclude: o.exclude ?? [],
         skipExtensions: o.skipExtensions,
       }),
+      traps: {
+        maxPathSegments: o.maxPathSegments,
+        maxSegmentRepeats: o.maxSegmentRepeats,
+        maxQueryParams: o.maxQueryParams,
+      },
       maxDepth: o.maxDepth,
       maxRedirects: o.maxRedirects,
     };
+    const processOptions: ProcessOptions = {
+      rules,
+      followNofollow: o.followNofollow ?? false,
+      retry: { retries: o.retries, retryDelayMs: o.retryDelayMs },
+    };
+    const robots = o.ignoreRobots
+      ? null
+      : new RobotsCache({
+          fetch: (url) => fetcher.fetch(url),
+          userAgent: o.userAgent,
+          ttlMs: DEFAULTS.robotsTtlMs,
+          unavailableRetryMs: o.retryDelayMs,
+        });
+    // Lines the frontier hands back (refused URLs, URLs of hosts given up on) are
+    // written at once: that is its contract (Frontier.add).
+    const record = (result: AddResult) => {
+      const lines = result.newRejected.map(refusedRecord);
+      pages.append(lines);
+      if (o.onRecord !== undefined) for (const line of lines) o.onRecord(line);
+    };
+    const sitemaps = o.sitemaps ? new SitemapDiscovery(frontier, robots, rules, record) : null;
+    const visitParts = {
+      frontier,
+      fetcher,
+      gate: robots === null ? null : robotsGate(robots, o),
+      onSite: sitemaps === null ? null : (url: string) => sitemaps.onSite(url),
+      options: processOptions,
+    };
     const loop = new CrawlLoop(
-      {
-        frontier,
-        fetcher,
-        warc,
-        pages,
-        process: (lease, outcome) =>
-          processFetch(lease, outcome, { rules, followNofollow: o.followNofollow ?? false }),
-        onRecord: o.onRecord,
-      },
+      { frontier, visit: (lease) => visit(lease, visitParts), warc, pages, record, onRecord: o.onRecord },
       { bunny: `local-${process.pid}`, concurrency: o.concurrency, signal: o.signal },
     );
 
@@ -118,11 +171,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       closers.push(() => clearInterval(ticker));
     }
 
-    // Refusals a killed run stored but never wrote: write them now (see Frontier.add).
-    const unlogged = await frontier.unloggedRejections();
-    pages.append(unlogged.map(refusedRecord));
+    // Lines a killed run stored but never wrote: write them now (see Frontier.add).
+    record({ added: 0, newRejected: await frontier.unloggedRejections() });
     // Seeds are taken as given: they define the scope, so the filter does not judge them.
-    await frontier.add(seeds.map((url) => ({ url, depth: 0, via: null })));
+    record(await frontier.add(seeds.map((url) => ({ url, depth: 0, via: null }))));
     const before = await frontier.stats();
     const stoppedBy = await loop.run(o.maxPages - before.done - before.failed);
     const end = await progress();
@@ -139,6 +191,54 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   }
 }
 
+/**
+ * The private addresses the seeds are on: a crawl started at an intranet or loopback
+ * site may fetch that site, and only that, without --allow-private.
+ */
+async function privateSeedAddresses(
+  seeds: readonly string[],
+  resolve: ReadonlyMap<string, string> | undefined,
+  dns: DnsCache,
+): Promise<Set<string>> {
+  const addresses = new Set<string>();
+  for (const seed of seeds) {
+    const url = new URL(seed);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    const mapped = resolve?.get(`${url.hostname}:${port}`);
+    const host = hostnameOf(seed).replace(/^\[|\]$/g, '');
+    let found: string[];
+    try {
+      found = mapped !== undefined ? [mapped] : (await dns.resolve(host)).map((a) => a.address);
+    } catch {
+      found = []; // the seed's own fetch will record the DNS failure
+    }
+    for (const a of found) if (isPrivateAddress(a)) addresses.add(a);
+  }
+  return addresses;
+}
+
+function checkOptions(o: Settings): void {
+  checkWhole('concurrency', o.concurrency, 1);
+  checkWhole('perHost', o.perHost, 1);
+  checkWhole('retries', o.retries, 0);
+  checkWhole('retireAfter', o.retireAfter, 1);
+  for (const [name, value] of [
+    ['delayMs', o.delayMs],
+    ['delayFactor', o.delayFactor],
+    ['maxDelayMs', o.maxDelayMs],
+    ['retryDelayMs', o.retryDelayMs],
+    ['hostBackoffMs', o.hostBackoffMs],
+  ] as const) {
+    if (!(value >= 0)) throw new CrawlOptionError(`${name} must be 0 or more, got ${value}`);
+  }
+}
+
+function checkWhole(name: string, value: number, min: number): void {
+  if (!Number.isInteger(value) || value < min) {
+    throw new CrawlOptionError(`${name} must be a whole number of at least ${min}, got ${value}`);
+  }
+}
+
 /** Runs every closer; the first error, if any, is thrown after all have run. */
 async function closeAll(closers: readonly (() => unknown)[]): Promise<void> {
   let first: unknown = null;
@@ -150,12 +250,6 @@ async function closeAll(closers: readonly (() => unknown)[]): Promise<void> {
     }
   }
   if (first !== null) throw first;
-}
-
-function checkPositive(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1) {
-    throw new CrawlOptionError(`${name} must be a whole number of at least 1, got ${value}`);
-  }
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

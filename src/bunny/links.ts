@@ -1,10 +1,12 @@
-import type { NewLink, RejectedLink } from '../frontier/types.js';
+import type { NewLink, RejectedLink, UrlKind } from '../frontier/types.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { FilterReason } from '../url/filter.js';
+import { type TrapLimits, trapOf } from '../url/traps.js';
 
 export interface LinkRules {
   /** Scope, include/exclude and extension filter over canonical URLs (src/url/filter.ts). */
   filter: (canonicalUrl: string) => FilterReason | null;
+  traps: TrapLimits;
   maxDepth: number;
   maxRedirects: number;
 }
@@ -26,17 +28,20 @@ export interface RoutedLinks {
 export function routeLinks(
   hrefs: Iterable<string>,
   base: string,
-  from: { url: string; depth: number; redirects?: number },
+  from: { url: string; depth: number; redirects?: number; kind?: UrlKind },
   rules: LinkRules,
-  kind: 'link' | 'redirect' = 'link',
+  how: 'link' | 'redirect' | 'sitemap' = 'link',
 ): RoutedLinks {
   const seen = new Set<string>();
   const accepted: NewLink[] = [];
   const rejected: RejectedLink[] = [];
   // A redirect is not a hop away from the page: its target keeps the depth and counts
   // redirects instead, so `--max-depth` and the redirect limit each bound their own thing.
-  const depth = kind === 'redirect' ? from.depth : from.depth + 1;
-  const redirects = kind === 'redirect' ? (from.redirects ?? 0) + 1 : 0;
+  const depth = how === 'redirect' ? from.depth : from.depth + 1;
+  const redirects = how === 'redirect' ? (from.redirects ?? 0) + 1 : 0;
+  // A redirected sitemap is still a sitemap.
+  const kind: UrlKind =
+    how === 'sitemap' || (how === 'redirect' && from.kind === 'sitemap') ? 'sitemap' : 'page';
   for (const href of hrefs) {
     const c = canonicalize(href, base);
     if (!c.ok) {
@@ -49,16 +54,25 @@ export function routeLinks(
     const url = c.url;
     if (seen.has(url)) continue;
     seen.add(url);
-    const reason = refusal(url, depth, redirects, rules);
-    if (reason === null) accepted.push({ url, depth, via: from.url, redirects });
+    const reason = refusal(url, depth, redirects, kind, rules);
+    if (reason === null) accepted.push({ url, depth, via: from.url, redirects, kind });
     else rejected.push({ url, depth, via: from.url, reason });
   }
   return { accepted, rejected, distinct: seen.size };
 }
 
-function refusal(url: string, depth: number, redirects: number, rules: LinkRules): string | null {
+function refusal(
+  url: string,
+  depth: number,
+  redirects: number,
+  kind: UrlKind,
+  rules: LinkRules,
+): string | null {
   const filtered = rules.filter(url);
-  if (filtered !== null) return filtered;
+  // A sitemap is often `sitemap.xml.gz`: the extension filter is about pages, not sitemaps.
+  if (filtered !== null && !(kind === 'sitemap' && filtered === 'extension')) return filtered;
+  const trap = trapOf(url, rules.traps);
+  if (trap !== null) return trap;
   if (depth > rules.maxDepth) return 'depth';
   if (redirects > rules.maxRedirects) return 'redirects';
   return null;

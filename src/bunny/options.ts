@@ -23,6 +23,31 @@ export interface CrawlOptions {
   perHost?: number;
   /** Least gap in ms between two requests to one host. */
   delayMs?: number;
+  /** The gap is at least this many times the last response time (Heritrix's delay factor). */
+  delayFactor?: number;
+  /** Most gap between two requests to one host, Crawl-delay included. */
+  maxDelayMs?: number;
+  /** 'ip': hosts on one address share one politeness budget. */
+  politenessKey?: 'host' | 'ip';
+  /** Transient failures (5xx, 429, timeouts, resets) are tried this many more times. */
+  retries?: number;
+  /** Wait before the first retry; doubles with each. */
+  retryDelayMs?: number;
+  /** First wait after a host fails to connect; doubles with each failure in a row. */
+  hostBackoffMs?: number;
+  /** After this many failed connections in a row, a host's queued URLs are failed. */
+  retireAfter?: number;
+  /** URLs taken per host at most; more are refused ('host-budget'). */
+  maxPagesPerHost?: number;
+  maxPathSegments?: number;
+  maxSegmentRepeats?: number;
+  maxQueryParams?: number;
+  /** Fetch URLs robots.txt disallows (prints a warning on the command line). */
+  ignoreRobots?: boolean;
+  /** Read each site's sitemaps (named in robots.txt, else /sitemap.xml) for URLs. */
+  sitemaps?: boolean;
+  /** Fetch loopback, private, link-local and similar addresses even when no seed is on one. */
+  allowPrivate?: boolean;
   userAgent?: string;
   /** 'host:port' -> address to connect to, like curl --resolve. */
   resolve?: ReadonlyMap<string, string>;
@@ -68,14 +93,32 @@ export interface CrawlSummary extends CrawlProgress {
   outcomes: Record<string, number>;
 }
 
+/** What an option is when not given (the README and --help say the same). */
 export const DEFAULTS = {
   data: './cobweb-data',
   maxPages: Number.POSITIVE_INFINITY,
-  maxDepth: Number.POSITIVE_INFINITY,
+  /** Far enough for real sites, near enough that a trap that only goes deeper ends. */
+  maxDepth: 50,
   scope: 'domain' as ScopeMode,
   concurrency: 16,
   perHost: 1,
   delayMs: 1000,
+  delayFactor: 2,
+  maxDelayMs: 30_000,
+  politenessKey: 'host' as 'host' | 'ip',
+  retries: 2,
+  retryDelayMs: 10_000,
+  hostBackoffMs: 10_000,
+  maxHostBackoffMs: 10 * 60_000,
+  retireAfter: 5,
+  maxPagesPerHost: Number.POSITIVE_INFINITY,
+  maxPathSegments: 20,
+  maxSegmentRepeats: 2,
+  maxQueryParams: 20,
+  ignoreRobots: false,
+  sitemaps: false,
+  allowPrivate: false,
+  robotsTtlMs: 24 * 60 * 60_000,
   userAgent: DEFAULT_USER_AGENT,
   skipExtensions: DEFAULT_SKIP_EXTENSIONS,
   maxBodyBytes: 10 * 1024 * 1024,
@@ -87,4 +130,4 @@ export const DEFAULTS = {
   progressMs: 1000,
   /** A lease outlives any fetch (total timeout + margin); only the server's remote bunnies can lose one. */
   leaseMs: 5 * 60_000,
-} as const;
+};

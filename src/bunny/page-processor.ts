@@ -1,22 +1,29 @@
-import type { FetchOutcome, FetchSuccess } from '../fetch/types.js';
-import type { Completion, Lease, RejectedLink } from '../frontier/types.js';
+import type { FetchFailure, FetchOutcome, FetchSuccess } from '../fetch/types.js';
+import type { Completion, FetchReport, Lease, Outcome, RejectedLink } from '../frontier/types.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { type ParsedHtml, parseHtml } from '../parse/html.js';
+import { parseSitemap } from '../parse/sitemap.js';
 import { countDistinct, type LinkRules, type RoutedLinks, routeLinks } from './links.js';
+import { isConnectFailure, parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 export interface ProcessedPage {
-  record: PageRecord;
+  /** The pages.jsonl line; null when the URL will be tried again (only the last try is recorded). */
+  record: PageRecord | null;
   completion: Completion;
-  /** Set for HTML pages, for the modules (a later issue) to read. */
+  /** Set for HTML pages, for the modules to read. */
   parsed: ParsedHtml | null;
+  /** What politeness learns from this fetch (also in completion.report). */
+  report: FetchReport;
 }
 
 export interface ProcessOptions {
   rules: LinkRules;
   followNofollow: boolean;
+  retry: RetrySettings;
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+const NO_LINKS: RoutedLinks = { accepted: [], rejected: [], distinct: 0 };
 
 /** The media type of a Content-Type value, lowercase, without parameters. */
 function mediaType(contentType: string | null): string | null {
@@ -25,88 +32,186 @@ function mediaType(contentType: string | null): string | null {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
 }
 
+/** What a fetch tells politeness: its duration, a Retry-After, a failed connection, the address. */
+export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): FetchReport {
+  const report: FetchReport = { fetchMs: outcome.durationMs };
+  if (crawlDelayMs !== null) report.crawlDelayMs = crawlDelayMs;
+  if (outcome.ok) {
+    report.address = outcome.exchange.remoteAddress;
+    if (outcome.status === 429 || outcome.status === 503) {
+      const ms = parseRetryAfter(outcome.headers['retry-after'], Date.now());
+      if (ms !== undefined) report.retryAfterMs = ms;
+    }
+  } else if (isConnectFailure(outcome)) {
+    report.connectFailed = true;
+  }
+  return report;
+}
+
 /**
  * parse -> links: turns one fetch into the pages.jsonl line and the frontier completion.
  * Plain data in, plain data out: it neither fetches nor writes.
  */
-export function processFetch(lease: Lease, outcome: FetchOutcome, opts: ProcessOptions): ProcessedPage {
-  if (!outcome.ok) {
-    return {
-      record: {
-        url: lease.url,
-        status: outcome.status ?? null,
-        contentType: null,
-        bytes: null,
-        depth: lease.depth,
-        title: null,
-        outlinks: 0,
-        hasForm: false,
-        fetchedAt: outcome.startedAt.toISOString(),
-        durationMs: Math.round(outcome.durationMs),
-        via: lease.via,
-        error: outcome.error,
-        detail: outcome.message,
-      },
-      completion: {
-        url: lease.url,
-        host: lease.host,
-        outcome: { kind: 'failed', error: outcome.error },
-        fetchMs: outcome.durationMs,
-        outlinks: [],
-        rejected: [],
-      },
-      parsed: null,
-    };
+export function processFetch(
+  lease: Lease,
+  outcome: FetchOutcome,
+  crawlDelayMs: number | null,
+  opts: ProcessOptions,
+): ProcessedPage {
+  const report = reportOf(outcome, crawlDelayMs);
+  const again = retryDelay(outcome, lease.attempt, opts.retry, report.retryAfterMs);
+  if (again !== null) {
+    const error = outcome.ok ? `http-${outcome.status}` : outcome.error;
+    return retry(lease, report, error, again);
   }
+  if (!outcome.ok) return failed(lease, report, failureRecord(lease, outcome));
 
-  const type = mediaType(outcome.contentType);
-  const parsed =
-    outcome.status >= 200 && outcome.status < 300 && type !== null && HTML_TYPES.has(type)
-      ? parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType })
-      : null;
-  const record: PageRecord = {
-    url: lease.url,
-    status: outcome.status,
-    contentType: outcome.contentType,
-    bytes: outcome.body.length,
-    depth: lease.depth,
-    title: parsed?.title ?? null,
-    outlinks: 0,
-    hasForm: parsed?.hasForm ?? false,
-    fetchedAt: outcome.startedAt.toISOString(),
-    durationMs: Math.round(outcome.durationMs),
-    via: lease.via,
-  };
-
-  let routed: RoutedLinks = { accepted: [], rejected: [], distinct: 0 };
+  const record = successRecord(lease, outcome);
+  let parsed: ParsedHtml | null = null;
+  let routed = NO_LINKS;
   if (outcome.status >= 300 && outcome.status < 400) {
     routed = followRedirect(lease, outcome, opts.rules);
     const target = routed.accepted[0]?.url ?? routed.rejected[0]?.url;
     if (target !== undefined) record.location = target;
-  } else if (parsed !== null) {
-    if (parsed.metaRobots.noindex) record.noindex = true;
-    const follow = parsed.metaRobots.nofollow ? [] : followable(parsed, opts.followNofollow);
-    routed = routeLinks(follow, parsed.base, lease, opts.rules);
-    record.outlinks =
-      follow.length === parsed.links.length
-        ? routed.distinct
-        : countDistinct(
-            parsed.links.map((l) => l.href),
-            parsed.base,
-          );
+  } else if (outcome.status >= 200 && outcome.status < 300) {
+    if (lease.kind === 'sitemap') {
+      routed = sitemapLinks(lease, outcome, opts.rules, record);
+    } else if (HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) {
+      parsed = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType });
+      routed = pageLinks(lease, parsed, opts, record);
+    }
   }
-
   return {
     record,
     completion: {
       url: lease.url,
       host: lease.host,
       outcome: { kind: 'done' },
-      fetchMs: outcome.durationMs,
+      report,
       outlinks: routed.accepted,
       rejected: routed.rejected,
     },
     parsed,
+    report,
+  };
+}
+
+/** A URL robots.txt keeps us from (or whose robots.txt could not be read): not fetched. */
+export function processBlocked(
+  lease: Lease,
+  reason: 'robots' | 'robots-unavailable',
+  retryAfterMs: number | null,
+  opts: ProcessOptions,
+): ProcessedPage {
+  const report: FetchReport = { fetchMs: 0 };
+  if (reason === 'robots-unavailable' && retryAfterMs !== null && lease.attempt <= opts.retry.retries) {
+    return retry(lease, report, reason, retryAfterMs);
+  }
+  const record = blankRecord(lease);
+  record.error = reason;
+  return failed(lease, report, record);
+}
+
+/** A bug must not lose the URL: it is recorded as failed ('internal'), with why. */
+export function processCrash(lease: Lease, err: unknown): ProcessedPage {
+  const record = blankRecord(lease);
+  record.error = 'internal';
+  record.detail = err instanceof Error ? err.message : String(err);
+  return failed(lease, { fetchMs: 0 }, record);
+}
+
+function retry(lease: Lease, report: FetchReport, error: string, afterMs: number): ProcessedPage {
+  return {
+    record: null,
+    completion: completion(lease, report, { kind: 'retry', error, afterMs }),
+    parsed: null,
+    report,
+  };
+}
+
+function failed(lease: Lease, report: FetchReport, record: PageRecord): ProcessedPage {
+  return {
+    record,
+    completion: completion(lease, report, { kind: 'failed', error: record.error ?? 'failed' }),
+    parsed: null,
+    report,
+  };
+}
+
+function completion(lease: Lease, report: FetchReport, outcome: Outcome): Completion {
+  return { url: lease.url, host: lease.host, outcome, report, outlinks: [], rejected: [] };
+}
+
+function blankRecord(lease: Lease): PageRecord {
+  return {
+    url: lease.url,
+    status: null,
+    contentType: null,
+    bytes: null,
+    depth: lease.depth,
+    title: null,
+    outlinks: 0,
+    hasForm: false,
+    fetchedAt: null,
+    durationMs: null,
+    via: lease.via,
+  };
+}
+
+function failureRecord(lease: Lease, outcome: FetchFailure): PageRecord {
+  const record = blankRecord(lease);
+  record.status = outcome.status ?? null;
+  record.fetchedAt = outcome.startedAt.toISOString();
+  record.durationMs = Math.round(outcome.durationMs);
+  record.error = outcome.error;
+  record.detail = outcome.message;
+  if (lease.attempt > 1) record.attempts = lease.attempt;
+  return record;
+}
+
+function successRecord(lease: Lease, outcome: FetchSuccess): PageRecord {
+  const record = blankRecord(lease);
+  record.status = outcome.status;
+  record.contentType = outcome.contentType;
+  record.bytes = outcome.body.length;
+  record.fetchedAt = outcome.startedAt.toISOString();
+  record.durationMs = Math.round(outcome.durationMs);
+  if (lease.attempt > 1) record.attempts = lease.attempt;
+  return record;
+}
+
+function pageLinks(lease: Lease, parsed: ParsedHtml, opts: ProcessOptions, record: PageRecord): RoutedLinks {
+  record.title = parsed.title;
+  record.hasForm = parsed.hasForm;
+  if (parsed.metaRobots.noindex) record.noindex = true;
+  const follow = parsed.metaRobots.nofollow ? [] : followable(parsed, opts.followNofollow);
+  const routed = routeLinks(follow, parsed.base, lease, opts.rules);
+  record.outlinks =
+    follow.length === parsed.links.length
+      ? routed.distinct
+      : countDistinct(
+          parsed.links.map((l) => l.href),
+          parsed.base,
+        );
+  return routed;
+}
+
+/** The URLs a sitemap lists go down the same path as links; nested sitemaps stay sitemaps. */
+function sitemapLinks(
+  lease: Lease,
+  outcome: FetchSuccess,
+  rules: LinkRules,
+  record: PageRecord,
+): RoutedLinks {
+  const sitemap = parseSitemap(outcome.body, { url: outcome.url, contentType: outcome.contentType });
+  const pages = routeLinks(sitemap.urls, outcome.url, lease, rules);
+  const nested = routeLinks(sitemap.sitemaps, outcome.url, lease, rules, 'sitemap');
+  record.outlinks = pages.distinct + nested.distinct;
+  if (sitemap.problems.length > 0) record.detail = `sitemap: ${sitemap.problems.join('; ')}`;
+  return {
+    accepted: [...pages.accepted, ...nested.accepted],
+    rejected: [...pages.rejected, ...nested.rejected],
+    distinct: record.outlinks,
   };
 }
 
@@ -122,13 +227,13 @@ function followable(parsed: ParsedHtml, followNofollow: boolean): string[] {
 /** A redirect's Location goes down the same canonicalize -> filter -> seen path as a link. */
 function followRedirect(lease: Lease, outcome: FetchSuccess, rules: LinkRules): RoutedLinks {
   const location = outcome.headers.location;
-  if (location === undefined || location === '') return { accepted: [], rejected: [], distinct: 0 };
+  if (location === undefined || location === '') return NO_LINKS;
   return routeLinks([location], outcome.url, lease, rules, 'redirect');
 }
 
-/** The pages.jsonl line for a URL the crawl refused. */
+/** The pages.jsonl line for a URL the crawl refused, or gave up on without fetching. */
 export function refusedRecord(r: RejectedLink): PageRecord {
-  const tooLong = r.reason === 'too-long';
+  const own = r.reason === 'too-long' || r.reason === 'host-unreachable';
   return {
     url: r.url,
     status: null,
@@ -141,7 +246,7 @@ export function refusedRecord(r: RejectedLink): PageRecord {
     fetchedAt: null,
     durationMs: null,
     via: r.via,
-    error: tooLong ? 'too-long' : 'filtered',
-    ...(tooLong ? {} : { detail: r.reason }),
+    error: own ? r.reason : 'filtered',
+    ...(own ? {} : { detail: r.reason }),
   };
 }

@@ -2,7 +2,13 @@ import { Command, Option } from 'commander';
 import { crawl } from '../bunny/crawl.js';
 import { DEFAULTS } from '../bunny/options.js';
 import type { ScopeMode } from '../url/filter.js';
-import { collectRegex, collectResolve, extensionList, wholeNumber } from './parse-values.js';
+import {
+  collectRegex,
+  collectResolve,
+  extensionList,
+  nonNegativeNumber,
+  wholeNumber,
+} from './parse-values.js';
 import { ProgressReporter, summaryText } from './progress.js';
 
 interface CrawlFlags {
@@ -24,6 +30,20 @@ interface CrawlFlags {
   timeout: number;
   connectTimeout: number;
   quiet?: boolean;
+  delayFactor: number;
+  maxDelay: number;
+  politenessKey: 'host' | 'ip';
+  retries: number;
+  retryDelay: number;
+  hostBackoff: number;
+  retireAfter: number;
+  maxPagesPerHost?: number;
+  maxPathSegments: number;
+  maxSegmentRepeats: number;
+  maxQueryParams: number;
+  ignoreRobots?: boolean;
+  sitemaps?: boolean;
+  allowPrivate?: boolean;
 }
 
 export function crawlCommand(): Command {
@@ -33,7 +53,12 @@ export function crawlCommand(): Command {
     .option('--data <dir>', 'the store and every output (pages.jsonl, warc/)', DEFAULTS.data)
     .option('--fresh', 'delete the store and outputs in --data and start over')
     .option('--max-pages <n>', 'stop after fetching this many URLs (counting earlier runs)', wholeNumber(0))
-    .option('--max-depth <n>', 'follow links this many hops from a seed (a seed is depth 0)', wholeNumber(0))
+    .option(
+      '--max-depth <n>',
+      'follow links this many hops from a seed (a seed is depth 0)',
+      wholeNumber(0),
+      DEFAULTS.maxDepth,
+    )
     .addOption(
       new Option('--scope <scope>', 'which links to follow: same host, same registrable domain, or any')
         .choices(['host', 'domain', 'any'])
@@ -44,6 +69,72 @@ export function crawlCommand(): Command {
     .option('--concurrency <n>', 'fetches in flight in total', wholeNumber(1), DEFAULTS.concurrency)
     .option('--per-host <n>', 'fetches in flight to one host', wholeNumber(1), DEFAULTS.perHost)
     .option('--delay <ms>', 'least gap between two requests to one host', wholeNumber(0), DEFAULTS.delayMs)
+    .option(
+      '--delay-factor <n>',
+      'the gap is at least this many times the last response time',
+      nonNegativeNumber,
+      DEFAULTS.delayFactor,
+    )
+    .option(
+      '--max-delay <ms>',
+      'most gap between two requests to one host, Crawl-delay included',
+      wholeNumber(0),
+      DEFAULTS.maxDelayMs,
+    )
+    .addOption(
+      new Option(
+        '--politeness-key <key>',
+        'count politeness per host, or per IP address (hosts sharing one share it)',
+      )
+        .choices(['host', 'ip'])
+        .default(DEFAULTS.politenessKey),
+    )
+    .option(
+      '--retries <n>',
+      'tries after the first for 5xx, 429, timeouts and resets',
+      wholeNumber(0),
+      DEFAULTS.retries,
+    )
+    .option(
+      '--retry-delay <ms>',
+      'wait before the first retry; doubles each time',
+      wholeNumber(0),
+      DEFAULTS.retryDelayMs,
+    )
+    .option(
+      '--host-backoff <ms>',
+      'wait after a host fails to connect; doubles each time in a row',
+      wholeNumber(0),
+      DEFAULTS.hostBackoffMs,
+    )
+    .option(
+      '--retire-after <n>',
+      'give up on a host after this many failed connections in a row',
+      wholeNumber(1),
+      DEFAULTS.retireAfter,
+    )
+    .option('--max-pages-per-host <n>', 'take at most this many URLs from one host', wholeNumber(1))
+    .option(
+      '--max-path-segments <n>',
+      'refuse URLs with more path segments (a trap)',
+      wholeNumber(1),
+      DEFAULTS.maxPathSegments,
+    )
+    .option(
+      '--max-segment-repeats <n>',
+      'refuse URLs repeating a path segment more often (a trap)',
+      wholeNumber(1),
+      DEFAULTS.maxSegmentRepeats,
+    )
+    .option(
+      '--max-query-params <n>',
+      'refuse URLs with more query parameters (a trap)',
+      wholeNumber(0),
+      DEFAULTS.maxQueryParams,
+    )
+    .option('--ignore-robots', 'fetch what robots.txt disallows (be sure you may)')
+    .option('--sitemaps', "read each site's sitemaps (named in robots.txt, else /sitemap.xml) for URLs")
+    .option('--allow-private', 'fetch loopback, private and link-local addresses even when no seed is on one')
     .option('--user-agent <string>', 'User-Agent header', DEFAULTS.userAgent)
     .option(
       '--resolve <host:port:addr>',
@@ -83,6 +174,9 @@ export function crawlCommand(): Command {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      if (flags.ignoreRobots === true) {
+        process.stderr.write('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
+      }
       try {
         const summary = await crawl({
           seeds,
@@ -103,6 +197,20 @@ export function crawlCommand(): Command {
           maxBodyBytes: flags.maxBody,
           totalTimeoutMs: flags.timeout,
           connectTimeoutMs: flags.connectTimeout,
+          delayFactor: flags.delayFactor,
+          maxDelayMs: flags.maxDelay,
+          politenessKey: flags.politenessKey,
+          retries: flags.retries,
+          retryDelayMs: flags.retryDelay,
+          hostBackoffMs: flags.hostBackoff,
+          retireAfter: flags.retireAfter,
+          maxPagesPerHost: flags.maxPagesPerHost,
+          maxPathSegments: flags.maxPathSegments,
+          maxSegmentRepeats: flags.maxSegmentRepeats,
+          maxQueryParams: flags.maxQueryParams,
+          ignoreRobots: flags.ignoreRobots,
+          sitemaps: flags.sitemaps,
+          allowPrivate: flags.allowPrivate,
           signal: stop.signal,
           progressMs: progress.intervalMs,
           onProgress: flags.quiet === true ? undefined : (p) => progress.update(p),

@@ -13,6 +13,14 @@ export function wholeNumber(min: number): (value: string) => number {
   };
 }
 
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) {
+    throw new InvalidArgumentError(`expected a number of at least 0, got "${value}".`);
+  }
+  return n;
+}
+
 export function collectRegex(value: string, previous: RegExp[] = []): RegExp[] {
   try {
     return [...previous, new RegExp(value)];

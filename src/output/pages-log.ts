@@ -21,6 +21,8 @@ export interface PageRecord {
   via: string | null;
   /** For a redirect: where it points (canonical). */
   location?: string;
+  /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */
+  attempts?: number;
   /** The page asked not to be indexed (meta robots). */
   noindex?: true;
   /** For failures and refusals: a short reason ('timeout', 'too-large', 'dns', 'filtered', ...). */

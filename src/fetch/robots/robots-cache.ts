@@ -2,6 +2,7 @@
  * robots.txt per origin (scheme://host:port): fetched before the origin's first page, shared by
  * concurrent checks, kept for a day (RFC 9309 section 2.4), and retried sooner when unreachable.
  */
+import type { FetchFailure } from '../types.js';
 import { loadRobotsTxt, type RobotsFetch, type RobotsLoad, type RobotsState } from './robots-fetch.js';
 import { productTokenOf } from './robots-txt.js';
 
@@ -12,6 +13,8 @@ export interface RobotsVerdict {
   /** 'robots' when a rule disallows the URL; 'robots-unavailable' when the origin's robots.txt answered 5xx or could not be reached (everything disallowed until a retry succeeds). */
   reason?: 'robots' | 'robots-unavailable';
   crawlDelayMs: number | null;
+  /** For 'robots-unavailable' because no answer came at all: the fetch failure (refused, dns...). */
+  failure?: FetchFailure;
   /**
    * True if this call waited for robots.txt to be fetched over the network (the caller keeps the
    * host's politeness gap before its next request). Every check that joined the same fetch gets true.
@@ -133,6 +136,8 @@ export class RobotsCache {
 function verdictFor(load: RobotsLoad, pathAndQuery: string, fetched: boolean): RobotsVerdict {
   const crawlDelayMs = load.robots.crawlDelayMs;
   if (load.robots.isAllowed(pathAndQuery)) return { allowed: true, crawlDelayMs, fetched };
-  const reason = load.state === 'unavailable' ? 'robots-unavailable' : 'robots';
-  return { allowed: false, reason, crawlDelayMs, fetched };
+  if (load.state !== 'unavailable') return { allowed: false, reason: 'robots', crawlDelayMs, fetched };
+  const verdict: RobotsVerdict = { allowed: false, reason: 'robots-unavailable', crawlDelayMs, fetched };
+  if (load.failure !== undefined) verdict.failure = load.failure;
+  return verdict;
 }

@@ -3,7 +3,7 @@
  * 2xx parsed, 3xx followed, 4xx "unavailable" (allow all), 5xx and network failures
  * "unreachable" (disallow all).
  */
-import type { FetchOutcome } from '../types.js';
+import type { FetchFailure, FetchOutcome } from '../types.js';
 import { allowAll, disallowAll, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
 
 /** A GET that does NOT follow redirects (our Fetcher). */
@@ -16,6 +16,8 @@ export interface RobotsLoad {
   /** Status of the last response; null when no response came (network failure). */
   status: number | null;
   robots: RobotsTxt;
+  /** Why robots.txt could not be read, when no answer came at all (refused, dns, timeout...). */
+  failure?: FetchFailure;
 }
 
 /** RFC 9309 section 2.3.1.2: follow at least five consecutive redirects. */
@@ -42,11 +44,15 @@ export async function loadRobotsTxt(
       return unreachable(null);
     }
     if (!outcome.ok) {
+      // The crawl may not connect there at all: the page fetch will fail the same way and be
+      // recorded as 'private-address', which says more than a robots.txt "unavailable".
+      if (outcome.error === 'private-address') return unavailable(null);
       // A failure after the head arrived (too-large, a cut body) still has a status that says what
       // the server meant; a 4xx is then unavailable as usual. Anything else could have been a
       // robots.txt we failed to read, which must not open the site.
       const status = outcome.status ?? null;
-      return status !== null && isUnavailable(status) ? unavailable(status) : unreachable(status);
+      if (status !== null && isUnavailable(status)) return unavailable(status);
+      return { ...unreachable(status), failure: outcome };
     }
     const status = outcome.status;
     if (status >= 200 && status < 300) {
@@ -74,7 +80,7 @@ function isUnavailable(status: number): boolean {
   return status >= 400 && status < 500 && status !== TOO_MANY_REQUESTS;
 }
 
-function unavailable(status: number): RobotsLoad {
+function unavailable(status: number | null): RobotsLoad {
   return { state: 'allow-all', status, robots: ALLOW_ALL };
 }
 

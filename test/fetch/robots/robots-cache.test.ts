@@ -154,11 +154,13 @@ describe('RobotsCache', () => {
     const impatient = new Fetcher({ userAgent: USER_AGENT, totalTimeoutMs: 500 });
     try {
       const cache = new RobotsCache({ fetch: (url) => impatient.fetch(url), userAgent: USER_AGENT });
-      expect(await cache.check(`${server.origin}/page`)).toEqual({
+      expect(await cache.check(`${server.origin}/page`)).toMatchObject({
         allowed: false,
         reason: 'robots-unavailable',
         crawlDelayMs: null,
         fetched: true,
+        // the cause travels with the verdict, so the page can be recorded with it
+        failure: { ok: false, error: 'timeout' },
       });
       expect(cache.summaryOf(server.origin)).toMatchObject({ status: null, state: 'unavailable' });
     } finally {

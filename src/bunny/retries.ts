@@ -1,0 +1,56 @@
+import type { FetchOutcome } from '../fetch/types.js';
+
+export interface RetrySettings {
+  /** Tries after the first; default 2. */
+  retries: number;
+  /** Wait before the first retry; doubles each time. */
+  retryDelayMs: number;
+}
+
+/** Answers that say "not now" rather than "no": worth another try later. */
+const TRANSIENT_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+const TRANSIENT_ERRORS = new Set(['timeout', 'reset', 'network', 'dns', 'refused']);
+
+/**
+ * A failed connection (the server never answered): counts toward retiring the host.
+ * The fetcher reports a connect timeout as 'timeout' with this message prefix.
+ */
+export function isConnectFailure(outcome: FetchOutcome): boolean {
+  if (outcome.ok) return false;
+  return (
+    outcome.error === 'dns' ||
+    outcome.error === 'refused' ||
+    (outcome.error === 'timeout' && outcome.message.startsWith('connect timeout'))
+  );
+}
+
+/**
+ * Whether this try of a URL should be repeated, and after how long; null when the
+ * outcome is final (success, a permanent error, or no tries left). A 429 or 503 with
+ * Retry-After waits what the server asked (the host is held back that long too).
+ */
+export function retryDelay(
+  outcome: FetchOutcome,
+  attempt: number,
+  settings: RetrySettings,
+  retryAfterMs: number | undefined,
+): number | null {
+  if (attempt > settings.retries) return null;
+  const transient = outcome.ok ? TRANSIENT_STATUSES.has(outcome.status) : TRANSIENT_ERRORS.has(outcome.error);
+  if (!transient) return null;
+  const backoff = settings.retryDelayMs * 2 ** (attempt - 1);
+  return retryAfterMs === undefined ? backoff : Math.max(backoff, retryAfterMs);
+}
+
+/**
+ * Retry-After, as delay-seconds or an HTTP-date (RFC 9110 10.2.3), in ms from `now`;
+ * undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, at - now);
+}
