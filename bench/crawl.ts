@@ -33,7 +33,11 @@ export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebR
     ...options.seeds,
     '--data',
     options.dataDir,
+    // No politeness wait at all: --delay 0 alone still leaves the adaptive gap
+    // (2 x response time), which would measure the politeness, not the crawler.
     '--delay',
+    '0',
+    '--delay-factor',
     '0',
     '--per-host',
     String(options.perHost),

@@ -85,7 +85,7 @@ async function main(): Promise<number> {
 
     console.log(describeMachine());
     console.log(
-      `web: ${settings.hosts.length} hosts x ${settings.pagesPerHost} pages = ${expected.length} reachable pages, ~${settings.pageBytes} B each, seed ${settings.seed}; concurrency ${settings.concurrency}, cobweb --per-host ${settings.perHost}; ${settings.rounds} round(s), median shown; seconds are spawn to exit for both\n`,
+      `web: ${settings.hosts.length} hosts x ${settings.pagesPerHost} pages = ${expected.length} reachable pages, ~${settings.pageBytes} B each, seed ${settings.seed}; concurrency ${settings.concurrency}, cobweb --per-host ${settings.perHost} --delay 0 --delay-factor 0; ${settings.rounds} round(s), median shown; seconds are spawn to exit for both\n`,
     );
     console.log(markdownTable(rows));
     const rawRate = median(raw)?.pagesPerSec;
