@@ -8,3 +8,11 @@ export type { PageRecord } from './output/pages-log.js';
 export { canonicalize } from './url/canonicalize.js';
 export type { ScopeMode } from './url/filter.js';
 export { VERSION } from './version.js';
+export type {
+  CobwebModule,
+  ModuleContext,
+  ModulePage,
+  ModuleSite,
+  ModuleStats,
+  PageFields,
+} from './modules/api.js';

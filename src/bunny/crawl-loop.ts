@@ -10,6 +10,8 @@ export interface LoopParts {
   /** robots gate -> fetch -> parse for one lease (visit.ts). */
   visit: (lease: Lease) => Promise<Visit>;
   warc: Pick<WarcThread, 'write'>;
+  /** Module hooks for a batch (module-step.ts); they update its records and completions. */
+  modules: ((batch: readonly Visit[]) => Promise<void>) | null;
   pages: PagesLog;
   /** Writes the lines a frontier call hands back (refused URLs and the like). */
   record: (result: AddResult) => void;
@@ -121,9 +123,9 @@ export class CrawlLoop {
 
   /**
    * Writes what finished in this turn of the event loop. In this order, so a kill at
-   * any point loses nothing: WARC records, then pages.jsonl lines, then the store
-   * marks the URLs done. The WARC thread starts at once; the rest waits its turn
-   * behind earlier batches.
+   * any point loses nothing: WARC records and module hooks (each on its own thread,
+   * started at once), then pages.jsonl lines, then the store marks the URLs done,
+   * batch after batch.
    */
   private flush(): void {
     this.flushQueued = false;
@@ -132,15 +134,23 @@ export class CrawlLoop {
     const exchanges: WarcExchange[] = [];
     for (const f of batch) if (f.warc !== null) exchanges.push(f.warc);
     const written = this.parts.warc.write(exchanges);
-    written.catch(() => {}); // awaited (and reported) in settle(), maybe after a while
-    this.flushing = this.flushing.then(() => this.settle(batch, written));
+    const hooked = this.parts.modules === null ? Promise.resolve() : this.parts.modules(batch);
+    // awaited (and reported) in settle(), maybe after a while
+    written.catch(() => {});
+    hooked.catch(() => {});
+    this.flushing = this.flushing.then(() => this.settle(batch, written, hooked));
     // Fetch slots are free again: lease more while this batch is written.
     this.notify();
   }
 
-  private async settle(batch: readonly Finished[], written: Promise<void>): Promise<void> {
+  private async settle(
+    batch: readonly Finished[],
+    written: Promise<void>,
+    hooked: Promise<void>,
+  ): Promise<void> {
     try {
       await written;
+      await hooked;
       const records: PageRecord[] = [];
       for (const f of batch) if (f.page.record !== null) records.push(f.page.record);
       this.parts.pages.append(records);

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { resolve as resolvePath } from 'node:path';
 import { privateAddressPolicy } from '../fetch/address-policy.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
@@ -6,6 +7,8 @@ import { isPrivateAddress } from '../fetch/ip-ranges.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import type { AddResult } from '../frontier/types.js';
+import { BUILTIN_MODULES } from '../modules/builtin/index.js';
+import { ModuleHost } from '../modules/module-host.js';
 import { PagesLog } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { canonicalize } from '../url/canonicalize.js';
@@ -15,6 +18,7 @@ import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import { clearCrawl, layoutOf, lockDataDir } from './data-dir.js';
 import type { LinkRules } from './links.js';
+import { ModuleStep } from './module-step.js';
 import { type CrawlOptions, type CrawlProgress, type CrawlSummary, DEFAULTS } from './options.js';
 import { type ProcessOptions, refusedRecord } from './page-processor.js';
 import { robotsGate } from './robots-gate.js';
@@ -138,6 +142,22 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       if (o.onRecord !== undefined) for (const line of lines) o.onRecord(line);
     };
     const sitemaps = o.sitemaps ? new SitemapDiscovery(frontier, robots, rules, record) : null;
+    const log = o.onLog ?? ((line: string) => process.stderr.write(`cobweb: ${line}\n`));
+    const { host: moduleHost, reports } = await ModuleHost.start({
+      paths: [
+        ...(o.builtinModules ? BUILTIN_MODULES : []),
+        ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
+      ],
+      dataDir: layout.moduleData,
+      timeoutMs: o.moduleTimeoutMs,
+      log,
+    });
+    closers.push(() => moduleHost.close());
+    const refusedModules = reports.flatMap((r) =>
+      r.refused === undefined ? [] : [{ path: r.path, reason: r.refused }],
+    );
+    for (const r of refusedModules) log(`module ${r.path} refused: ${r.reason}`);
+    const moduleStep = new ModuleStep({ host: moduleHost, frontier, robots, rules, onPage: o.onPage });
     const visitParts = {
       frontier,
       fetcher,
@@ -146,7 +166,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       options: processOptions,
     };
     const loop = new CrawlLoop(
-      { frontier, visit: (lease) => visit(lease, visitParts), warc, pages, record, onRecord: o.onRecord },
+      {
+        frontier,
+        visit: (lease) => visit(lease, visitParts),
+        warc,
+        modules: (batch) => moduleStep.run(batch),
+        pages,
+        record,
+        onRecord: o.onRecord,
+      },
       { bunny: `local-${process.pid}`, concurrency: o.concurrency, signal: o.signal },
     );
 
@@ -185,6 +213,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       warcFiles: warc.files,
       stoppedBy,
       outcomes: { ...loop.outcomes },
+      modules: moduleHost.stats(),
+      refusedModules,
     };
   } finally {
     await closeAll(closers.reverse());
@@ -222,6 +252,7 @@ function checkOptions(o: Settings): void {
   checkWhole('perHost', o.perHost, 1);
   checkWhole('retries', o.retries, 0);
   checkWhole('retireAfter', o.retireAfter, 1);
+  checkWhole('moduleTimeoutMs', o.moduleTimeoutMs, 1);
   for (const [name, value] of [
     ['delayMs', o.delayMs],
     ['delayFactor', o.delayFactor],

@@ -7,6 +7,8 @@ export interface DataLayout {
   store: string;
   pages: string;
   warc: string;
+  /** Where modules' emitted records go, one file per module. */
+  moduleData: string;
   lock: string;
 }
 
@@ -17,6 +19,7 @@ export function layoutOf(dir: string): DataLayout {
     store: join(root, 'frontier.db'),
     pages: join(root, 'pages.jsonl'),
     warc: join(root, 'warc'),
+    moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
   };
 }
@@ -27,6 +30,7 @@ export function clearCrawl(layout: DataLayout): void {
     rmSync(f, { force: true });
   }
   rmSync(layout.warc, { recursive: true, force: true });
+  rmSync(layout.moduleData, { recursive: true, force: true });
 }
 
 export class DataDirBusyError extends Error {}

@@ -15,8 +15,8 @@ export interface LinkRules {
 export interface RoutedLinks {
   accepted: NewLink[];
   rejected: RejectedLink[];
-  /** Distinct http(s) URLs among the input, accepted or not: the page's outlink count. */
-  distinct: number;
+  /** Distinct http(s) URLs among the input, accepted or not (canonical): the page's outlinks. */
+  urls: string[];
 }
 
 /**
@@ -58,7 +58,7 @@ export function routeLinks(
     if (reason === null) accepted.push({ url, depth, via: from.url, redirects, kind });
     else rejected.push({ url, depth, via: from.url, reason });
   }
-  return { accepted, rejected, distinct: seen.size };
+  return { accepted, rejected, urls: [...seen] };
 }
 
 function refusal(
@@ -78,13 +78,13 @@ function refusal(
   return null;
 }
 
-/** How many distinct http(s) URLs the hrefs name: a page's outlink count, followed or not. */
-export function countDistinct(hrefs: Iterable<string>, base: string): number {
+/** The distinct http(s) URLs the hrefs name: a page's outlinks, followed or not. */
+export function distinctUrls(hrefs: Iterable<string>, base: string): string[] {
   const seen = new Set<string>();
   for (const href of hrefs) {
     const c = canonicalize(href, base);
     seen.add(c.ok ? c.url : c.reason === 'too-long' ? c.input : '');
   }
   seen.delete('');
-  return seen.size;
+  return [...seen];
 }

@@ -1,3 +1,4 @@
+import type { ModulePage, ModuleStats } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { ScopeMode } from '../url/filter.js';
 import { DEFAULT_SKIP_EXTENSIONS } from '../url/filter.js';
@@ -59,6 +60,16 @@ export interface CrawlOptions {
   maxRedirects?: number;
   /** Roll WARC files at this size. */
   warcMaxBytes?: number;
+  /** Module files to load (ES modules; see docs/modules.md), after the built-ins. */
+  modules?: readonly string[];
+  /** Load the built-in modules (forms, meta, server); default true. */
+  builtinModules?: boolean;
+  /** A module call still running after this long is cut off and counted. */
+  moduleTimeoutMs?: number;
+  /** Called for every fetched page, on the crawl's own thread, like a module's onPage. */
+  onPage?: (page: ModulePage) => unknown;
+  /** Where log lines go (module logs and errors); default stderr. */
+  onLog?: (line: string) => void;
   /** Called for every line written to pages.jsonl. */
   onRecord?: (record: PageRecord) => void;
   /** Called every `progressMs` with the crawl's numbers. */
@@ -84,6 +95,10 @@ export interface CrawlProgress {
 }
 
 export interface CrawlSummary extends CrawlProgress {
+  /** Per module: calls, errors, timeouts, mean time. */
+  modules: ModuleStats[];
+  /** Modules that were not loaded, with why. */
+  refusedModules: { path: string; reason: string }[];
   data: string;
   pagesFile: string;
   warcFiles: readonly string[];
@@ -119,6 +134,8 @@ export const DEFAULTS = {
   sitemaps: false,
   allowPrivate: false,
   robotsTtlMs: 24 * 60 * 60_000,
+  builtinModules: true,
+  moduleTimeoutMs: 5000,
   userAgent: DEFAULT_USER_AGENT,
   skipExtensions: DEFAULT_SKIP_EXTENSIONS,
   maxBodyBytes: 10 * 1024 * 1024,

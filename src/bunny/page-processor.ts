@@ -1,17 +1,18 @@
 import type { FetchFailure, FetchOutcome, FetchSuccess } from '../fetch/types.js';
 import type { Completion, FetchReport, Lease, Outcome, RejectedLink } from '../frontier/types.js';
+import type { ModulePage } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { type ParsedHtml, parseHtml } from '../parse/html.js';
 import { parseSitemap } from '../parse/sitemap.js';
-import { countDistinct, type LinkRules, type RoutedLinks, routeLinks } from './links.js';
+import { distinctUrls, type LinkRules, type RoutedLinks, routeLinks } from './links.js';
 import { isConnectFailure, parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 export interface ProcessedPage {
   /** The pages.jsonl line; null when the URL will be tried again (only the last try is recorded). */
   record: PageRecord | null;
   completion: Completion;
-  /** Set for HTML pages, for the modules to read. */
-  parsed: ParsedHtml | null;
+  /** The page as modules see it; null when nothing was fetched (or it will be tried again). */
+  page: ModulePage | null;
   /** What politeness learns from this fetch (also in completion.report). */
   report: FetchReport;
 }
@@ -23,7 +24,7 @@ export interface ProcessOptions {
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
-const NO_LINKS: RoutedLinks = { accepted: [], rejected: [], distinct: 0 };
+const NO_LINKS: RoutedLinks = { accepted: [], rejected: [], urls: [] };
 
 /** The media type of a Content-Type value, lowercase, without parameters. */
 function mediaType(contentType: string | null): string | null {
@@ -69,6 +70,7 @@ export function processFetch(
   const record = successRecord(lease, outcome);
   let parsed: ParsedHtml | null = null;
   let routed = NO_LINKS;
+  let links: string[] = [];
   if (outcome.status >= 300 && outcome.status < 400) {
     routed = followRedirect(lease, outcome, opts.rules);
     const target = routed.accepted[0]?.url ?? routed.rejected[0]?.url;
@@ -76,9 +78,10 @@ export function processFetch(
   } else if (outcome.status >= 200 && outcome.status < 300) {
     if (lease.kind === 'sitemap') {
       routed = sitemapLinks(lease, outcome, opts.rules, record);
+      links = routed.urls;
     } else if (HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) {
       parsed = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType });
-      routed = pageLinks(lease, parsed, opts, record);
+      [routed, links] = pageLinks(lease, parsed, opts, record);
     }
   }
   return {
@@ -91,7 +94,16 @@ export function processFetch(
       outlinks: routed.accepted,
       rejected: routed.rejected,
     },
-    parsed,
+    page: {
+      url: lease.url,
+      status: outcome.status,
+      headers: outcome.headers,
+      contentType: outcome.contentType,
+      html: parsed?.text ?? null,
+      links,
+      depth: lease.depth,
+      referrer: lease.via,
+    },
     report,
   };
 }
@@ -124,7 +136,7 @@ function retry(lease: Lease, report: FetchReport, error: string, afterMs: number
   return {
     record: null,
     completion: completion(lease, report, { kind: 'retry', error, afterMs }),
-    parsed: null,
+    page: null,
     report,
   };
 }
@@ -133,7 +145,7 @@ function failed(lease: Lease, report: FetchReport, record: PageRecord): Processe
   return {
     record,
     completion: completion(lease, report, { kind: 'failed', error: record.error ?? 'failed' }),
-    parsed: null,
+    page: null,
     report,
   };
 }
@@ -180,20 +192,27 @@ function successRecord(lease: Lease, outcome: FetchSuccess): PageRecord {
   return record;
 }
 
-function pageLinks(lease: Lease, parsed: ParsedHtml, opts: ProcessOptions, record: PageRecord): RoutedLinks {
+/** The links to follow, and every distinct link of the page (followed or not). */
+function pageLinks(
+  lease: Lease,
+  parsed: ParsedHtml,
+  opts: ProcessOptions,
+  record: PageRecord,
+): [RoutedLinks, string[]] {
   record.title = parsed.title;
   record.hasForm = parsed.hasForm;
   if (parsed.metaRobots.noindex) record.noindex = true;
   const follow = parsed.metaRobots.nofollow ? [] : followable(parsed, opts.followNofollow);
   const routed = routeLinks(follow, parsed.base, lease, opts.rules);
-  record.outlinks =
+  const all =
     follow.length === parsed.links.length
-      ? routed.distinct
-      : countDistinct(
+      ? routed.urls
+      : distinctUrls(
           parsed.links.map((l) => l.href),
           parsed.base,
         );
-  return routed;
+  record.outlinks = all.length;
+  return [routed, all];
 }
 
 /** The URLs a sitemap lists go down the same path as links; nested sitemaps stay sitemaps. */
@@ -206,12 +225,13 @@ function sitemapLinks(
   const sitemap = parseSitemap(outcome.body, { url: outcome.url, contentType: outcome.contentType });
   const pages = routeLinks(sitemap.urls, outcome.url, lease, rules);
   const nested = routeLinks(sitemap.sitemaps, outcome.url, lease, rules, 'sitemap');
-  record.outlinks = pages.distinct + nested.distinct;
+  const urls = [...pages.urls, ...nested.urls];
+  record.outlinks = urls.length;
   if (sitemap.problems.length > 0) record.detail = `sitemap: ${sitemap.problems.join('; ')}`;
   return {
     accepted: [...pages.accepted, ...nested.accepted],
     rejected: [...pages.rejected, ...nested.rejected],
-    distinct: record.outlinks,
+    urls,
   };
 }
 

@@ -5,6 +5,7 @@ import type { ScopeMode } from '../url/filter.js';
 import {
   collectRegex,
   collectResolve,
+  collectString,
   extensionList,
   nonNegativeNumber,
   wholeNumber,
@@ -44,6 +45,9 @@ interface CrawlFlags {
   ignoreRobots?: boolean;
   sitemaps?: boolean;
   allowPrivate?: boolean;
+  module?: string[];
+  moduleTimeout: number;
+  builtinModules: boolean;
 }
 
 export function crawlCommand(): Command {
@@ -160,6 +164,18 @@ export function crawlCommand(): Command {
       wholeNumber(1),
       DEFAULTS.connectTimeoutMs,
     )
+    .option(
+      '--module <path>',
+      'load a module (an ES module file; see docs/modules.md); repeatable',
+      collectString,
+    )
+    .option(
+      '--module-timeout <ms>',
+      'cut off a module call after this long',
+      wholeNumber(1),
+      DEFAULTS.moduleTimeoutMs,
+    )
+    .option('--no-builtin-modules', 'do not load the built-in modules (forms, meta, server)')
     .option('--quiet', 'print nothing but errors')
     .action(async (seeds: string[], flags: CrawlFlags) => {
       const progress = new ProgressReporter(process.stderr);
@@ -211,6 +227,9 @@ export function crawlCommand(): Command {
           ignoreRobots: flags.ignoreRobots,
           sitemaps: flags.sitemaps,
           allowPrivate: flags.allowPrivate,
+          modules: flags.module,
+          moduleTimeoutMs: flags.moduleTimeout,
+          builtinModules: flags.builtinModules,
           signal: stop.signal,
           progressMs: progress.intervalMs,
           onProgress: flags.quiet === true ? undefined : (p) => progress.update(p),

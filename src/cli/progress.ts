@@ -70,7 +70,17 @@ export function summaryText(s: CrawlSummary): string {
     `cobweb: ${ended}`,
     `  this run: ${s.fetchedThisRun} fetched in ${duration(s.elapsedMs)} (${s.pagesPerSec.toFixed(1)} pages/s)${outcomes === '' ? '' : `: ${outcomes}`}`,
     `  store: ${s.done} done, ${s.failed} failed, ${s.rejected} refused, ${s.queued} queued`,
+    ...moduleLines(s),
     `  pages: ${s.pagesFile}`,
     `  warc:  ${s.warcFiles.length === 0 ? '(none this run)' : s.warcFiles.join(', ')}`,
   ].join('\n');
+}
+
+function moduleLines(s: CrawlSummary): string[] {
+  const lines = s.modules.map(
+    (m) =>
+      `  module ${m.name}: ${m.calls} calls, ${m.errors} errors, ${m.timeouts} timeouts, ${m.meanMs.toFixed(2)} ms mean`,
+  );
+  for (const r of s.refusedModules) lines.push(`  module ${r.path} refused: ${r.reason}`);
+  return lines;
 }

@@ -70,6 +70,16 @@ export interface AddResult {
   newRejected: RejectedLink[];
 }
 
+/** A site (scheme://host:port) the crawl has reached, and what modules said of it. */
+export interface SiteFacts {
+  origin: string;
+  address: string | null;
+  /** Epoch ms of its first response. */
+  firstSeen: number;
+  /** Per module name: what its onSite hook returned. */
+  info: Record<string, unknown>;
+}
+
 export interface FrontierStats {
   queued: number;
   inFlight: number;
@@ -99,6 +109,12 @@ export interface Frontier {
   complete(batch: readonly Completion[]): Promise<AddResult>;
   /** Rejections stored but never recorded because the process died first. */
   unloggedRejections(): Promise<RejectedLink[]>;
+  /** Whether the site was recorded before (by this run or an earlier one). */
+  knownSite(origin: string): Promise<boolean>;
+  /** Records a site durably, once; a second call for the same origin changes nothing. */
+  recordSite(site: SiteFacts): Promise<void>;
+  /** Every site recorded, for `show` and `log`. */
+  sites(): Promise<SiteFacts[]>;
   /** Epoch ms at which a host with queued URLs becomes ready, or null if none is waiting. */
   nextReadyAt(): number | null;
   stats(): Promise<FrontierStats>;

@@ -16,6 +16,8 @@ export interface HtmlLink {
 
 export interface ParsedHtml {
   charset: string;
+  /** The decoded document (for modules, which get the page as text). */
+  text: string;
   /** Absolute URL that hrefs resolve against: the page URL, or the first <base href> resolved against it. */
   base: string;
   /** First <title> outside <svg>/<math>, whitespace collapsed and trimmed; null if none or empty. */
@@ -276,6 +278,7 @@ export function parseHtml(body: Uint8Array, opts: { url: string; contentType: st
   collector.finish();
   return {
     charset,
+    text,
     base: collector.base,
     title: collector.title,
     links: collector.links,

@@ -47,6 +47,12 @@ export function openSchema(db: Database.Database): void {
     );
     -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
     CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
+    CREATE TABLE IF NOT EXISTS sites (
+      origin TEXT PRIMARY KEY,
+      address TEXT,
+      first_seen INTEGER NOT NULL,
+      info TEXT NOT NULL
+    );
     CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (state) WHERE state IN (5, 6);
   `);
   const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as

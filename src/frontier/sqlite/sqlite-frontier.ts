@@ -17,6 +17,7 @@ import type {
   NewLink,
   PolitenessSettings,
   RejectedLink,
+  SiteFacts,
 } from '../types.js';
 import { openSchema, URL_KIND, URL_STATE } from './schema.js';
 
@@ -40,6 +41,8 @@ interface Statements {
   loadAfter: Database.Statement;
   loadFirst: Database.Statement;
   seqOf: Database.Statement;
+  siteExists: Database.Statement;
+  insertSite: Database.Statement;
 }
 
 const ROW_COLUMNS = 'url, host, depth, seq, via, redirects, kind, attempts';
@@ -178,6 +181,31 @@ export class SqliteFrontier implements Frontier {
     return rows.map((r) => ({ url: r.url, depth: r.depth, via: r.via, reason: r.error ?? 'filtered' }));
   }
 
+  async knownSite(origin: string): Promise<boolean> {
+    return this.st.siteExists.get(origin) !== undefined;
+  }
+
+  async recordSite(site: SiteFacts): Promise<void> {
+    this.st.insertSite.run(site.origin, site.address, site.firstSeen, JSON.stringify(site.info));
+  }
+
+  async sites(): Promise<SiteFacts[]> {
+    const rows = this.db
+      .prepare(`SELECT origin, address, first_seen, info FROM sites ORDER BY first_seen`)
+      .all() as {
+      origin: string;
+      address: string | null;
+      first_seen: number;
+      info: string;
+    }[];
+    return rows.map((r) => ({
+      origin: r.origin,
+      address: r.address,
+      firstSeen: r.first_seen,
+      info: JSON.parse(r.info) as Record<string, unknown>,
+    }));
+  }
+
   nextReadyAt(): number | null {
     let next = this.scheduler.nextWake();
     for (const t of [this.expiries.peek()?.expires, this.delayed.peek()?.at]) {
@@ -242,6 +270,10 @@ export class SqliteFrontier implements Frontier {
          ORDER BY depth, seq LIMIT ?`,
       ),
       seqOf: db.prepare(`SELECT seq FROM urls WHERE fp = ?`).pluck(),
+      siteExists: db.prepare(`SELECT 1 FROM sites WHERE origin = ?`).pluck(),
+      insertSite: db.prepare(
+        `INSERT OR IGNORE INTO sites (origin, address, first_seen, info) VALUES (?, ?, ?, ?)`,
+      ),
     };
   }
 

@@ -1,0 +1,75 @@
+/**
+ * The module API: what a cobweb module is and what it is given. A module is an ES
+ * module whose default export is a `CobwebModule`. Modules run on their own thread,
+ * one call per page (`onPage`) and one per new site (`onSite`); see docs/modules.md.
+ *
+ * Everything a module receives is plain data (it crossed a thread boundary), and all
+ * it can do to the crawl goes through `ctx`: nothing else of the crawler is reachable.
+ */
+
+/** A fetched page, as modules see it. */
+export interface ModulePage {
+  /** The URL fetched (canonical). */
+  url: string;
+  status: number;
+  /** Response headers, lowercase names. */
+  headers: Record<string, string>;
+  contentType: string | null;
+  /** The decoded HTML text, for HTML pages (2xx, text/html or XHTML); null otherwise. */
+  html: string | null;
+  /** Distinct canonical http(s) URLs the page links to, followed or not. */
+  links: string[];
+  /** Hops from a seed (a seed is 0). */
+  depth: number;
+  /** The page this URL was found on; null for seeds. */
+  referrer: string | null;
+}
+
+/** A site (scheme://host:port) the crawl reached for the first time. */
+export interface ModuleSite {
+  origin: string;
+  /** The IP address the first response came from, when known. */
+  address: string | null;
+  /** Headers of the site's first response, lowercase names. */
+  headers: Record<string, string>;
+  /** What the site's robots.txt said; null with --ignore-robots. */
+  robots: {
+    /** 'parsed', 'allow-all' (4xx, none) or 'unavailable' (5xx, no answer). */
+    state: string;
+    status: number | null;
+    crawlDelayMs: number | null;
+    sitemaps: string[];
+  } | null;
+}
+
+export interface ModuleContext {
+  /** Appends one JSON line to `<data>/data/<module name>.jsonl`. */
+  emit(record: Record<string, unknown>): void;
+  /** URLs for the crawl to consider: canonicalized, filtered and deduplicated like links. */
+  enqueue(urls: readonly string[]): void;
+  /** A line in the crawl's log, prefixed with the module's name. */
+  log(message: string): void;
+}
+
+/** What onPage may return: fields to add to the page's pages.jsonl line. */
+export type PageFields = Record<string, unknown>;
+
+export interface CobwebModule {
+  /** Unique among the loaded modules; names its data file. Letters, digits, '-', '_'. */
+  name: string;
+  onPage?(page: ModulePage, ctx: ModuleContext): PageFields | undefined | Promise<PageFields | undefined>;
+  /** What it returns is stored as the site's module info (shown by `show`, written by `log`). */
+  onSite?(site: ModuleSite, ctx: ModuleContext): unknown;
+  /** Run once when the module is loaded; throwing refuses the module. */
+  selfTest?(): void | Promise<void>;
+}
+
+/** Per-module counters, as the crawl summary prints them. */
+export interface ModuleStats {
+  name: string;
+  calls: number;
+  errors: number;
+  timeouts: number;
+  /** Mean duration of a call in ms (timeouts count as the timeout). */
+  meanMs: number;
+}

@@ -1,0 +1,307 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { crawl } from '../../src/bunny/crawl.js';
+import type { CrawlOptions } from '../../src/bunny/options.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import { page, routes, serve, type TestServer } from '../helpers/http.js';
+import { readPages } from '../helpers/pages.js';
+
+let dir: string;
+let modulesDir: string;
+const servers: TestServer[] = [];
+const logs: string[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cobweb-modules-'));
+  modulesDir = mkdtempSync(join(tmpdir(), 'cobweb-module-files-'));
+  logs.length = 0;
+});
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(modulesDir, { recursive: true, force: true });
+});
+
+/** Writes a module file (plain JavaScript, as a user would) and returns its path. */
+function moduleFile(name: string, source: string): string {
+  const file = join(modulesDir, `${name}.mjs`);
+  writeFileSync(file, source);
+  return file;
+}
+
+async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
+  const s = await serve(address, routes(table));
+  servers.push(s);
+  return s;
+}
+
+function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
+  return crawl({
+    seeds,
+    data: dir,
+    delayMs: 0,
+    delayFactor: 0,
+    perHost: 2,
+    retries: 0,
+    onLog: (line) => logs.push(line),
+    ...extra,
+  });
+}
+
+function emitted(module: string): Record<string, unknown>[] {
+  const file = join(dir, 'data', `${module}.jsonl`);
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+const smallSite = () =>
+  site('127.0.0.2', {
+    '/': page('root', ['/a', '/b']),
+    '/a': page('a', ['/b']),
+    '/b': page('b'),
+  });
+
+describe('a module from a file', () => {
+  it('runs on every page once, and what it emits and returns lands in the outputs', async () => {
+    const a = await smallSite();
+    const path = moduleFile(
+      'titles',
+      `export default {
+        name: 'titles',
+        onPage(page, ctx) {
+          if (page.html === null) return;
+          ctx.emit({ url: page.url, status: page.status, depth: page.depth, referrer: page.referrer, links: page.links.length });
+          return { titleLength: page.html.match(/<title>(.*?)<\\/title>/)[1].length };
+        },
+      };`,
+    );
+    const summary = await run([`${a.origin}/`], { modules: [path], builtinModules: false });
+    const records = emitted('titles');
+    expect(records.map((r) => r.url).sort()).toEqual([`${a.origin}/`, `${a.origin}/a`, `${a.origin}/b`]);
+    expect(records.find((r) => r.url === `${a.origin}/a`)).toEqual({
+      url: `${a.origin}/a`,
+      status: 200,
+      depth: 1,
+      referrer: `${a.origin}/`,
+      links: 1,
+    });
+    expect(readPages(join(dir, 'pages.jsonl')).find((r) => r.url === `${a.origin}/`)).toMatchObject({
+      titleLength: 4,
+    });
+    expect(summary.modules).toEqual([
+      expect.objectContaining({ name: 'titles', calls: 3, errors: 0, timeouts: 0 }),
+    ]);
+  });
+
+  it('can be written in TypeScript against the exported types', async () => {
+    const a = await smallSite();
+    const path = join(import.meta.dirname, 'fixtures', 'word-count.ts');
+    await run([`${a.origin}/`], { modules: [path], builtinModules: false });
+    expect(emitted('word-count')).toHaveLength(3);
+    expect(
+      readPages(join(dir, 'pages.jsonl')).every((r) => typeof (r as { words?: unknown }).words === 'number'),
+    ).toBe(true);
+  });
+
+  it('may enqueue URLs, which take the link path (scope included)', async () => {
+    const a = await site('127.0.0.2', { '/': page('root'), '/hidden': page('hidden') });
+    const path = moduleFile(
+      'finder',
+      `export default {
+        name: 'finder',
+        onPage(page, ctx) { if (page.url.endsWith('/')) ctx.enqueue(['/hidden', 'http://elsewhere.test/x', 'mailto:a@b.c']); },
+      };`,
+    );
+    await run([`${a.origin}/`], { modules: [path], builtinModules: false, scope: 'host' });
+    const pages = readPages(join(dir, 'pages.jsonl'));
+    expect(pages.find((r) => r.url === `${a.origin}/hidden`)).toMatchObject({
+      status: 200,
+      depth: 1,
+      via: `${a.origin}/`,
+    });
+    expect(pages.find((r) => r.url === 'http://elsewhere.test/x')).toMatchObject({
+      error: 'filtered',
+      detail: 'scope',
+    });
+  });
+});
+
+describe('a module that misbehaves', () => {
+  it('throwing on every page is counted, and the crawl completes', async () => {
+    const a = await smallSite();
+    const path = moduleFile(
+      'thrower',
+      `export default { name: 'thrower', onPage() { throw new Error('boom'); } };`,
+    );
+    const summary = await run([`${a.origin}/`], { modules: [path], builtinModules: false });
+    expect(summary.stoppedBy).toBe('finished');
+    expect(summary.fetchedThisRun).toBe(3);
+    expect(summary.modules).toEqual([
+      expect.objectContaining({ name: 'thrower', calls: 3, errors: 3, timeouts: 0 }),
+    ]);
+    expect(logs.filter((l) => l.includes('thrower') && l.includes('boom'))).toHaveLength(3);
+  });
+
+  it('never returning is cut off after the module timeout and counted', async () => {
+    const a = await smallSite();
+    const path = moduleFile(
+      'sleeper',
+      `export default { name: 'sleeper', onPage() { return new Promise(() => {}); } };`,
+    );
+    const summary = await run([`${a.origin}/`], {
+      modules: [path],
+      builtinModules: false,
+      moduleTimeoutMs: 200,
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    expect(summary.fetchedThisRun).toBe(3);
+    expect(summary.modules).toEqual([expect.objectContaining({ name: 'sleeper', calls: 3, timeouts: 3 })]);
+  });
+
+  it('looping forever is cut off, its thread replaced, the others keep working', async () => {
+    const a = await smallSite();
+    const looper = moduleFile(
+      'looper',
+      `export default { name: 'looper', onPage(page) { if (page.url.endsWith('/a')) for (;;) {} } };`,
+    );
+    const counter = moduleFile(
+      'counter',
+      `export default { name: 'counter', onPage(p, ctx) { ctx.emit({ url: p.url }); } };`,
+    );
+    const summary = await run([`${a.origin}/`], {
+      modules: [looper, counter],
+      builtinModules: false,
+      moduleTimeoutMs: 200,
+      perHost: 1,
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    expect(summary.fetchedThisRun).toBe(3);
+    const looperStats = summary.modules.find((m) => m.name === 'looper');
+    expect(looperStats?.timeouts).toBeGreaterThanOrEqual(1);
+    // the pages the loop did not stall were seen by the other module
+    expect(emitted('counter').map((r) => r.url)).toContain(`${a.origin}/`);
+    expect(logs.some((l) => l.includes('looper') && l.includes('restarting'))).toBe(true);
+  });
+
+  it('failing its selfTest, or reusing a name, is refused with the reason', async () => {
+    const a = await smallSite();
+    const broken = moduleFile(
+      'broken',
+      `export default { name: 'broken', selfTest() { throw new Error('no dictionary'); }, onPage() {} };`,
+    );
+    const one = moduleFile(
+      'one',
+      `export default { name: 'same', onPage(p, ctx) { ctx.emit({ from: 'one' }); } };`,
+    );
+    const two = moduleFile(
+      'two',
+      `export default { name: 'same', onPage(p, ctx) { ctx.emit({ from: 'two' }); } };`,
+    );
+    const notAModule = moduleFile('nothing', `export const x = 1;`);
+    const summary = await run([`${a.origin}/`], {
+      modules: [broken, one, two, notAModule],
+      builtinModules: false,
+    });
+    expect(summary.refusedModules).toEqual([
+      { path: broken, reason: 'selfTest failed: no dictionary' },
+      { path: two, reason: 'a module named "same" is already loaded' },
+      { path: notAModule, reason: 'its default export must be an object with a name' },
+    ]);
+    expect(summary.modules.map((m) => m.name)).toEqual(['same']);
+    expect(new Set(emitted('same').map((r) => r.from))).toEqual(new Set(['one']));
+  });
+});
+
+describe('site hooks', () => {
+  it('run once per site across the whole crawl, including after a resume', async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('a', ['/1', '/2', '/3']),
+      '/1': page('1'),
+      '/2': page('2'),
+      '/3': page('3'),
+    });
+    const b = await site('127.0.0.3', { '/': page('b', ['/1', '/2']), '/1': page('1'), '/2': page('2') });
+    const path = moduleFile(
+      'sites',
+      `export default { name: 'sites', onSite(site, ctx) { ctx.emit({ origin: site.origin }); return { seen: site.origin }; } };`,
+    );
+    const seeds = [`${a.origin}/`, `${b.origin}/`];
+    // The first run reaches one site only; the others find the second one after resuming.
+    const first = await run(seeds, { modules: [path], builtinModules: false, maxPages: 1, perHost: 1 });
+    expect(first.stoppedBy).toBe('max-pages');
+    await run(seeds, { modules: [path], builtinModules: false, perHost: 1 });
+    await run(seeds, { modules: [path], builtinModules: false, perHost: 1 });
+    expect(
+      emitted('sites')
+        .map((r) => r.origin)
+        .sort(),
+    ).toEqual([a.origin, b.origin]);
+    const store = new SqliteFrontier(join(dir, 'frontier.db'), {
+      perHost: 1,
+      delayMs: 0,
+      delayFactor: 0,
+      maxDelayMs: 0,
+      backoffMs: 0,
+      maxBackoffMs: 0,
+      retireAfter: 1,
+      key: 'host',
+      maxPagesPerHost: Number.POSITIVE_INFINITY,
+      leaseMs: 1000,
+    });
+    const sites = await store.sites();
+    await store.close();
+    expect(sites.map((s) => [s.origin, s.info])).toEqual(
+      expect.arrayContaining([
+        [a.origin, { sites: { seen: a.origin } }],
+        [b.origin, { sites: { seen: b.origin } }],
+      ]),
+    );
+  });
+});
+
+describe('built-in modules', () => {
+  it('forms, meta and server work through the same API, on by default', async () => {
+    const a = await site('127.0.0.2', {
+      '/': (_req, res) =>
+        res
+          .writeHead(200, {
+            'content-type': 'text/html',
+            server: 'TestServer/1.0',
+            'x-powered-by': 'Hope',
+            'last-modified': 'Wed, 21 Oct 2026 07:28:00 GMT',
+          })
+          .end(
+            `<html lang="fr"><head><title>Accueil</title><meta name="description" content="Un site"><link rel="canonical" href="/home"></head>
+            <body><form action="/search" method="get"><input name="q"><input type="submit"></form>
+            <form method="POST"><input name="user"><input name="pass"><textarea name="note"></textarea></form><a href="/plain">x</a></body></html>`,
+          ),
+      '/plain': page('plain'),
+    });
+    await run([`${a.origin}/`]);
+    const pages = readPages(join(dir, 'pages.jsonl'));
+    expect(pages.find((r) => r.url === `${a.origin}/`)).toMatchObject({ hasForm: true });
+    expect(pages.find((r) => r.url === `${a.origin}/plain`)).toMatchObject({ hasForm: false });
+    expect(emitted('forms')).toEqual([
+      { page: `${a.origin}/`, action: `${a.origin}/search`, method: 'GET', inputs: ['q'] },
+      { page: `${a.origin}/`, action: `${a.origin}/`, method: 'POST', inputs: ['user', 'pass', 'note'] },
+    ]);
+    expect(emitted('meta').find((r) => r.url === `${a.origin}/`)).toEqual({
+      url: `${a.origin}/`,
+      title: 'Accueil',
+      description: 'Un site',
+      canonical: `${a.origin}/home`,
+      language: 'fr',
+      lastModified: 'Wed, 21 Oct 2026 07:28:00 GMT',
+    });
+    expect(emitted('server')).toEqual([
+      { origin: a.origin, server: 'TestServer/1.0', poweredBy: 'Hope', address: '127.0.0.2' },
+    ]);
+  });
+});
