@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlockAfter } from '../helpers/doc-blocks.js';
+import { page, routes, serve, type TestServer } from '../helpers/http.js';
+import { readPages } from '../helpers/pages.js';
+
+// The examples run as a user runs them: the compiled package (npm test builds first),
+// imported as 'cobweb' from a folder outside the repository.
+const REPO = join(import.meta.dirname, '../..');
+const BIN = join(REPO, 'bin/cobweb.js');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+let work: string;
+let site: TestServer;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'cobweb-docs-'));
+  mkdirSync(join(work, 'node_modules'));
+  symlinkSync(REPO, join(work, 'node_modules', 'cobweb'), 'dir');
+  site = await serve(
+    '127.0.0.2',
+    routes({
+      '/': page(
+        'home',
+        ['/team', '/list?page=1'],
+        '<h1>Welcome <em>home</em></h1><p>Write to info@example.test</p>',
+      ),
+      '/team': page('team', [], '<h2>People</h2><p>ada@example.test, grace@example.test</p>'),
+      '/list?page=1': page('list', [], '<div data-url="/list?page=2">more</div><h1>Page 1</h1>'),
+      '/list?page=2': page('list', [], '<h1>Page 2</h1><p>again: ada@example.test</p>'),
+    }),
+  );
+});
+
+afterAll(async () => {
+  await site.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+async function node(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += String(d);
+  });
+  child.stderr.on('data', (d) => {
+    stderr += String(d);
+  });
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, stdout, stderr };
+}
+
+describe('the README library example', () => {
+  it('runs as written and finds what it says it finds', async () => {
+    const file = join(work, 'emails.mts');
+    writeFileSync(file, codeBlockAfter('README.md', '<!-- README example'));
+    const r = await node(['--import', TSX, file, `${site.origin}/`]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.includes('@')).sort()).toEqual([
+      `ada@example.test\t${site.origin}/team`,
+      `grace@example.test\t${site.origin}/team`,
+      `info@example.test\t${site.origin}/`,
+    ]);
+    expect(lines.at(-1)).toBe('3 pages fetched');
+  });
+});
+
+describe('the docs/modules.md example module', () => {
+  it('loads with --module, emits headings, enqueues data-url URLs, and reports its site', async () => {
+    const file = join(work, 'headings.mjs');
+    writeFileSync(file, codeBlockAfter('docs/modules.md', '<!-- docs example'));
+    const data = join(work, 'headings-data');
+    const r = await node([BIN, 'crawl', `${site.origin}/`, '--data', data, '--delay', '0', '--module', file]);
+    expect(r.code).toBe(0);
+    // four pages and one site
+    expect(r.stdout).toMatch(/module headings: 5 calls, 0 errors, 0 timeouts/);
+    expect(r.stderr).toContain(`module headings: ${site.origin} runs an unnamed server`);
+    const emitted = readFileSync(join(data, 'data', 'headings.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { url: string; headings: string[] });
+    expect(emitted.find((e) => e.url === `${site.origin}/`)?.headings).toEqual(['Welcome home']);
+    // /list?page=2 is only in a data-url attribute: the module enqueued it
+    expect(emitted.find((e) => e.url === `${site.origin}/list?page=2`)?.headings).toEqual(['Page 2']);
+    const pages = readPages(join(data, 'pages.jsonl'));
+    expect(pages.find((p) => p.url === `${site.origin}/team`)).toMatchObject({ headings: 1 });
+  });
+});
