@@ -1,4 +1,5 @@
 import type { FetchOutcome } from '../fetch/types.js';
+import { MAX_RETRY_AFTER_MS } from '../frontier/politeness.js';
 
 export interface RetrySettings {
   /** Tries after the first; default 2. */
@@ -27,7 +28,8 @@ export function isConnectFailure(outcome: FetchOutcome): boolean {
 /**
  * Whether this try of a URL should be repeated, and after how long; null when the
  * outcome is final (success, a permanent error, or no tries left). A 429 or 503 with
- * Retry-After waits what the server asked (the host is held back that long too).
+ * Retry-After waits what the server asked (the host is held back that long too), up
+ * to an hour; past that the answer is final.
  */
 export function retryDelay(
   outcome: FetchOutcome,
@@ -38,6 +40,9 @@ export function retryDelay(
   if (attempt > settings.retries) return null;
   const transient = outcome.ok ? TRANSIENT_STATUSES.has(outcome.status) : TRANSIENT_ERRORS.has(outcome.error);
   if (!transient) return null;
+  // A server asking us back in days (or years) gets its answer recorded now: waiting
+  // that long would keep the whole crawl from ending.
+  if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) return null;
   const backoff = settings.retryDelayMs * 2 ** (attempt - 1);
   return retryAfterMs === undefined ? backoff : Math.max(backoff, retryAfterMs);
 }
