@@ -4,10 +4,6 @@
  */
 export { CrawlOptionError, crawl } from './bunny/crawl.js';
 export type { CrawlOptions, CrawlProgress, CrawlSummary } from './bunny/options.js';
-export type { PageRecord } from './output/pages-log.js';
-export { canonicalize } from './url/canonicalize.js';
-export type { ScopeMode } from './url/filter.js';
-export { VERSION } from './version.js';
 export type {
   CobwebModule,
   ModuleContext,
@@ -16,3 +12,7 @@ export type {
   ModuleStats,
   PageFields,
 } from './modules/api.js';
+export type { PageRecord } from './output/pages-log.js';
+export { canonicalize } from './url/canonicalize.js';
+export type { ScopeMode } from './url/filter.js';
+export { VERSION } from './version.js';

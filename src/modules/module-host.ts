@@ -210,10 +210,20 @@ export class ModuleHost {
     );
     const old = this.worker;
     new Int32Array(this.running)[0] = 0;
-    await this.spawn(
-      this.modules.map((m) => m.path),
-      false,
-    );
     void old.terminate();
+    try {
+      await this.spawn(
+        this.modules.map((m) => m.path),
+        false,
+      );
+    } catch (err) {
+      // Closed while the new thread was loading (the crawl ended), or it failed to load.
+      if (!this.closed) {
+        this.options.log(
+          `the modules' thread could not be restarted: ${(err as Error).message}; modules are off`,
+        );
+        this.closed = true;
+      }
+    }
   }
 }

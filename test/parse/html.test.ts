@@ -384,6 +384,7 @@ describe('malformed HTML', () => {
   it('copes with an empty body and with text only', () => {
     expect(parse('')).toEqual({
       charset: 'utf-8',
+      text: '',
       base: PAGE_URL,
       title: null,
       links: [],
