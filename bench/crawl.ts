@@ -10,6 +10,8 @@ export interface CobwebRunOptions {
   concurrency: number;
   perHost: number;
   timeoutSeconds: number;
+  /** Extra command-line flags (e.g. --no-builtin-modules). */
+  extraArgs?: readonly string[];
 }
 
 export interface CobwebRun {
@@ -44,6 +46,7 @@ export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebR
     '--concurrency',
     String(options.concurrency),
     '--quiet',
+    ...(options.extraArgs ?? []),
   ];
   const startedAt = performance.now();
   const child = spawnNode(args, options.repoDir, 'ignore');

@@ -16,7 +16,8 @@ import { computeReachable } from './web/reach.js';
 import { startWebProcess, type WebProcess } from './web-process.js';
 
 const RAW_LABEL = 'raw loop: undici + htmlparser2, no frontier, no outputs';
-const COBWEB_LABEL = 'cobweb crawl: sqlite frontier, pages.jsonl, WARC';
+const COBWEB_LABEL = 'cobweb crawl: sqlite frontier, pages.jsonl, WARC, robots.txt, built-in modules';
+const BARE_LABEL = 'cobweb crawl, the same without modules (--no-builtin-modules)';
 const TARGET_RATIO = 0.6;
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -63,18 +64,24 @@ async function main(): Promise<number> {
 
     const raw: RoundOutcome[] = [];
     const cobweb: RoundOutcome[] = [];
-    // Alternating the two spreads slow spells of a shared machine over both rows.
+    const bare: RoundOutcome[] = [];
+    // Alternating the contenders spreads slow spells of a shared machine over every row.
     for (let round = 1; round <= settings.rounds; round++) {
       raw.push(await measureWebUse(context, `raw loop, round ${round}`, () => rawRound(context)));
       if (cobwebBuilt) {
         cobweb.push(
-          await measureWebUse(context, `cobweb, round ${round}`, () => cobwebRound(context, round)),
+          await measureWebUse(context, `cobweb, round ${round}`, () => cobwebRound(context, round, [])),
+        );
+        bare.push(
+          await measureWebUse(context, `cobweb without modules, round ${round}`, () =>
+            cobwebRound(context, round, ['--no-builtin-modules']),
+          ),
         );
       }
     }
 
     const rows: TableRow[] = [...summaryRows(RAW_LABEL, raw)];
-    if (cobwebBuilt) rows.push(...summaryRows(COBWEB_LABEL, cobweb));
+    if (cobwebBuilt) rows.push(...summaryRows(COBWEB_LABEL, cobweb), ...summaryRows(BARE_LABEL, bare));
     else {
       rows.push(
         emptyRow(
@@ -90,14 +97,19 @@ async function main(): Promise<number> {
     console.log(markdownTable(rows));
     const rawRate = median(raw)?.pagesPerSec;
     const cobwebRate = median(cobweb)?.pagesPerSec;
+    const bareRate = median(bare)?.pagesPerSec;
     if (rawRate && cobwebRate) {
       console.log(
         `cobweb / raw: ${(cobwebRate / rawRate).toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})`,
       );
     }
+    if (cobwebRate && bareRate) {
+      console.log(`with modules / without: ${(cobwebRate / bareRate).toFixed(2)} (the built-ins' cost)`);
+    }
     console.log('');
-    for (const outcome of [...raw, ...cobweb]) for (const note of outcome.notes) console.log(`- ${note}`);
-    const failed = [...raw, ...cobweb].some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
+    const all = [...raw, ...cobweb, ...bare];
+    for (const outcome of all) for (const note of outcome.notes) console.log(`- ${note}`);
+    const failed = all.some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
     return failed ? 1 : 0;
   } finally {
     await web.stop();
@@ -137,9 +149,13 @@ async function rawRound(context: Context): Promise<RoundOutcome> {
   return outcome;
 }
 
-async function cobwebRound(context: Context, round: number): Promise<RoundOutcome> {
+async function cobwebRound(
+  context: Context,
+  round: number,
+  extraArgs: readonly string[],
+): Promise<RoundOutcome> {
   const { settings, expected } = context;
-  const dataDir = join(context.workDir, `cobweb-data-${round}`);
+  const dataDir = join(context.workDir, `cobweb-data-${round}${extraArgs.length > 0 ? '-bare' : ''}`);
   const run = await runCobwebCrawl({
     repoDir: cobwebRoot(settings),
     seeds: context.web.sites.map((site) => `${site.origin}/`),
@@ -147,6 +163,7 @@ async function cobwebRound(context: Context, round: number): Promise<RoundOutcom
     concurrency: settings.concurrency,
     perHost: settings.perHost,
     timeoutSeconds: settings.timeoutSeconds,
+    extraArgs,
   });
   const pagesFile = await summarizePagesFile(join(dataDir, 'pages.jsonl'));
   const pages = pagesFile.okUrls.length;

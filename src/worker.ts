@@ -24,3 +24,33 @@ export function startWorker(moduleUrl: URL, workerData: unknown): Worker {
     .catch((err) => { console.error(err); process.exit(1); });`;
   return new Worker(bootstrap, { eval: true, workerData });
 }
+
+/** Where one buffer sits inside a packed batch. */
+export interface Span {
+  offset: number;
+  length: number;
+}
+
+/**
+ * Copies buffers into one fresh ArrayBuffer, to be moved (transferred) to a thread in
+ * one piece. Posting Buffers one by one costs far more: each small Buffer is a window
+ * on an 8 KiB pool, and structured cloning copies the whole pool every time.
+ */
+export function packBuffers(buffers: readonly Uint8Array[]): { packed: ArrayBuffer; spans: Span[] } {
+  let size = 0;
+  for (const b of buffers) size += b.length;
+  const packed = new Uint8Array(size);
+  const spans: Span[] = [];
+  let offset = 0;
+  for (const b of buffers) {
+    packed.set(b, offset);
+    spans.push({ offset, length: b.length });
+    offset += b.length;
+  }
+  return { packed: packed.buffer, spans };
+}
+
+/** A view (no copy) of one span of a packed batch, as a Buffer. */
+export function unpack(packed: ArrayBuffer, span: Span): Buffer {
+  return Buffer.from(packed, span.offset, span.length);
+}

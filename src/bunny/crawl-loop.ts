@@ -32,6 +32,10 @@ export type StopReason = 'finished' | 'max-pages' | 'signal';
 /** How many finished fetches per --concurrency slot may wait for their outputs to be written. */
 const MAX_SETTLING_PER_SLOT = 4;
 
+/** A batch is written when it has this many pages, or FLUSH_WAIT_MS after its first. */
+const FLUSH_BATCH = 64;
+const FLUSH_WAIT_MS = 5;
+
 /** Longest the loop sleeps without news, so a clock jump or a missed wake-up costs at most this. */
 const MAX_IDLE_MS = 1000;
 
@@ -52,7 +56,7 @@ export class CrawlLoop {
   /** Fetches this run may still start (--max-pages minus what earlier runs did). */
   private budget = 0;
   private pending: Finished[] = [];
-  private flushQueued = false;
+  private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
@@ -115,21 +119,31 @@ export class CrawlLoop {
     this.fetching--;
     this.settling++;
     this.pending.push(done);
-    if (!this.flushQueued) {
-      this.flushQueued = true;
-      setImmediate(() => this.flush());
+    // A fetch slot is free: lease again at once, whatever the writing does.
+    this.notify();
+    // Writing goes by batches: each costs a store commit and a message to each thread,
+    // so a few milliseconds of gathering pay for themselves.
+    if (this.pending.length >= FLUSH_BATCH) {
+      if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      this.flush();
+    } else if (this.flushTimer === null) {
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = null;
+        this.flush();
+      }, FLUSH_WAIT_MS);
     }
   }
 
   /**
-   * Writes what finished in this turn of the event loop. In this order, so a kill at
+   * Writes a batch of finished fetches. In this order, so a kill at
    * any point loses nothing: WARC records and module hooks (each on its own thread,
    * started at once), then pages.jsonl lines, then the store marks the URLs done,
    * batch after batch.
    */
   private flush(): void {
-    this.flushQueued = false;
     const batch = this.pending;
+    if (batch.length === 0) return;
     this.pending = [];
     const exchanges: WarcExchange[] = [];
     for (const f of batch) if (f.warc !== null) exchanges.push(f.warc);

@@ -44,7 +44,7 @@ const STUCK_GRACE_MS = 1000;
  * the timeout is counted and, if it hangs the whole thread, the thread is replaced.
  */
 export class ModuleHost {
-  private worker!: Worker;
+  private worker: Worker | null = null;
   private readonly running = new SharedArrayBuffer(4);
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 1;
@@ -60,6 +60,10 @@ export class ModuleHost {
   /** Loads the modules (each runs its selfTest); returns the host and every load verdict. */
   static async start(options: ModuleHostOptions): Promise<{ host: ModuleHost; reports: LoadReport[] }> {
     const host = new ModuleHost(options);
+    if (options.paths.length === 0) {
+      host.closed = true;
+      return { host, reports: [] };
+    }
     const reports = await host.spawn([...options.paths], true);
     host.modules = reports.flatMap((r) =>
       r.refused === undefined && r.name !== null ? [{ name: r.name, path: r.path }] : [],
@@ -125,7 +129,7 @@ export class ModuleHost {
     this.closed = true;
     for (const w of this.waiting.values()) clearTimeout(w.timer);
     this.waiting.clear();
-    await this.worker.terminate();
+    await this.worker?.terminate();
   }
 
   private count(index: number, r: CallResult): void {
@@ -170,7 +174,7 @@ export class ModuleHost {
     return new Promise((resolve) => {
       const timer = setTimeout(() => void this.stuck(msg.id), this.options.timeoutMs + STUCK_GRACE_MS);
       this.waiting.set(msg.id, { msg, resolve, timer });
-      this.worker.postMessage(msg);
+      this.worker?.postMessage(msg);
     });
   }
 
@@ -210,7 +214,7 @@ export class ModuleHost {
     );
     const old = this.worker;
     new Int32Array(this.running)[0] = 0;
-    void old.terminate();
+    void old?.terminate();
     try {
       await this.spawn(
         this.modules.map((m) => m.path),

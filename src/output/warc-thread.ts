@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../worker.js';
-import type { WarcReply, WarcRequest } from './warc-worker.js';
+import { packBuffers, type Span, startWorker } from '../worker.js';
+import type { WarcReply, WarcRequest, WireExchange } from './warc-worker.js';
 import type { WarcExchange, WarcWriterOptions } from './warc-writer.js';
 
 /**
@@ -31,7 +31,20 @@ export class WarcThread {
 
   write(exchanges: readonly WarcExchange[]): Promise<void> {
     if (exchanges.length === 0) return Promise.resolve();
-    return this.send({ id: this.nextId++, kind: 'write', exchanges: [...exchanges] });
+    const { packed, spans } = packBuffers(
+      exchanges.flatMap((x) => [x.requestHead, x.responseHead, x.rawBody]),
+    );
+    const wire = exchanges.map(
+      (x, i): WireExchange => ({
+        url: x.url,
+        date: x.date,
+        remoteAddress: x.remoteAddress,
+        requestHead: spans[3 * i] as Span,
+        responseHead: spans[3 * i + 1] as Span,
+        rawBody: spans[3 * i + 2] as Span,
+      }),
+    );
+    return this.send({ id: this.nextId++, kind: 'write', exchanges: wire, packed }, [packed]);
   }
 
   async close(): Promise<void> {
@@ -39,11 +52,11 @@ export class WarcThread {
     await this.worker.terminate();
   }
 
-  private send(msg: WarcRequest): Promise<void> {
+  private send(msg: WarcRequest, transfer: ArrayBuffer[] = []): Promise<void> {
     if (this.failure !== null) return Promise.reject(this.failure);
     return new Promise((resolve, reject) => {
       this.waiting.set(msg.id, { resolve, reject });
-      this.worker.postMessage(msg);
+      this.worker.postMessage(msg, transfer);
     });
   }
 

@@ -4,21 +4,27 @@
  * core while the crawl loop goes on. Messages come from WarcThread (warc-thread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type WarcExchange, WarcWriter, type WarcWriterOptions } from './warc-writer.js';
+import { type Span, unpack } from '../worker.js';
+import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
+
+/** An exchange as it crosses to the thread: its buffers are spans of the batch's packed buffer. */
+export interface WireExchange {
+  url: string;
+  date: Date;
+  remoteAddress: string | null;
+  requestHead: Span;
+  responseHead: Span;
+  rawBody: Span;
+}
 
 export type WarcRequest =
-  | { id: number; kind: 'write'; exchanges: WarcExchange[] }
+  | { id: number; kind: 'write'; exchanges: WireExchange[]; packed: ArrayBuffer }
   | { id: number; kind: 'close' };
 export type WarcReply = { id: number; files: string[]; error?: string };
 
 const port = parentPort;
 if (port === null) throw new Error('warc-worker.js runs as a worker thread');
 const writer = new WarcWriter(workerData as WarcWriterOptions);
-
-/** Structured cloning turns Buffers into plain Uint8Arrays; view them as Buffers again, no copy. */
-function asBuffer(u: Uint8Array): Buffer {
-  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-}
 
 port.on('message', (msg: WarcRequest) => {
   let error: string | undefined;
@@ -27,9 +33,9 @@ port.on('message', (msg: WarcRequest) => {
       for (const x of msg.exchanges) {
         writer.write({
           ...x,
-          requestHead: asBuffer(x.requestHead),
-          responseHead: asBuffer(x.responseHead),
-          rawBody: asBuffer(x.rawBody),
+          requestHead: unpack(msg.packed, x.requestHead),
+          responseHead: unpack(msg.packed, x.responseHead),
+          rawBody: unpack(msg.packed, x.rawBody),
         });
       }
     } else {

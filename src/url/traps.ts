@@ -25,26 +25,27 @@ export const DEFAULT_TRAP_LIMITS: TrapLimits = Object.freeze({
 export function trapOf(canonicalUrl: string, limits: TrapLimits): TrapReason | null {
   const pathStart = canonicalUrl.indexOf('/', canonicalUrl.indexOf('//') + 2);
   if (pathStart === -1) return null;
-  const queryStart = canonicalUrl.indexOf('?', pathStart);
-  const path = canonicalUrl.slice(pathStart + 1, queryStart === -1 ? undefined : queryStart);
+  let queryStart = canonicalUrl.indexOf('?', pathStart);
+  if (queryStart === -1) queryStart = canonicalUrl.length;
 
-  if (path !== '') {
-    const segments = path.split('/');
-    if (segments.length > limits.maxPathSegments) return 'path-depth';
+  // Every link is checked: count segments by scanning, and split only a path long
+  // enough to repeat one.
+  let segments = 1;
+  for (let i = pathStart + 1; i < queryStart; i++) if (canonicalUrl.charCodeAt(i) === 0x2f) segments++;
+  if (segments > limits.maxPathSegments) return 'path-depth';
+  if (segments > limits.maxSegmentRepeats) {
     // Counting every occurrence, not only neighbours, catches /a/b/a/b/a/b as well as
     // /a/a/a: both are what relative links resolved against a growing base produce.
-    if (segments.length > limits.maxSegmentRepeats) {
-      const seen = new Map<string, number>();
-      for (const s of segments) {
-        if (s === '') continue;
-        const n = (seen.get(s) ?? 0) + 1;
-        if (n > limits.maxSegmentRepeats) return 'repeated-segment';
-        seen.set(s, n);
-      }
+    const seen = new Map<string, number>();
+    for (const s of canonicalUrl.slice(pathStart + 1, queryStart).split('/')) {
+      if (s === '') continue;
+      const n = (seen.get(s) ?? 0) + 1;
+      if (n > limits.maxSegmentRepeats) return 'repeated-segment';
+      seen.set(s, n);
     }
   }
 
-  if (queryStart !== -1) {
+  if (queryStart < canonicalUrl.length) {
     let params = 1;
     for (let i = queryStart + 1; i < canonicalUrl.length; i++)
       if (canonicalUrl.charCodeAt(i) === 0x26) params++;
