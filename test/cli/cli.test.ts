@@ -81,6 +81,24 @@ describe('cobweb crawl on the command line', () => {
     expect(r.stdout).toBe('');
   });
 
+  it('warns on stderr when robots.txt is ignored, and does not ask for it', async () => {
+    const robotsAsked = () => site.log.filter((l) => l.path === '/robots.txt').length;
+    const before = robotsAsked();
+    const args = [
+      'crawl',
+      `${site.origin}/`,
+      '--data',
+      join(dir, 'ignore'),
+      '--delay',
+      '0',
+      '--ignore-robots',
+    ];
+    const r = await cobwebAsync(...args, '--quiet');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/warning: --ignore-robots/);
+    expect(robotsAsked()).toBe(before);
+  });
+
   it('prints help with every flag and exits 0', () => {
     const r = cobweb('crawl', '--help');
     expect(r.code).toBe(0);
