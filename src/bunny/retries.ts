@@ -10,7 +10,9 @@ export interface RetrySettings {
 
 /** Answers that say "not now" rather than "no": worth another try later. */
 const TRANSIENT_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
-const TRANSIENT_ERRORS = new Set(['timeout', 'reset', 'network', 'dns', 'refused']);
+const TRANSIENT_ERRORS = new Set(['timeout', 'reset', 'network', 'refused']);
+/** A DNS failure is worth another try only when the resolver could not answer; "no such name" is final. */
+const TRANSIENT_DNS = /EAI_AGAIN|ETIMEOUT|SERVFAIL|ECONNREFUSED|ETIMEDOUT/;
 
 /**
  * A failed connection (the server never answered): counts toward retiring the host.
@@ -38,7 +40,9 @@ export function retryDelay(
   retryAfterMs: number | undefined,
 ): number | null {
   if (attempt > settings.retries) return null;
-  const transient = outcome.ok ? TRANSIENT_STATUSES.has(outcome.status) : TRANSIENT_ERRORS.has(outcome.error);
+  const transient = outcome.ok
+    ? TRANSIENT_STATUSES.has(outcome.status)
+    : TRANSIENT_ERRORS.has(outcome.error) || (outcome.error === 'dns' && TRANSIENT_DNS.test(outcome.message));
   if (!transient) return null;
   // A server asking us back in days (or years) gets its answer recorded now: waiting
   // that long would keep the whole crawl from ending.
