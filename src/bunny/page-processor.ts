@@ -154,19 +154,20 @@ function completion(lease: Lease, report: FetchReport, outcome: Outcome): Comple
   return { url: lease.url, host: lease.host, outcome, report, outlinks: [], rejected: [] };
 }
 
-function blankRecord(lease: Lease): PageRecord {
+/** The line of a URL before anything is known of it but where it was found. */
+function blankRecord(at: { url: string; depth: number; via: string | null }): PageRecord {
   return {
-    url: lease.url,
+    url: at.url,
     status: null,
     contentType: null,
     bytes: null,
-    depth: lease.depth,
+    depth: at.depth,
     title: null,
     outlinks: 0,
     hasForm: false,
     fetchedAt: null,
     durationMs: null,
-    via: lease.via,
+    via: at.via,
   };
 }
 
@@ -253,20 +254,12 @@ function followRedirect(lease: Lease, outcome: FetchSuccess, rules: LinkRules): 
 
 /** The pages.jsonl line for a URL the crawl refused, or gave up on without fetching. */
 export function refusedRecord(r: RejectedLink): PageRecord {
-  const own = r.reason === 'too-long' || r.reason === 'host-unreachable';
-  return {
-    url: r.url,
-    status: null,
-    contentType: null,
-    bytes: null,
-    depth: r.depth,
-    title: null,
-    outlinks: 0,
-    hasForm: false,
-    fetchedAt: null,
-    durationMs: null,
-    via: r.via,
-    error: own ? r.reason : 'filtered',
-    ...(own ? {} : { detail: r.reason }),
-  };
+  const record = blankRecord(r);
+  // These two are reasons of their own; every other refusal is a filter, named in detail.
+  if (r.reason === 'too-long' || r.reason === 'host-unreachable') record.error = r.reason;
+  else {
+    record.error = 'filtered';
+    record.detail = r.reason;
+  }
+  return record;
 }
