@@ -30,6 +30,8 @@ interface CrawlFlags {
   maxBody: number;
   timeout: number;
   connectTimeout: number;
+  firstByteTimeout: number;
+  maxRedirects: number;
   quiet?: boolean;
   delayFactor: number;
   maxDelay: number;
@@ -213,6 +215,8 @@ export function crawlCommand(): Command {
           maxBodyBytes: flags.maxBody,
           totalTimeoutMs: flags.timeout,
           connectTimeoutMs: flags.connectTimeout,
+          firstByteTimeoutMs: flags.firstByteTimeout,
+          maxRedirects: flags.maxRedirects,
           delayFactor: flags.delayFactor,
           maxDelayMs: flags.maxDelay,
           politenessKey: flags.politenessKey,
