@@ -167,6 +167,18 @@ export function crawlCommand(): Command {
       DEFAULTS.connectTimeoutMs,
     )
     .option(
+      '--first-byte-timeout <ms>',
+      'longest to wait for the response head (and between two body chunks)',
+      wholeNumber(1),
+      DEFAULTS.firstByteTimeoutMs,
+    )
+    .option(
+      '--max-redirects <n>',
+      'follow at most this many redirects in a row',
+      wholeNumber(0),
+      DEFAULTS.maxRedirects,
+    )
+    .option(
       '--module <path>',
       'load a module (an ES module file; see docs/modules.md); repeatable',
       collectString,

@@ -117,6 +117,15 @@ describe('cobweb crawl on the command line', () => {
       '--resolve',
       '--skip-ext',
       '--quiet',
+      '--first-byte-timeout',
+      '--max-redirects',
+      '--sitemaps',
+      '--ignore-robots',
+      '--allow-private',
+      '--politeness-key',
+      '--module',
+      '--module-timeout',
+      '--no-builtin-modules',
     ]) {
       expect(r.stdout).toContain(flag);
     }
