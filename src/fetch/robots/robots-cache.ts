@@ -40,10 +40,17 @@ export interface RobotsCacheOptions {
   /** How long a 5xx/unreachable verdict holds before trying again, default 1 h. */
   unavailableRetryMs?: number;
   now?: () => number;
+  /** Default DEFAULT_MAX_ORIGINS. */
+  maxOrigins?: number;
 }
 
 export const DEFAULT_ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_UNAVAILABLE_RETRY_MS = 60 * 60 * 1000;
+/**
+ * Origins kept at most. A crawl of the open web meets millions of sites; past this, the
+ * one loaded longest ago is forgotten (and read again if the crawl comes back to it).
+ */
+export const DEFAULT_MAX_ORIGINS = 100_000;
 
 interface CacheEntry {
   load: RobotsLoad;
@@ -57,6 +64,7 @@ export class RobotsCache {
   readonly #ttlMs: number;
   readonly #unavailableRetryMs: number;
   readonly #now: () => number;
+  readonly #maxOrigins: number;
   readonly #entries = new Map<string, CacheEntry>();
   /** One fetch per origin at a time: checks that arrive meanwhile wait for the same promise. */
   readonly #loading = new Map<string, Promise<CacheEntry>>();
@@ -67,6 +75,7 @@ export class RobotsCache {
     this.#ttlMs = options.ttlMs ?? DEFAULT_ROBOTS_TTL_MS;
     this.#unavailableRetryMs = options.unavailableRetryMs ?? DEFAULT_UNAVAILABLE_RETRY_MS;
     this.#now = options.now ?? Date.now;
+    this.#maxOrigins = options.maxOrigins ?? DEFAULT_MAX_ORIGINS;
   }
 
   /** Whether `url` (a canonical http(s) URL) may be fetched. Rejects with a TypeError for anything else. */
@@ -128,7 +137,13 @@ export class RobotsCache {
     } else {
       entry = { load, fetchedAt: now, expiresAt: now + this.#unavailableRetryMs };
     }
+    // Re-inserted so the Map's order is the order of loading: the oldest goes first when full.
+    this.#entries.delete(origin);
     this.#entries.set(origin, entry);
+    if (this.#entries.size > this.#maxOrigins) {
+      const oldest = this.#entries.keys().next().value;
+      if (oldest !== undefined) this.#entries.delete(oldest);
+    }
     return entry;
   }
 }

@@ -290,6 +290,20 @@ describe('RobotsCache', () => {
     expect(expected).toContain(false);
   });
 
+  it('keeps at most maxOrigins origins, forgetting the one loaded longest ago', async () => {
+    const a = await start('127.0.0.2', (_req, res) => text(res, 200, 'User-agent: *\nDisallow: /x\n'));
+    const b = await start('127.0.0.3', (_req, res) => text(res, 200, 'User-agent: *\nDisallow: /x\n'));
+    const c = await start('127.0.0.4', (_req, res) => text(res, 200, 'User-agent: *\nDisallow: /x\n'));
+    const cache = cacheWith({ maxOrigins: 2 });
+    for (const s of [a, b, c]) await cache.check(`${s.origin}/page`);
+    expect(cache.summaryOf(a.origin)).toBeUndefined();
+    expect(cache.summaryOf(c.origin)).toMatchObject({ state: 'parsed' });
+    // a comes back: read again (one more request), still obeyed
+    expect(await cache.check(`${a.origin}/x`)).toMatchObject({ allowed: false, fetched: true });
+    expect(requestedPaths(a)).toEqual(['/robots.txt', '/robots.txt']);
+    expect(requestedPaths(c)).toEqual(['/robots.txt']);
+  });
+
   it('fetches robots.txt again when its time to live is over', async () => {
     let robotstxt = 'User-agent: *\nDisallow: /old\n';
     const server = await start('127.0.0.2', (_req, res) => text(res, 200, robotstxt));
