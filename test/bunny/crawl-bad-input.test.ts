@@ -1,43 +1,19 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
-import { page, routes, serve, type TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { crawlHarness } from '../helpers/crawl-harness.js';
+import { page } from '../helpers/http.js';
 
-let dir: string;
-const servers: TestServer[] = [];
+// No retries and no adaptive gap unless a test asks: each test looks at one behaviour.
+const h = crawlHarness('bad', { delayMs: 0, delayFactor: 0, perHost: 4, retries: 0 });
+const { site, run, recordOf } = h;
 const hanging = new Set<ServerResponse>();
 
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cobweb-bad-'));
-});
-
-afterEach(async () => {
+afterEach(() => {
   for (const res of hanging) res.destroy();
   hanging.clear();
-  for (const s of servers.splice(0)) await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
-
-async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
-  const s = await serve(address, routes(table));
-  servers.push(s);
-  return s;
-}
-
-function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
-  // No retries and no adaptive gap unless a test asks: each test looks at one behaviour.
-  return crawl({ seeds, data: dir, delayMs: 0, delayFactor: 0, perHost: 4, retries: 0, ...extra });
-}
-
-const pagesOf = () => readPages(join(dir, 'pages.jsonl'));
-const recordOf = (url: string) => pagesOf().find((r) => r.url === url);
 
 describe('redirects', () => {
   it('records each hop with its status and follows Location through the normal path', async () => {

@@ -1,38 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
-import { page, routes, serve, type TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { describe, expect, it } from 'vitest';
+import { crawlHarness } from '../helpers/crawl-harness.js';
+import { page, type routes } from '../helpers/http.js';
 
-let dir: string;
-const servers: TestServer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cobweb-robots-'));
-});
-
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
-  const s = await serve(address, routes(table));
-  servers.push(s);
-  return s;
-}
-
-function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
-  return crawl({ seeds, data: dir, delayMs: 0, delayFactor: 0, perHost: 2, retries: 0, ...extra });
-}
-
-const pagesOf = () => readPages(join(dir, 'pages.jsonl'));
-const recordOf = (url: string) => pagesOf().find((r) => r.url === url);
+const h = crawlHarness('robots', { delayMs: 0, delayFactor: 0, perHost: 2, retries: 0 });
+const { site, run, recordOf } = h;
+const pagesOf = h.pages;
 const text = () => ({ 'content-type': 'text/plain' }) as const;
 
 describe('robots.txt', () => {

@@ -1,35 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
-import { page, routes, serve, type TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { describe, expect, it } from 'vitest';
+import { crawlHarness } from '../helpers/crawl-harness.js';
+import { page } from '../helpers/http.js';
 
-let dir: string;
-const servers: TestServer[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cobweb-rules-'));
-});
-
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
-  const s = await serve(address, routes(table));
-  servers.push(s);
-  return s;
-}
-
-function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
-  return crawl({ seeds, data: dir, delayMs: 0, delayFactor: 0, perHost: 2, retries: 0, ...extra });
-}
-
-const pagesOf = () => readPages(join(dir, 'pages.jsonl'));
+const h = crawlHarness('rules', { delayMs: 0, delayFactor: 0, perHost: 2, retries: 0 });
+const { site, run } = h;
+const pagesOf = h.pages;
 const fetchedUrls = () =>
   pagesOf()
     .filter((r) => r.status !== null)

@@ -2,26 +2,27 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
-import { page, routes, serve, type TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { crawlHarness } from '../helpers/crawl-harness.js';
+import { page } from '../helpers/http.js';
 
-let dir: string;
-let modulesDir: string;
-const servers: TestServer[] = [];
 const logs: string[] = [];
+const h = crawlHarness('modules', {
+  delayMs: 0,
+  delayFactor: 0,
+  perHost: 2,
+  retries: 0,
+  onLog: (line) => logs.push(line),
+});
+const { site, run } = h;
+let modulesDir: string;
 
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cobweb-modules-'));
   modulesDir = mkdtempSync(join(tmpdir(), 'cobweb-module-files-'));
   logs.length = 0;
 });
 
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  rmSync(dir, { recursive: true, force: true });
+afterEach(() => {
   rmSync(modulesDir, { recursive: true, force: true });
 });
 
@@ -32,27 +33,8 @@ function moduleFile(name: string, source: string): string {
   return file;
 }
 
-async function site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer> {
-  const s = await serve(address, routes(table));
-  servers.push(s);
-  return s;
-}
-
-function run(seeds: string[], extra: Partial<CrawlOptions> = {}) {
-  return crawl({
-    seeds,
-    data: dir,
-    delayMs: 0,
-    delayFactor: 0,
-    perHost: 2,
-    retries: 0,
-    onLog: (line) => logs.push(line),
-    ...extra,
-  });
-}
-
 function emitted(module: string): Record<string, unknown>[] {
-  const file = join(dir, 'data', `${module}.jsonl`);
+  const file = join(h.dir, 'data', `${module}.jsonl`);
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .trim()
@@ -92,7 +74,7 @@ describe('a module from a file', () => {
       referrer: `${a.origin}/`,
       links: 1,
     });
-    expect(readPages(join(dir, 'pages.jsonl')).find((r) => r.url === `${a.origin}/`)).toMatchObject({
+    expect(h.pages().find((r) => r.url === `${a.origin}/`)).toMatchObject({
       titleLength: 4,
     });
     expect(summary.modules).toEqual([
@@ -105,9 +87,7 @@ describe('a module from a file', () => {
     const path = join(import.meta.dirname, 'fixtures', 'word-count.ts');
     await run([`${a.origin}/`], { modules: [path], builtinModules: false });
     expect(emitted('word-count')).toHaveLength(3);
-    expect(
-      readPages(join(dir, 'pages.jsonl')).every((r) => typeof (r as { words?: unknown }).words === 'number'),
-    ).toBe(true);
+    expect(h.pages().every((r) => typeof (r as { words?: unknown }).words === 'number')).toBe(true);
   });
 
   it('may enqueue URLs, which take the link path (scope included)', async () => {
@@ -120,7 +100,7 @@ describe('a module from a file', () => {
       };`,
     );
     await run([`${a.origin}/`], { modules: [path], builtinModules: false, scope: 'host' });
-    const pages = readPages(join(dir, 'pages.jsonl'));
+    const pages = h.pages();
     expect(pages.find((r) => r.url === `${a.origin}/hidden`)).toMatchObject({
       status: 200,
       depth: 1,
@@ -243,7 +223,7 @@ describe('site hooks', () => {
         .map((r) => r.origin)
         .sort(),
     ).toEqual([a.origin, b.origin]);
-    const store = new SqliteFrontier(join(dir, 'frontier.db'), {
+    const store = new SqliteFrontier(join(h.dir, 'frontier.db'), {
       perHost: 1,
       delayMs: 0,
       delayFactor: 0,
@@ -285,7 +265,7 @@ describe('built-in modules', () => {
       '/plain': page('plain'),
     });
     await run([`${a.origin}/`]);
-    const pages = readPages(join(dir, 'pages.jsonl'));
+    const pages = h.pages();
     expect(pages.find((r) => r.url === `${a.origin}/`)).toMatchObject({ hasForm: true });
     expect(pages.find((r) => r.url === `${a.origin}/plain`)).toMatchObject({ hasForm: false });
     expect(emitted('forms')).toEqual([
