@@ -5,9 +5,10 @@
  * when the peer goes away.
  */
 import { once } from 'node:events';
-import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { createGzip } from 'node:zlib';
+import { listenOnLoopback } from './http.js';
 
 export interface RawServer {
   /** http://127.0.0.x:port */
@@ -38,10 +39,7 @@ export async function serveRaw(
   robots: RawResponder = (socket) => socket.end(NO_ROBOTS),
 ): Promise<RawServer> {
   const log: string[] = [];
-  const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
     // A peer that resets while we write is part of the game, not a test failure.
     socket.on('error', () => {});
     let head = '';
@@ -60,20 +58,7 @@ export async function serveRaw(
     };
     socket.on('data', onData);
   });
-  server.listen(0, address);
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  return {
-    origin: `http://${address}:${port}`,
-    address,
-    port,
-    log,
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      server.close();
-      await once(server, 'close').catch(() => {});
-    },
-  };
+  return { ...(await listenOnLoopback(server, address)), log };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 
 export interface LoggedRequest {
   host: string;
@@ -20,19 +20,21 @@ export interface TestServer {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-/** A real HTTP server on a loopback address, logging every request it gets. */
-export async function serve(address: string, handler: Handler): Promise<TestServer> {
-  const log: LoggedRequest[] = [];
+/** A listening test server: where it is, and a close() that drops every open connection. */
+export interface Listening {
+  origin: string;
+  address: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on a free port of a loopback address (for node:http and raw node:net servers
+ * alike) and tracks connections, so close() need not wait for idle keep-alive sockets.
+ */
+export async function listenOnLoopback(server: NetServer, address: string): Promise<Listening> {
   const sockets = new Set<Socket>();
-  const server: Server = createServer((req, res) => {
-    log.push({
-      host: req.headers.host ?? '',
-      path: req.url ?? '',
-      at: performance.timeOrigin + performance.now(),
-    });
-    handler(req, res);
-  });
-  server.on('connection', (s) => {
+  server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -43,13 +45,26 @@ export async function serve(address: string, handler: Handler): Promise<TestServ
     origin: `http://${address}:${port}`,
     address,
     port,
-    log,
     close: async () => {
       for (const s of sockets) s.destroy();
       server.close();
       await once(server, 'close').catch(() => {});
     },
   };
+}
+
+/** A real HTTP server on a loopback address, logging every request it gets. */
+export async function serve(address: string, handler: Handler): Promise<TestServer> {
+  const log: LoggedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    log.push({
+      host: req.headers.host ?? '',
+      path: req.url ?? '',
+      at: performance.timeOrigin + performance.now(),
+    });
+    handler(req, res);
+  });
+  return { ...(await listenOnLoopback(server, address)), log };
 }
 
 /** Serves fixed pages by path; anything else is a 404. */
