@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
+import { runNode } from '../helpers/run-node.js';
 
 const BIN = join(import.meta.dirname, '../../bin/cobweb.js');
 let dir: string;
@@ -16,19 +16,7 @@ function cobweb(...args: string[]) {
 }
 
 /** For runs against the in-process test server: spawnSync would block its event loop. */
-async function cobwebAsync(...args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+const cobwebAsync = (...args: string[]) => runNode([BIN, ...args]);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-cli-'));

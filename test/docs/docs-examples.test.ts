@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -9,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlockAfter } from '../helpers/doc-blocks.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
+import { runNode } from '../helpers/run-node.js';
 
 // The examples run as a user runs them: the compiled package (npm test builds first),
 // imported as 'cobweb' from a folder outside the repository.
@@ -43,19 +42,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function node(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+const node = (args: string[]) => runNode(args, work);
 
 describe('the README library example', () => {
   it('runs as written and finds what it says it finds', async () => {
