@@ -24,9 +24,6 @@ export interface LoopSettings {
   signal?: AbortSignal | undefined;
 }
 
-/** A fetch that is processed and waits to be written and completed. */
-type Finished = Visit;
-
 export type StopReason = 'finished' | 'max-pages' | 'signal';
 
 /** How many finished fetches per --concurrency slot may wait for their outputs to be written. */
@@ -41,8 +38,8 @@ const MAX_IDLE_MS = 1000;
 
 /**
  * The bunny: lease -> fetch -> parse -> write -> complete, with up to `concurrency`
- * fetches in flight. Finished fetches are gathered for one turn of the event loop and
- * written together: WARC records (on their own thread), pages.jsonl lines, then one
+ * fetches in flight. Finished fetches are gathered into batches (64, or 5 ms) and
+ * written together: WARC records and module hooks (on their own threads), pages.jsonl lines, then one
  * store transaction, so a URL is only marked done once its outputs are in the OS.
  */
 export class CrawlLoop {
@@ -55,7 +52,7 @@ export class CrawlLoop {
   readonly outcomes: Record<string, number> = {};
   /** Fetches this run may still start (--max-pages minus what earlier runs did). */
   private budget = 0;
-  private pending: Finished[] = [];
+  private pending: Visit[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private fatal: unknown = null;
@@ -108,7 +105,7 @@ export class CrawlLoop {
   }
 
   private async fetchOne(lease: Lease): Promise<void> {
-    let done: Finished;
+    let done: Visit;
     try {
       done = await this.parts.visit(lease);
     } catch (err) {
@@ -158,7 +155,7 @@ export class CrawlLoop {
   }
 
   private async settle(
-    batch: readonly Finished[],
+    batch: readonly Visit[],
     written: Promise<void>,
     hooked: Promise<void>,
   ): Promise<void> {

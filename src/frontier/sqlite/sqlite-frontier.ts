@@ -25,7 +25,6 @@ interface HeldLease {
   row: QueuedUrl;
   /** release() already told the scheduler about this fetch. */
   released: boolean;
-  owner: string;
   expires: number;
 }
 
@@ -97,7 +96,9 @@ export class SqliteFrontier implements Frontier {
     return result;
   }
 
-  async lease(n: number, bunny: string): Promise<Lease[]> {
+  // One process owns this store, so which bunny leased a URL is never needed here;
+  // the server's stores, with remote bunnies, will keep it.
+  async lease(n: number, _bunny: string): Promise<Lease[]> {
     const now = this.now();
     this.reclaimExpired(now);
     this.requeueDue(now);
@@ -105,7 +106,7 @@ export class SqliteFrontier implements Frontier {
     const out: Lease[] = [];
     for (const row of rows) {
       const expires = now + this.settings.leaseMs;
-      this.leases.set(row.url, { row, released: false, owner: bunny, expires });
+      this.leases.set(row.url, { row, released: false, expires });
       this.expiries.push({ url: row.url, expires });
       this.counts.queued--;
       out.push({
