@@ -5,7 +5,7 @@ import type { PageRecord } from '../output/pages-log.js';
 import { type ParsedHtml, parseHtml } from '../parse/html.js';
 import { parseSitemap } from '../parse/sitemap.js';
 import { distinctUrls, type LinkRules, type RoutedLinks, routeLinks } from './links.js';
-import { isConnectFailure, parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
+import { parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 export interface ProcessedPage {
   /** The pages.jsonl line; null when the URL will be tried again (only the last try is recorded). */
@@ -43,7 +43,8 @@ export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): Fe
       const ms = parseRetryAfter(outcome.headers['retry-after'], Date.now());
       if (ms !== undefined) report.retryAfterMs = ms;
     }
-  } else if (isConnectFailure(outcome)) {
+  } else if (outcome.connectFailed === true) {
+    // The server never answered: counts toward retiring the host.
     report.connectFailed = true;
   }
   return report;

@@ -15,19 +15,6 @@ const TRANSIENT_ERRORS = new Set(['timeout', 'reset', 'network', 'refused']);
 const TRANSIENT_DNS = /EAI_AGAIN|ETIMEOUT|SERVFAIL|ECONNREFUSED|ETIMEDOUT/;
 
 /**
- * A failed connection (the server never answered): counts toward retiring the host.
- * The fetcher reports a connect timeout as 'timeout' with this message prefix.
- */
-export function isConnectFailure(outcome: FetchOutcome): boolean {
-  if (outcome.ok) return false;
-  return (
-    outcome.error === 'dns' ||
-    outcome.error === 'refused' ||
-    (outcome.error === 'timeout' && outcome.message.startsWith('connect timeout'))
-  );
-}
-
-/**
  * Whether this try of a URL should be repeated, and after how long; null when the
  * outcome is final (success, a permanent error, or no tries left). A 429 or 503 with
  * Retry-After waits what the server asked (the host is held back that long too), up

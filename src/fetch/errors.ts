@@ -25,6 +25,8 @@ export function privateAddressError(address: string, hostname: string): FetcherE
 export interface ClassifiedError {
   reason: FetchErrorReason;
   message: string;
+  /** No connection was opened: the name did not resolve, the port refused, or connecting timed out. */
+  connectFailed?: true;
 }
 
 /** The timeouts in force, so that timeout messages can say which limit was hit. */
@@ -94,7 +96,11 @@ export function classifyError(error: unknown, timeouts: TimeoutSettings): Classi
   const message = errorMessage(error);
 
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { reason: 'timeout', message: `connect timeout after ${timeouts.connectTimeoutMs} ms` };
+    return {
+      reason: 'timeout',
+      message: `connect timeout after ${timeouts.connectTimeoutMs} ms`,
+      connectFailed: true,
+    };
   }
   if (code === 'UND_ERR_HEADERS_TIMEOUT') {
     return { reason: 'timeout', message: `no response headers within ${timeouts.firstByteTimeoutMs} ms` };
@@ -103,8 +109,8 @@ export function classifyError(error: unknown, timeouts: TimeoutSettings): Classi
     return { reason: 'timeout', message: `no body data for ${timeouts.firstByteTimeoutMs} ms` };
   }
   if (TIMEOUT_CODES.has(code)) return { reason: 'timeout', message };
-  if (code === 'ECONNREFUSED') return { reason: 'refused', message };
-  if (DNS_CODES.has(code)) return { reason: 'dns', message };
+  if (code === 'ECONNREFUSED') return { reason: 'refused', message, connectFailed: true };
+  if (DNS_CODES.has(code)) return { reason: 'dns', message, connectFailed: true };
   if (RESET_CODES.has(code)) return { reason: 'reset', message };
   // The connection ended before the declared Content-Length arrived: the body was cut off.
   if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH') {

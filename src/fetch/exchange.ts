@@ -164,14 +164,14 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
   // The controller is undefined when undici fails a request before it started (refused, DNS, ...).
   onResponseError(_controller: Controller | undefined, error: Error): void {
     if (this.#done) return;
-    const { reason, message } = classifyError(error, this.#settings.timeouts);
-    this.#fail(reason, message);
+    const { reason, message, connectFailed } = classifyError(error, this.#settings.timeouts);
+    this.#fail(reason, message, connectFailed);
   }
 
   /** For a dispatch that threw instead of reporting through onResponseError. */
   failWith(error: unknown): void {
-    const { reason, message } = classifyError(error, this.#settings.timeouts);
-    this.#fail(reason, message);
+    const { reason, message, connectFailed } = classifyError(error, this.#settings.timeouts);
+    this.#fail(reason, message, connectFailed);
   }
 
   #createDecoder(codings: readonly ContentCoding[]): LimitedDecoder {
@@ -215,7 +215,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     queueMicrotask(() => setImmediate(this.#deliver, outcome));
   }
 
-  #fail(reason: FetchErrorReason, message: string): void {
+  #fail(reason: FetchErrorReason, message: string, connectFailed?: true): void {
     if (this.#done) return;
     const durationMs = this.#finish();
     this.#decoder?.destroy();
@@ -228,6 +228,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       error: reason,
       message,
       ...(this.#status > 0 ? { status: this.#status } : {}),
+      ...(connectFailed === true ? { connectFailed } : {}),
       startedAt: this.#startedAt,
       durationMs,
     });

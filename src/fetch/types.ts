@@ -74,6 +74,8 @@ export interface FetchFailure {
   message: string;
   /** Present when the response headers had arrived (e.g. too-large). */
   status?: number;
+  /** No connection was opened (dns, refused, connect timeout): what counts toward retiring a host. */
+  connectFailed?: true;
   startedAt: Date;
   durationMs: number;
 }

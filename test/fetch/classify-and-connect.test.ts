@@ -98,6 +98,7 @@ describe('createConnector', () => {
     expect(classifyError(error, TIMEOUTS)).toEqual({
       reason: 'dns',
       message: 'getaddrinfo ENOTFOUND no-such-host.test',
+      connectFailed: true,
     });
   });
 

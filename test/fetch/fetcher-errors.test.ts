@@ -35,7 +35,7 @@ describe('Fetcher: failures are classified', () => {
 
     const result = await newFetcher().fetch(closed.url('/'));
 
-    expect(result).toMatchObject({ ok: false, error: 'refused' });
+    expect(result).toMatchObject({ ok: false, error: 'refused', connectFailed: true });
     expect(result.ok ? '' : result.message).toContain('ECONNREFUSED');
     expect(result.ok ? undefined : result.status).toBeUndefined();
   });
