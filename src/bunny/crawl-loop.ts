@@ -1,5 +1,5 @@
 import type { AddResult, Frontier, Lease } from '../frontier/types.js';
-import type { PageRecord, PagesLog } from '../output/pages-log.js';
+import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
 import { processCrash } from './page-processor.js';
@@ -12,10 +12,10 @@ export interface LoopParts {
   warc: Pick<WarcThread, 'write'>;
   /** Module hooks for a batch (module-step.ts); they update its records and completions. */
   modules: ((batch: readonly Visit[]) => Promise<void>) | null;
-  pages: PagesLog;
+  /** Appends lines to pages.jsonl (synchronously: they are in the OS when it returns). */
+  write: (records: readonly PageRecord[]) => void;
   /** Writes the lines a frontier call hands back (refused URLs and the like). */
   record: (result: AddResult) => void;
-  onRecord?: ((record: PageRecord) => void) | undefined;
 }
 
 export interface LoopSettings {
@@ -164,9 +164,8 @@ export class CrawlLoop {
       await hooked;
       const records: PageRecord[] = [];
       for (const f of batch) if (f.page.record !== null) records.push(f.page.record);
-      this.parts.pages.append(records);
+      this.parts.write(records);
       this.parts.record(await this.parts.frontier.complete(batch.map((f) => f.page.completion)));
-      if (this.parts.onRecord !== undefined) for (const r of records) this.parts.onRecord(r);
     } catch (err) {
       this.fatal = err;
     }

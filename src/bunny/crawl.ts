@@ -9,7 +9,7 @@ import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import type { AddResult } from '../frontier/types.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
-import { PagesLog } from '../output/pages-log.js';
+import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
@@ -134,13 +134,13 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
           ttlMs: DEFAULTS.robotsTtlMs,
           unavailableRetryMs: o.retryDelayMs,
         });
-    // Lines the frontier hands back (refused URLs, URLs of hosts given up on) are
-    // written at once: that is its contract (Frontier.add).
-    const record = (result: AddResult) => {
-      const lines = result.newRejected.map(refusedRecord);
+    const write = (lines: readonly PageRecord[]) => {
       pages.append(lines);
       if (o.onRecord !== undefined) for (const line of lines) o.onRecord(line);
     };
+    // Lines the frontier hands back (refused URLs, URLs of hosts given up on) are
+    // written at once: that is its contract (Frontier.add).
+    const record = (result: AddResult) => write(result.newRejected.map(refusedRecord));
     const sitemaps = o.sitemaps ? new SitemapDiscovery(frontier, robots, rules, record) : null;
     const log = o.onLog ?? ((line: string) => process.stderr.write(`cobweb: ${line}\n`));
     const { host: moduleHost, reports } = await ModuleHost.start({
@@ -171,9 +171,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         visit: (lease) => visit(lease, visitParts),
         warc,
         modules: (batch) => moduleStep.run(batch),
-        pages,
+        write,
         record,
-        onRecord: o.onRecord,
       },
       { bunny: `local-${process.pid}`, concurrency: o.concurrency, signal: o.signal },
     );

@@ -177,4 +177,17 @@ describe('what the crawl records', () => {
     expect(pagesOf().find((r) => r.url === `${a.origin}/`)).toMatchObject({ hasForm: false, outlinks: 2 });
     expect(agent).toBe('testbot/1.0 (+http://example.test/bot)');
   });
+
+  it('hands onRecord every line it writes to pages.jsonl, fetched and refused alike', async () => {
+    const other = await site('127.0.0.3', { '/': page('other') });
+    const a = await site('127.0.0.2', { '/': page('a', ['/x', `${other.origin}/`]), '/x': page('x') });
+    const seen: string[] = [];
+    await run([`${a.origin}/`], { scope: 'host', onRecord: (r) => seen.push(JSON.stringify(r)) });
+    expect(seen.sort()).toEqual(
+      pagesOf()
+        .map((r) => JSON.stringify(r))
+        .sort(),
+    );
+    expect(seen).toHaveLength(3);
+  });
 });
