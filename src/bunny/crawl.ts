@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
-import { privateAddressPolicy } from '../fetch/address-policy.js';
+import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
-import { isPrivateAddress } from '../fetch/ip-ranges.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import type { AddResult } from '../frontier/types.js';
@@ -13,7 +12,6 @@ import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
-import { hostnameOf } from '../url/host.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import { clearCrawl, layoutOf, lockDataDir } from './data-dir.js';
@@ -99,7 +97,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       dnsCache,
       addressPolicy: privateAddressPolicy({
         allowPrivate: o.allowPrivate,
-        seedAddresses: await privateSeedAddresses(seeds, o.resolve, dnsCache),
+        seedAddresses: await privateAddressesOf(seeds, o.resolve, dnsCache),
       }),
       ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
     });
@@ -218,32 +216,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   } finally {
     await closeAll(closers.reverse());
   }
-}
-
-/**
- * The private addresses the seeds are on: a crawl started at an intranet or loopback
- * site may fetch that site, and only that, without --allow-private.
- */
-async function privateSeedAddresses(
-  seeds: readonly string[],
-  resolve: ReadonlyMap<string, string> | undefined,
-  dns: DnsCache,
-): Promise<Set<string>> {
-  const addresses = new Set<string>();
-  for (const seed of seeds) {
-    const url = new URL(seed);
-    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-    const mapped = resolve?.get(`${url.hostname}:${port}`);
-    const host = hostnameOf(seed).replace(/^\[|\]$/g, '');
-    let found: string[];
-    try {
-      found = mapped !== undefined ? [mapped] : (await dns.resolve(host)).map((a) => a.address);
-    } catch {
-      found = []; // the seed's own fetch will record the DNS failure
-    }
-    for (const a of found) if (isPrivateAddress(a)) addresses.add(a);
-  }
-  return addresses;
 }
 
 function checkOptions(o: Settings): void {

@@ -19,7 +19,7 @@ export interface ConnectorOptions {
 
 export type Connector = buildConnector.connector;
 
-function defaultPort(protocol: string): string {
+export function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';
 }
 

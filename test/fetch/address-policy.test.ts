@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { privateAddressPolicy } from '../../src/fetch/address-policy.js';
+import { privateAddressesOf, privateAddressPolicy } from '../../src/fetch/address-policy.js';
 import { DnsCache, type ResolvedAddress } from '../../src/fetch/dns-cache.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import type { FetcherOptions, FetchOutcome } from '../../src/fetch/types.js';
@@ -213,5 +213,29 @@ describe('Fetcher with an address policy (checked at connect time)', () => {
     expect([first.ok && first.status, second.ok && second.status]).toEqual([200, 200]);
     expect(server.connections()).toBe(2);
     expect(dns.asked).toEqual(['www.site.test']);
+  });
+});
+
+describe('privateAddressesOf (the addresses seeds are on)', () => {
+  it('takes --resolve first, then DNS; keeps only private addresses; skips names that do not resolve', async () => {
+    const { asked, cache } = tableDns({
+      'intranet.test': [{ address: '10.1.2.3', family: 4 }],
+      'public.test': [{ address: '93.184.216.34', family: 4 }],
+    });
+    const resolve = new Map([['mapped.test:8080', '127.0.0.5']]);
+    const found = await privateAddressesOf(
+      [
+        'http://mapped.test:8080/',
+        'http://intranet.test/',
+        'http://public.test/',
+        'http://gone.test/',
+        'http://127.0.0.2:81/',
+        'http://[::1]/',
+      ],
+      resolve,
+      cache,
+    );
+    expect([...found].sort()).toEqual(['10.1.2.3', '127.0.0.2', '127.0.0.5', '::1']);
+    expect(asked.sort()).toEqual(['gone.test', 'intranet.test', 'public.test']);
   });
 });
