@@ -5,7 +5,6 @@ import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
-import type { AddResult } from '../frontier/types.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
@@ -18,10 +17,9 @@ import { clearCrawl, layoutOf, lockDataDir } from './data-dir.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { type CrawlOptions, type CrawlProgress, type CrawlSummary, DEFAULTS } from './options.js';
-import { type ProcessOptions, refusedRecord } from './page-processor.js';
-import { robotsGate } from './robots-gate.js';
-import { SitemapDiscovery } from './sitemaps.js';
-import { visit } from './visit.js';
+import type { ProcessOptions } from './page-processor.js';
+import { SitemapFinder } from './sitemaps.js';
+import { type VisitParts, visit } from './visit.js';
 
 /** A problem with what the caller asked for (a bad seed, a bad number): nothing was crawled. */
 export class CrawlOptionError extends Error {}
@@ -71,6 +69,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       key: o.politenessKey,
       maxPagesPerHost: o.maxPagesPerHost,
       leaseMs: DEFAULTS.leaseMs,
+      maxPages: o.maxPages,
     });
     closers.push(() => frontier.close());
     const pages = new PagesLog(layout.pages);
@@ -136,10 +135,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       pages.append(lines);
       if (o.onRecord !== undefined) for (const line of lines) o.onRecord(line);
     };
-    // Lines the frontier hands back (refused URLs, URLs of hosts given up on) are
-    // written at once: that is its contract (Frontier.add).
-    const record = (result: AddResult) => write(result.newRejected.map(refusedRecord));
-    const sitemaps = o.sitemaps ? new SitemapDiscovery(frontier, robots, rules, record) : null;
     const log = o.onLog ?? ((line: string) => process.stderr.write(`cobweb: ${line}\n`));
     const { host: moduleHost, reports } = await ModuleHost.start({
       paths: [
@@ -155,24 +150,22 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       r.refused === undefined ? [] : [{ path: r.path, reason: r.refused }],
     );
     for (const r of refusedModules) log(`module ${r.path} refused: ${r.reason}`);
-    const moduleStep = new ModuleStep({ host: moduleHost, frontier, robots, rules, onPage: o.onPage });
-    const visitParts = {
-      frontier,
+    const moduleStep =
+      moduleHost.active || o.onPage !== undefined
+        ? new ModuleStep({ host: moduleHost, robots, rules, onPage: o.onPage })
+        : null;
+    const visitParts: VisitParts = {
       fetcher,
-      gate: robots === null ? null : robotsGate(robots, o),
-      onSite: sitemaps === null ? null : (url: string) => sitemaps.onSite(url),
+      robots,
+      gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
+      sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
       options: processOptions,
     };
+    const crawler = await frontier.registerCrawler(`crawl@${hostname()}:${process.pid}`);
+    closers.push(() => frontier.leave(crawler));
     const loop = new CrawlLoop(
-      {
-        frontier,
-        visit: (lease) => visit(lease, visitParts),
-        warc,
-        modules: (batch) => moduleStep.run(batch),
-        write,
-        record,
-      },
-      { bunny: `local-${process.pid}`, concurrency: o.concurrency, signal: o.signal },
+      { frontier, visit: (lease) => visit(lease, visitParts), warc, modules: moduleStep, write },
+      { crawler, concurrency: o.concurrency, signal: o.signal },
     );
 
     const progress = async (): Promise<CrawlProgress> => {
@@ -181,8 +174,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       return {
         done: s.done,
         failed: s.failed,
-        queued: s.queued,
-        inFlight: s.inFlight,
+        queued: s.queued + s.retrying,
+        inFlight: s.leased,
         rejected: s.rejected,
         fetchedThisRun: loop.fetched,
         errorsThisRun: loop.errors,
@@ -196,12 +189,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       closers.push(() => clearInterval(ticker));
     }
 
-    // Lines a killed run stored but never wrote: write them now (see Frontier.add).
-    record({ added: 0, newRejected: await frontier.unloggedRejections() });
+    // Lines a killed run stored but never wrote: write them now.
+    await loop.record(await frontier.reclaimRecords(crawler));
     // Seeds are taken as given: they define the scope, so the filter does not judge them.
-    record(await frontier.add(seeds.map((url) => ({ url, depth: 0, via: null }))));
-    const before = await frontier.stats();
-    const stoppedBy = await loop.run(o.maxPages - before.done - before.failed);
+    const seeded = await frontier.add(
+      seeds.map((url) => ({ url, depth: 0, via: null })),
+      [],
+      crawler,
+    );
+    await loop.record(seeded.records);
+    const stoppedBy = await loop.run();
     const end = await progress();
     return {
       ...end,
