@@ -91,10 +91,15 @@ function record(v: unknown, where: string): WireRecord {
   return { id: string(o, 'id', where, true), ...rejected(o, where) };
 }
 
-function moduleRecord(v: unknown, where: string): WireModuleRecord {
-  const o = object(v, where);
-  return { module: string(o, 'module', where, true), record: freeObject(o.record, `${where}.record`) };
-}
+/** Checks a free-form record: fully on decode; on encode only its kind, as the splitter cuts it to fit. */
+type RecordCheck = (v: unknown, where: string) => JsonObject;
+
+const moduleRecord =
+  (free: RecordCheck) =>
+  (v: unknown, where: string): WireModuleRecord => {
+    const o = object(v, where);
+    return { module: string(o, 'module', where, true), record: free(o.record, `${where}.record`) };
+  };
 
 function outcome(v: unknown, where: string): WireOutcome {
   const o = object(v, where);
@@ -111,23 +116,25 @@ function outcome(v: unknown, where: string): WireOutcome {
 }
 
 /** A completion, or (no `outcome`) the continuation of one whose head is in an earlier entry. */
-function completion(v: unknown, where: string): WireCompletion | WireCompletionPart {
-  const o = object(v, where);
-  const lists = {
-    outlinks: array(o, 'outlinks', where, link, true),
-    rejected: array(o, 'rejected', where, rejected, true),
-    modules: array(o, 'modules', where, moduleRecord, true),
+const completion =
+  (free: RecordCheck) =>
+  (v: unknown, where: string): WireCompletion | WireCompletionPart => {
+    const o = object(v, where);
+    const lists = {
+      outlinks: array(o, 'outlinks', where, link, true),
+      rejected: array(o, 'rejected', where, rejected, true),
+      modules: array(o, 'modules', where, moduleRecord(free), true),
+    };
+    const id = string(o, 'lease', where, true);
+    if (o.outcome === undefined) return { lease: id, ...lists };
+    return {
+      lease: id,
+      outcome: outcome(o.outcome, `${where}.outcome`),
+      report: report(o.report, `${where}.report`),
+      page: o.page === null ? null : free(o.page, `${where}.page`),
+      ...lists,
+    };
   };
-  const id = string(o, 'lease', where, true);
-  if (o.outcome === undefined) return { lease: id, ...lists };
-  return {
-    lease: id,
-    outcome: outcome(o.outcome, `${where}.outcome`),
-    report: report(o.report, `${where}.report`),
-    page: o.page === null ? null : freeObject(o.page, `${where}.page`),
-    ...lists,
-  };
-}
 
 function release(v: unknown, where: string): WireRelease {
   const o = object(v, where);
@@ -143,7 +150,7 @@ function settings(o: JsonObject, where: string): JsonObject {
   return freeObject(o.settings, `${where}.settings`);
 }
 
-type Checker<T extends OurPacketName> = (o: JsonObject, w: string) => Bodies[T];
+type Checker<T extends OurPacketName> = (o: JsonObject, w: string, free: RecordCheck) => Bodies[T];
 
 const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   AUTH: (o, w) => ({ token: string(o, 'token', w, true) }),
@@ -164,7 +171,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     ended: o.ended === null ? null : oneOf(o, 'ended', w, ENDS),
     nextReadyAt: nullableInteger(o, 'nextReadyAt', w),
   }),
-  COMPLETE: (o, w) => ({ completions: array(o, 'completions', w, completion) }),
+  COMPLETE: (o, w, free) => ({ completions: array(o, 'completions', w, completion(free)) }),
   COMPLETED: (o, w) => ({
     stale: array(o, 'stale', w, stringItem),
     records: array(o, 'records', w, record),
@@ -178,11 +185,11 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   ACK: (o, w) => ({ ids: array(o, 'ids', w, stringItem) }),
   CLAIMSITE: (o, w) => ({ origin: string(o, 'origin', w, true), address: nullableString(o, 'address', w) }),
   CLAIMED: (o, w) => ({ claimed: boolean(o, 'claimed', w) }),
-  RECORDSITE: (o, w) => ({
+  RECORDSITE: (o, w, free) => ({
     origin: string(o, 'origin', w, true),
     address: nullableString(o, 'address', w),
     firstSeen: integer(o, 'firstSeen', w),
-    info: freeObject(o.info, `${w}.info`),
+    info: free(o.info, `${w}.info`),
   }),
   STATS: () => ({}),
   STATSREPLY: (o, w) => ({
@@ -203,8 +210,11 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   ERROR: (o, w) => ({ code: integer(o, 'code', w), message: string(o, 'message', w) }),
 };
 
-/** Checks a parsed JSON body of packet `type`; throws BAD_FIELD. */
-export function checkBody<T extends OurPacketName>(type: T, body: unknown): Bodies[T] {
+/**
+ * Checks a parsed JSON body of packet `type`; throws BAD_FIELD. `toFit`: the body is about to
+ * be split, which cuts free-form records to fit, so their size and depth are not held against it.
+ */
+export function checkBody<T extends OurPacketName>(type: T, body: unknown, toFit = false): Bodies[T] {
   if (!isObject(body)) object(body, type);
-  return (CHECKERS[type] as Checker<T>)(body as JsonObject, type);
+  return (CHECKERS[type] as Checker<T>)(body as JsonObject, type, toFit ? object : freeObject);
 }

@@ -99,12 +99,12 @@ export class PacketDecoder {
     try {
       this.consume(bytes, packets);
     } catch (e) {
-      // Only the codec's own errors are expected here; anything else is a bug in the codec,
-      // and is still reported as a coded error so one bad packet cannot take a server down.
+      // Only the codec's own errors are expected here. Anything else is a bug in the codec; it
+      // is still reported as a coded error (INTERNAL), so one bad packet cannot take a server down.
       this.failure =
         e instanceof ProtocolError
           ? e
-          : new ProtocolError(ErrorCode.BAD_FIELD, `the packet could not be decoded: ${String(e)}`);
+          : new ProtocolError(ErrorCode.INTERNAL, `the codec failed on this packet: ${String(e)}`);
       this.phase = 'failed';
       this.frame = null;
       this.headFilled = 0;

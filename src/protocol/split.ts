@@ -225,7 +225,7 @@ function fitSite(body: Bodies['RECORDSITE'], room: number): Fragment[] {
 export function encodeMessage(packet: Packet, maxPacket = MAX_PACKET): Buffer[] {
   if (!('requestId' in packet)) return [encodeSingle(packet, maxPacket)];
   const room = Math.min(maxPacket, MAX_PACKET) - HEADER_BYTES;
-  const body = checkBody(packet.type, packet.body) as Record<string, unknown>;
+  const body = checkBody(packet.type, packet.body, true) as Record<string, unknown>;
   let fragments: Fragment[];
   const spec = LISTS[packet.type];
   if (spec !== undefined) fragments = packLists(packet.type, body, spec.lists, spec.counts, room);

@@ -10,7 +10,7 @@ import {
   PacketCode,
   PacketDecoder,
 } from '../../src/protocol/index.js';
-import { type Fixture, FIXTURES, MODULE_SOURCE } from './fixtures.js';
+import { FIXTURES, type Fixture, MODULE_SOURCE } from './fixtures.js';
 
 function decoderFor(f: Fixture): PacketDecoder {
   const d = new PacketDecoder({ from: f.from });
@@ -46,7 +46,9 @@ describe('the byte fixtures', () => {
 
   it('carry a MODULE source whose sha256 is the one in the packet', () => {
     const f = FIXTURES.find((x) => x.name === 'MODULE');
-    expect(f?.packet).toMatchObject({ body: { sha256: createHash('sha256').update(MODULE_SOURCE).digest('hex') } });
+    expect(f?.packet).toMatchObject({
+      body: { sha256: createHash('sha256').update(MODULE_SOURCE).digest('hex') },
+    });
   });
 });
 
@@ -128,6 +130,11 @@ describe('a stream of packets', () => {
     d.expectDequeueReply();
     const rest = d.push(stream.subarray(welcome.bytes.length));
     expect(first.error ?? rest.error).toBeNull();
-    expect([...first.packets, ...rest.packets]).toEqual([welcome.packet, reply.packet, empty.packet, welcome.packet]);
+    expect([...first.packets, ...rest.packets]).toEqual([
+      welcome.packet,
+      reply.packet,
+      empty.packet,
+      welcome.packet,
+    ]);
   });
 });

@@ -22,10 +22,16 @@ export function bytes(...parts: (readonly number[] | string)[]): Buffer {
 
 const NUL = [0x00];
 
-const EXAMPLE: OriginalTarget = { addr: '93.184.216.34', port: 80, host: 'example.com', path: '/docs/a.html?x=1' };
+const EXAMPLE: OriginalTarget = {
+  addr: '93.184.216.34',
+  port: 80,
+  host: 'example.com',
+  path: '/docs/a.html?x=1',
+};
 
 // sha256 of MODULE_SOURCE, checked by a test
-export const MODULE_SOURCE = 'export default { name: "shout", onPage: (p) => ({ shout: p.url.toUpperCase() }) };\n';
+export const MODULE_SOURCE =
+  'export default { name: "shout", onPage: (p) => ({ shout: p.url.toUpperCase() }) };\n';
 const MODULE_SHA = 'b971d8d42ed5c6b862afbeb4de4283b2665e26ed44e1fb278dbc54f72e11509d';
 
 export const ORIGINAL_FIXTURES: Fixture[] = [
@@ -122,7 +128,13 @@ export const ORIGINAL_FIXTURES: Fixture[] = [
   {
     name: 'MODINFO',
     from: 'client',
-    packet: { type: 'MODINFO', addr: '93.184.216.34', port: 80, module: 'server', info: '{"software":"nginx"}' },
+    packet: {
+      type: 'MODINFO',
+      addr: '93.184.216.34',
+      port: 80,
+      module: 'server',
+      info: '{"software":"nginx"}',
+    },
     bytes: bytes(
       [0x00, 0x25], // length 37 = 11 + strlen("server") 6 + strlen(info) 20
       [0x0a], // type MODINFO
@@ -177,7 +189,12 @@ export const OUR_FIXTURES: Fixture[] = [
   {
     name: 'HELLO',
     from: 'client',
-    packet: { type: 'HELLO', requestId: 1, more: false, body: { name: 'bunny-a', protocol: 1, version: '0.1.0' } },
+    packet: {
+      type: 'HELLO',
+      requestId: 1,
+      more: false,
+      body: { name: 'bunny-a', protocol: 1, version: '0.1.0' },
+    },
     bytes: bytes(
       [0x00, 0x39], // length 57 = 8 + 49
       [0x11], // type 17 HELLO
@@ -265,7 +282,9 @@ export const OUR_FIXTURES: Fixture[] = [
             report: { fetchMs: 42, address: '2001:db8::1' },
             page: { url: 'http://[2001:db8::1]:8080/a', status: 200 },
             outlinks: [{ url: 'http://[2001:db8::1]:8080/b', depth: 2, via: 'http://[2001:db8::1]:8080/a' }],
-            rejected: [{ url: 'http://other.test/', depth: 2, via: 'http://[2001:db8::1]:8080/a', reason: 'scope' }],
+            rejected: [
+              { url: 'http://other.test/', depth: 2, via: 'http://[2001:db8::1]:8080/a', reason: 'scope' },
+            ],
             modules: [{ module: 'meta', record: { lang: 'en' } }],
           },
         ],
@@ -293,7 +312,13 @@ export const OUR_FIXTURES: Fixture[] = [
       body: {
         stale: ['L9'],
         records: [
-          { id: 'r5', url: 'http://other.test/', depth: 2, via: 'http://[2001:db8::1]:8080/a', reason: 'scope' },
+          {
+            id: 'r5',
+            url: 'http://other.test/',
+            depth: 2,
+            via: 'http://[2001:db8::1]:8080/a',
+            reason: 'scope',
+          },
         ],
         added: 1,
       },
