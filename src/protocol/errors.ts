@@ -83,7 +83,14 @@ export class ProtocolError extends Error {
   readonly codeName: ErrorCodeName;
 
   constructor(code: ErrorCodeNumber, message: string) {
+    // Bad input, not bad code: the message says what was wrong, and a stack trace would say
+    // nothing more while costing most of the time spent refusing a packet (a server under a
+    // flood of malformed packets makes thousands). Only the sender-side ITEM_TOO_LARGE keeps
+    // its stack, to show who tried to send the item.
+    const limit = Error.stackTraceLimit;
+    if (code !== ErrorCode.ITEM_TOO_LARGE) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'ProtocolError';
     this.code = code;
     this.codeName = NAMES.get(code) ?? 'INTERNAL';

@@ -77,12 +77,14 @@ function copy(v: unknown, depth: number, c: Cut): unknown {
   } else {
     const obj: JsonObject = {};
     let kept = 0;
-    for (const [k, x] of Object.entries(v)) {
+    // for...in stops at the cut; Object.entries would first copy every key of a huge object.
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
       if (kept >= c.maxItems) {
         c.cut = true;
         break;
       }
-      const y = copy(x, depth + 1, c);
+      const y = copy((v as JsonObject)[k], depth + 1, c);
       if (y !== undefined) {
         obj[k] = y;
         kept++;
@@ -105,15 +107,18 @@ function size(json: string): number {
  */
 export function fitRecordJson(record: JsonObject, maxBytes: number): string {
   // The common case costs one depth walk and one stringify.
+  let plain = false;
   if (jsonDepth(record, MAX_JSON_DEPTH) <= MAX_JSON_DEPTH) {
     try {
       const json = JSON.stringify(record);
       if (json?.startsWith('{') && size(json) <= maxBytes) return json;
+      plain = true;
     } catch {
       // a cycle or a BigInt: the copy below deals with both
     }
   }
-  for (const [maxString, maxItems] of LADDER) {
+  // A plain record that is only too big skips the first step, which changes nothing of it.
+  for (const [maxString, maxItems] of plain ? LADDER.slice(1) : LADDER) {
     const c: Cut = { maxString, maxItems, nodes: 0, cut: false, path: new Set() };
     const copied = copy(record, 0, c);
     const obj: JsonObject =

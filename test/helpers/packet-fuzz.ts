@@ -57,7 +57,7 @@ export interface PacketFuzzer {
   int(n: number): number;
   /** A valid packet that `from` sends (default: a client, as a server receives). Never a DEQUEUE reply. */
   validPacket(from?: 'client' | 'server'): GeneratedPacket;
-  /** A valid packet with one to three mutations, and the mutations applied. */
+  /** A valid packet (see FuzzerOptions.pool) with one to three mutations, and the mutations applied. */
   mutated(from?: 'client' | 'server'): { bytes: Buffer; mutations: Mutation[] };
   /** Random bytes, sometimes behind a plausible length and type. */
   garbage(): Buffer;
@@ -123,7 +123,18 @@ const ORIGINAL = [
   'MODINFO',
 ];
 
-export function createPacketFuzzer(seed: number): PacketFuzzer {
+export interface FuzzerOptions {
+  /**
+   * mutated() starts from one of this many valid packets per direction, made once, rather
+   * than a new one each time: making packets costs more than mutating and decoding them.
+   * 0 makes a new one every time. Default 2,000.
+   */
+  pool?: number;
+}
+
+export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): PacketFuzzer {
+  const poolSize = options.pool ?? 2000;
+  const pools = { client: [] as Buffer[], server: [] as Buffer[] };
   const random = seededRandom(seed);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
@@ -379,7 +390,8 @@ export function createPacketFuzzer(seed: number): PacketFuzzer {
       case 'tamper-json':
         return tamperJson(b);
       case 'splice': {
-        const other = validPacket().bytes;
+        const other =
+          pools.client.length > 0 ? (pools.client[int(pools.client.length)] as Buffer) : validPacket().bytes;
         return fixLength(Buffer.concat([b.subarray(0, int(b.length)), other.subarray(int(other.length))]));
       }
     }
@@ -391,7 +403,15 @@ export function createPacketFuzzer(seed: number): PacketFuzzer {
     int,
     validPacket,
     mutated(from = 'client') {
-      let bytes = Buffer.from(validPacket(from).bytes);
+      const pool = pools[from];
+      let base: Buffer;
+      if (pool.length < poolSize) {
+        base = validPacket(from).bytes;
+        pool.push(base);
+      } else {
+        base = pool[int(pool.length)] as Buffer;
+      }
+      let bytes = Buffer.from(base);
       const mutations: Mutation[] = [];
       for (let n = 1 + int(3); n > 0; n--) {
         const m = pick(MUTATIONS);

@@ -14,6 +14,8 @@ import { createPacketFuzzer } from '../helpers/packet-fuzz.js';
 
 const SEED = 0x5eed_c0b;
 const MUTATED = 100_000;
+// A bound for a loaded machine, not a speed target: the loop takes a few seconds alone.
+const FUZZ_TIMEOUT_MS = 240_000;
 
 /** Feeds `chunks` to `decoder`; any exception escaping push() fails the test. */
 function run(decoder: PacketDecoder, chunks: Buffer[]) {
@@ -30,7 +32,7 @@ function run(decoder: PacketDecoder, chunks: Buffer[]) {
   return { packets, error: error ?? decoder.end() };
 }
 
-describe('fuzzing the decoder (seeded)', () => {
+describe('fuzzing the decoder (seeded)', { timeout: FUZZ_TIMEOUT_MS }, () => {
   it(`decodes ${MUTATED.toLocaleString('en')} mutated packets with nothing but coded errors, within its limit`, () => {
     const fuzz = createPacketFuzzer(SEED);
     const codes = new Map<string, number>();
