@@ -35,6 +35,9 @@ const FLUSH_WAIT_MS = 5;
 /** Longest the loop waits without news; with nothing in flight, lease() long-polls this long. */
 const MAX_IDLE_MS = 1000;
 
+/** Free slots wait at most this long to be filled together by one lease call. */
+const LEASE_GATHER_MS = 2;
+
 /**
  * The bunny: lease -> visit -> release -> write -> complete, with up to `concurrency`
  * fetches in flight. It is the only part of a crawling process that talks to the
@@ -57,11 +60,16 @@ export class CrawlLoop {
   private flushing: Promise<void> = Promise.resolve();
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
+  private lastLeaseAt = 0;
+  /** Free slots worth a lease call at once: an eighth of --concurrency. */
+  private readonly leaseBatch: number;
 
   constructor(
     private readonly parts: LoopParts,
     private readonly settings: LoopSettings,
-  ) {}
+  ) {
+    this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+  }
 
   async run(): Promise<StopReason> {
     const { frontier } = this.parts;
@@ -79,20 +87,28 @@ export class CrawlLoop {
           concurrency - this.fetching,
           MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
         );
-        let nextReadyAt: number | null = null;
+        let wakeAt: number | null = null;
         if (!stopping && room > 0) {
           const idle = this.fetching === 0 && this.settling === 0;
-          const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
-          for (const lease of batch.leases) {
-            this.fetching++;
-            void this.fetchOne(lease);
+          const now = Date.now();
+          // A lease call is a store transaction: free slots are gathered for a moment
+          // and filled together, rather than one call per finished fetch.
+          if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
+            this.lastLeaseAt = now;
+            const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+            for (const lease of batch.leases) {
+              this.fetching++;
+              void this.fetchOne(lease);
+            }
+            if (batch.ended !== null) return batch.ended;
+            wakeAt = batch.nextReadyAt;
+          } else {
+            wakeAt = this.lastLeaseAt + LEASE_GATHER_MS;
           }
-          if (batch.ended !== null) return batch.ended;
-          nextReadyAt = batch.nextReadyAt;
         }
         // With free slots, also wake when the next host's turn comes; when full, only a
         // finished fetch can change anything.
-        await this.waitForNews(nextReadyAt);
+        await this.waitForNews(wakeAt);
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
@@ -224,10 +240,9 @@ export class CrawlLoop {
     if (record.error !== undefined || (record.status ?? 0) >= 400) this.errors++;
   }
 
-  private waitForNews(nextReadyAt: number | null): Promise<void> {
+  private waitForNews(wakeAt: number | null): Promise<void> {
     return new Promise((resolve) => {
-      const ms =
-        nextReadyAt === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, nextReadyAt - Date.now()));
+      const ms = wakeAt === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, wakeAt - Date.now()));
       const timer = setTimeout(() => this.notify(), ms);
       this.wake = () => {
         clearTimeout(timer);

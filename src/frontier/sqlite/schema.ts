@@ -105,28 +105,23 @@ const DDL = `
     state INTEGER NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     error TEXT,
+    -- leased: when the lease runs out; retrying: when the URL is due again
     due_at INTEGER,
+    -- bumped at every lease, so a lease id (seq and this) names one hand-out only
+    lease_gen INTEGER NOT NULL DEFAULT 0,
+    released INTEGER NOT NULL DEFAULT 0,
+    -- an unlogged record: the crawler it was handed to, to write
     holder INTEGER,
+    -- leased: who holds it; finished: who completed it
     crawler INTEGER,
     has_form INTEGER
   );
   -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
   CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
   CREATE INDEX IF NOT EXISTS urls_retry ON urls (due_at) WHERE state = 7;
+  CREATE INDEX IF NOT EXISTS urls_leased ON urls (due_at) WHERE state = 1;
   CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder) WHERE state IN (5, 6);
   CREATE INDEX IF NOT EXISTS urls_final ON urls (state, error) WHERE state IN (3, 4);
-
-  -- AUTOINCREMENT: a lease id is never reused, so a late completion of an old lease
-  -- can never be taken for the URL's current one.
-  CREATE TABLE IF NOT EXISTS leases (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    seq INTEGER NOT NULL,
-    crawler INTEGER NOT NULL,
-    expires INTEGER NOT NULL,
-    released INTEGER NOT NULL DEFAULT 0
-  );
-  CREATE INDEX IF NOT EXISTS leases_expiry ON leases (expires);
-  CREATE INDEX IF NOT EXISTS leases_crawler ON leases (crawler);
 
   -- One row per host: its queue's size and head depth, and when it may next be leased
   -- (ready_at, copied from its politeness budget so one index finds the ready hosts).

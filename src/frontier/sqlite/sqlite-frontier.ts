@@ -65,6 +65,9 @@ interface Tx {
   records: PendingRecord[];
 }
 
+/** A release waits at most this long for a transaction to ride on. */
+const RELEASE_WAIT_MS = 5;
+
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
 
@@ -82,6 +85,11 @@ export class SqliteFrontier implements Frontier {
   private readonly seen: SqliteSeenSet;
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
+  /** Releases waiting for this process's next transaction. */
+  private releasing: { release: Release; resolve: () => void; reject: (err: unknown) => void }[] = [];
+  private releaseTimer: NodeJS.Timeout | null = null;
+  /** When each crawler of this process was last marked as heard from. */
+  private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
 
   constructor(
@@ -131,23 +139,34 @@ export class SqliteFrontier implements Frontier {
     return waitMs > 0 ? longPoll(attempt, waitMs, this.waiters, this.now, POLL_SLICE_MS) : attempt();
   }
 
-  async release(batch: readonly Release[]): Promise<void> {
-    if (batch.length === 0) return;
-    this.write((tx) => {
-      for (const r of batch) {
-        const lease = this.st.leaseById.get(r.leaseId) as LeaseRow | undefined;
-        if (lease === undefined || lease.released === 1) continue;
-        this.st.markReleased.run(r.leaseId);
-        this.applyReport(lease.host, r.report, tx);
-      }
+  /**
+   * Releases ride on the next transaction this process makes (a lease call usually
+   * follows soon), or on their own after RELEASE_WAIT_MS: a commit costs more than the
+   * few rows a release changes.
+   */
+  release(batch: readonly Release[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      for (const r of batch) this.releasing.push({ release: r, resolve, reject });
+      this.releaseTimer ??= setTimeout(() => {
+        this.releaseTimer = null;
+        if (this.releasing.length === 0 || this.closed) return;
+        try {
+          this.write(() => {});
+        } catch {
+          // write() has already rejected the waiting releases with the error
+        }
+      }, RELEASE_WAIT_MS);
     });
-    this.waiters.notify();
   }
 
   async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
     return this.write((tx) => {
       const expires = leaseExpiry(tx.now, this.settings);
-      return leaseIds.filter((id) => this.st.extendLease.run(expires, id).changes === 1);
+      return leaseIds.filter((id) => {
+        const { seq, gen } = splitLeaseId(id);
+        return this.st.extendLease.run(expires, seq, gen).changes === 1;
+      });
     });
   }
 
@@ -156,7 +175,7 @@ export class SqliteFrontier implements Frontier {
       const stale: LeaseId[] = [];
       let added = 0;
       for (const c of batch) {
-        const lease = this.st.leaseById.get(c.leaseId) as LeaseRow | undefined;
+        const lease = this.leaseOf(c.leaseId);
         if (lease === undefined) {
           // It expired and went back to the queue (maybe to someone else): change nothing.
           stale.push(c.leaseId);
@@ -164,7 +183,6 @@ export class SqliteFrontier implements Frontier {
           continue;
         }
         if (lease.released === 0) this.applyReport(lease.host, c.report ?? { fetchMs: 0 }, tx);
-        this.st.deleteLease.run(c.leaseId);
         tx.delta.leased--;
         this.settle(lease, c, crawler, tx);
         added += this.insertLinks(c.outlinks, c.rejected, crawler, tx);
@@ -292,7 +310,7 @@ export class SqliteFrontier implements Frontier {
 
   async leave(crawler: CrawlerId): Promise<void> {
     this.write((tx) => {
-      for (const id of this.st.leasesOf.all(crawler) as number[]) this.reclaimLease(id, tx);
+      for (const seq of this.st.leasesOf.all(crawler) as number[]) this.reclaimLease(seq, tx);
       this.st.leaveCrawler.run(tx.now, crawler);
     });
     this.waiters.notify();
@@ -300,6 +318,7 @@ export class SqliteFrontier implements Frontier {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.releasing.length > 0) this.write(() => {});
     this.closed = true;
     this.waiters.notify();
     this.db.close();
@@ -308,6 +327,8 @@ export class SqliteFrontier implements Frontier {
   /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
   private write<T>(work: (tx: Tx) => T): T {
     if (this.closed) throw new Error('the frontier is closed');
+    const releasing = this.releasing;
+    this.releasing = [];
     const run = this.db.transaction(() => {
       const tx: Tx = {
         now: this.now(),
@@ -315,6 +336,7 @@ export class SqliteFrontier implements Frontier {
         delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
         records: [],
       };
+      for (const { release } of releasing) this.applyRelease(release, tx);
       const result = work(tx);
       tx.hosts.flush();
       const d = tx.delta;
@@ -332,19 +354,43 @@ export class SqliteFrontier implements Frontier {
       }
       return result;
     });
+    let result: T;
     try {
-      return run.immediate();
+      result = run.immediate();
     } catch (err) {
       // What the cache remembered may not have been committed.
       this.recent.clear();
+      for (const r of releasing) r.reject(err);
       throw err;
     }
+    for (const r of releasing) r.resolve();
+    if (releasing.length > 0) this.waiters.notify();
+    return result;
+  }
+
+  /** The fetch is over: its host's budget learns from the report and frees the slot. */
+  private applyRelease(r: Release, tx: Tx): void {
+    const lease = this.leaseOf(r.leaseId);
+    if (lease === undefined || lease.released === 1) return;
+    this.st.markReleased.run(lease.seq);
+    this.applyReport(lease.host, r.report, tx);
+  }
+
+  /** The URL row a lease id names, if that lease still holds it (not expired and handed on). */
+  private leaseOf(id: LeaseId): LeaseRow | undefined {
+    const { seq, gen } = splitLeaseId(id);
+    const row = this.st.leaseOf.get(seq) as (LeaseRow & { lease_gen: number }) | undefined;
+    return row === undefined || row.lease_gen % GENERATIONS !== gen ? undefined : row;
   }
 
   /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
   private claim(n: number, crawler: CrawlerId, tx: Tx): LeaseBatch {
-    this.st.touchCrawler.run(tx.now, crawler);
-    for (const id of this.st.expiredLeases.all(tx.now) as number[]) this.reclaimLease(id, tx);
+    // Heard from: at most once a second, a row write each lease would be waste.
+    if (tx.now - (this.lastTouched.get(crawler) ?? 0) >= 1000) {
+      this.st.touchCrawler.run(tx.now, crawler);
+      this.lastTouched.set(crawler, tx.now);
+    }
+    for (const seq of this.st.expiredLeases.all(tx.now) as number[]) this.reclaimLease(seq, tx);
     this.requeueDueRetries(tx);
     // The queries below read the hosts table: let them see what came back to the queue.
     tx.hosts.flush();
@@ -394,8 +440,8 @@ export class SqliteFrontier implements Frontier {
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
     for (const r of taken) {
-      this.st.setState.run(URL_STATE.leased, r.seq);
-      const id = Number(this.st.insertLease.run(r.seq, crawler, expiresAt).lastInsertRowid);
+      const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
+      const id = leaseIdOf(r.seq, gen);
       b = afterLease(b, tx.now);
       out.push({
         id,
@@ -420,10 +466,9 @@ export class SqliteFrontier implements Frontier {
   }
 
   /** A lease ran out (or its crawler is gone): the URL is queued again, one try counted. */
-  private reclaimLease(id: number, tx: Tx): void {
-    const lease = this.st.leaseById.get(id) as LeaseRow | undefined;
+  private reclaimLease(seq: number, tx: Tx): void {
+    const lease = this.st.leaseOf.get(seq) as LeaseRow | undefined;
     if (lease === undefined) return;
-    this.st.deleteLease.run(id);
     const h = tx.hosts.host(lease.host);
     if (lease.released === 0) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
     tx.delta.leased--;
@@ -473,7 +518,7 @@ export class SqliteFrontier implements Frontier {
   private reclaimFromGone(tx: Tx): void {
     for (const c of this.st.activeCrawlers.all() as (CrawlerLife & { id: number })[]) {
       if (!crawlerGone(c, tx.now, this.settings.leaseMs)) continue;
-      for (const id of this.st.leasesOf.all(c.id) as number[]) this.reclaimLease(id, tx);
+      for (const seq of this.st.leasesOf.all(c.id) as number[]) this.reclaimLease(seq, tx);
       this.st.leaveCrawler.run(tx.now, c.id);
     }
   }
@@ -701,6 +746,20 @@ interface QueuedRow {
   redirects: number;
   kind: number;
   attempts: number;
+}
+
+/**
+ * A lease id is the URL's row key and how many times the row has been leased: it names
+ * one hand-out, so a completion of an earlier one (expired, handed on) matches nothing.
+ */
+const GENERATIONS = 2 ** 20;
+
+function leaseIdOf(seq: number, gen: number): LeaseId {
+  return seq * GENERATIONS + (gen % GENERATIONS);
+}
+
+function splitLeaseId(id: LeaseId): { seq: number; gen: number } {
+  return { seq: Math.floor(id / GENERATIONS), gen: id % GENERATIONS };
 }
 
 function countsOf(t: Delta): CrawlCounts {

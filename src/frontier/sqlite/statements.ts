@@ -5,6 +5,15 @@ const S = URL_STATE;
 
 /** Every statement the SQLite store runs more than once, by name. */
 const SQL = {
+  leaseUrl: `UPDATE urls SET state = ${S.leased}, lease_gen = lease_gen + 1, due_at = ?, crawler = ?, released = 0
+    WHERE seq = ? RETURNING lease_gen`,
+  leaseOf: `SELECT seq, lease_gen, released, host, depth FROM urls WHERE seq = ? AND state = ${S.leased}`,
+  expiredLeases: `SELECT seq FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND due_at <= ? ORDER BY due_at`,
+  leasesOf: `SELECT seq FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND crawler = ?`,
+  nextExpiry: `SELECT min(due_at) FROM urls WHERE state = ${S.leased}`,
+  markReleased: `UPDATE urls SET released = 1 WHERE seq = ?`,
+  extendLease: `UPDATE urls SET due_at = ? WHERE seq = ? AND state = ${S.leased} AND lease_gen = ?`,
+  leasedOfHost: `SELECT count(*) FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND host = ? AND released = 0`,
   totals: `SELECT queued, leased, retrying, done, failed, rejected, stale, expired FROM totals WHERE id = 1`,
   addTotals: `UPDATE totals SET queued = queued + ?, leased = leased + ?, retrying = retrying + ?, done = done + ?,
          failed = failed + ?, rejected = rejected + ?, stale = stale + ?, expired = expired + ? WHERE id = 1`,
@@ -24,10 +33,11 @@ const SQL = {
          ORDER BY ready_at LIMIT ?`,
   nextHostReady: `SELECT min(ready_at) FROM hosts WHERE queued > 0 AND retired = 0`,
   setState: `UPDATE urls SET state = ? WHERE seq = ?`,
-  markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, crawler = ?, has_form = ? WHERE seq = ?`,
-  markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, crawler = ? WHERE seq = ?`,
+  markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, due_at = NULL, crawler = ?, has_form = ?
+    WHERE seq = ?`,
+  markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, due_at = NULL, crawler = ? WHERE seq = ?`,
   markRetrying: `UPDATE urls SET state = ${S.retrying}, attempts = attempts + 1, error = ?, due_at = ? WHERE seq = ?`,
-  requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ? WHERE seq = ?`,
+  requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ?, due_at = NULL WHERE seq = ?`,
   dueRetries: `SELECT seq, host, depth FROM urls WHERE state = ${S.retrying} AND due_at <= ? ORDER BY due_at`,
   nextRetry: `SELECT min(due_at) FROM urls WHERE state = ${S.retrying}`,
   waitingOfHost: `SELECT seq, url, depth, via, state FROM urls WHERE host = ? AND state IN (${S.queued}, ${S.retrying})`,
@@ -41,15 +51,6 @@ const SQL = {
   recordById: `SELECT seq AS id, url, depth, via, error AS reason FROM urls WHERE seq = ?`,
   storedRow: `SELECT host, depth, state FROM urls WHERE seq = ?`,
   requeueFinal: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0 WHERE seq = ?`,
-  insertLease: `INSERT INTO leases (seq, crawler, expires) VALUES (?, ?, ?)`,
-  leaseById: `SELECT l.seq, l.released, u.host, u.depth FROM leases l JOIN urls u ON u.seq = l.seq WHERE l.id = ?`,
-  expiredLeases: `SELECT id FROM leases WHERE expires <= ? ORDER BY expires`,
-  leasesOf: `SELECT id FROM leases WHERE crawler = ?`,
-  nextExpiry: `SELECT min(expires) FROM leases`,
-  markReleased: `UPDATE leases SET released = 1 WHERE id = ?`,
-  extendLease: `UPDATE leases SET expires = ? WHERE id = ?`,
-  deleteLease: `DELETE FROM leases WHERE id = ?`,
-  leasedOfHost: `SELECT count(*) FROM leases l JOIN urls u ON u.seq = l.seq WHERE u.host = ? AND l.released = 0`,
   getSite: `SELECT claimed_by, recorded FROM sites WHERE origin = ?`,
   claimNewSite: `INSERT INTO sites (origin, claimed_by, recorded) VALUES (?, ?, 0) ON CONFLICT (origin) DO NOTHING`,
   reclaimSite: `UPDATE sites SET claimed_by = ? WHERE origin = ? AND recorded = 0`,
@@ -62,16 +63,17 @@ const SQL = {
 
 /** Statements that answer one value per row (better-sqlite3's pluck). */
 const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set([
+  'leaseUrl',
+  'expiredLeases',
+  'leasesOf',
+  'nextExpiry',
+  'leasedOfHost',
   'getMeta',
   'nextDepth',
   'readyAtDepth',
   'nextHostReady',
   'nextRetry',
   'orphans',
-  'expiredLeases',
-  'leasesOf',
-  'nextExpiry',
-  'leasedOfHost',
   'hostCount',
 ] as const);
 
