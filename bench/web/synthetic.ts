@@ -38,6 +38,13 @@ export interface RunningWeb {
   urlsOf(): string[];
   /** The page URLs reachable by following links from every site's '/', in BFS order, canonical form. */
   reachable(): string[];
+  /**
+   * Requests past the first `count` (over the web's whole life) get no answer until
+   * release(): a test can stop a crawl part-way, however fast the machine is.
+   */
+  holdAfter(count: number): void;
+  /** Answers the held requests and holds no more. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +71,8 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<R
 
   const origins = sites.map((site) => site.origin);
   const requestLog: RequestLogEntry[] = [];
+  let holdFrom = Number.POSITIVE_INFINITY;
+  let held: (() => void)[] = [];
   // Handlers are attached only once every origin is known, because pages link across sites.
   servers.forEach((server, hostIndex) => {
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -72,7 +81,9 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<R
         path: req.url ?? '',
         at: performance.timeOrigin + performance.now(),
       });
-      respond(opts, origins, hostIndex, req, res);
+      const answer = () => respond(opts, origins, hostIndex, req, res);
+      if (requestLog.length > holdFrom) held.push(answer);
+      else answer();
     });
   });
 
@@ -81,6 +92,15 @@ export async function startSyntheticWeb(options: SyntheticWebOptions): Promise<R
     requestLog,
     urlsOf: () => allPageUrls(opts, origins),
     reachable: () => computeReachable(opts, origins),
+    holdAfter: (count) => {
+      holdFrom = count;
+    },
+    release: () => {
+      holdFrom = Number.POSITIVE_INFINITY;
+      const answers = held;
+      held = [];
+      for (const answer of answers) answer();
+    },
     close: async () => {
       await Promise.all(servers.map(closeServer));
     },
