@@ -36,7 +36,7 @@ import type {
 
 const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
-const OUTCOMES = ['done', 'failed', 'retry', 'deferred'] as const;
+const OUTCOMES = ['done', 'failed', 'refused', 'retry', 'deferred'] as const;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 function report(v: unknown, where: string): WireReport {
@@ -45,6 +45,7 @@ function report(v: unknown, where: string): WireReport {
   if (o.crawlDelayMs !== undefined) r.crawlDelayMs = duration(o, 'crawlDelayMs', where);
   if (o.retryAfterMs !== undefined) r.retryAfterMs = duration(o, 'retryAfterMs', where);
   if (o.connectFailed !== undefined) r.connectFailed = boolean(o, 'connectFailed', where);
+  if (o.noRequest !== undefined) r.noRequest = boolean(o, 'noRequest', where);
   if (o.address !== undefined) r.address = nullableString(o, 'address', where);
   return r;
 }
@@ -110,6 +111,8 @@ function outcome(v: unknown, where: string): WireOutcome {
       return { kind };
     case 'failed':
       return { kind, error: string(o, 'error', where, true) };
+    case 'refused':
+      return { kind, reason: string(o, 'reason', where, true) };
     case 'retry':
       return { kind, error: string(o, 'error', where, true), afterMs: integer(o, 'afterMs', where) };
   }
@@ -127,13 +130,15 @@ const completion =
     };
     const id = string(o, 'lease', where, true);
     if (o.outcome === undefined) return { lease: id, ...lists };
-    return {
+    const head: WireCompletion = {
       lease: id,
       outcome: outcome(o.outcome, `${where}.outcome`),
       report: report(o.report, `${where}.report`),
       page: o.page === null ? null : free(o.page, `${where}.page`),
       ...lists,
     };
+    if (o.hasForm !== undefined) head.hasForm = boolean(o, 'hasForm', where);
+    return head;
   };
 
 function release(v: unknown, where: string): WireRelease {

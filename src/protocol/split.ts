@@ -135,7 +135,8 @@ function packCompletions(
     const partHead = `"lease":${lease}`;
     let entry: Entry;
     if ('outcome' in c) {
-      const noPage = `${partHead},"outcome":${JSON.stringify(c.outcome)},"report":${JSON.stringify(c.report)},"page":`;
+      const form = c.hasForm === undefined ? '' : `,"hasForm":${c.hasForm}`;
+      const noPage = `${partHead},"outcome":${JSON.stringify(c.outcome)},"report":${JSON.stringify(c.report)}${form},"page":`;
       const pageRoom = room - base - entryBase - bytes(noPage);
       if (pageRoom < 64) tooLarge(`COMPLETE.completions[${ci}] without its page`, bytes(noPage), room - base);
       const page = c.page === null ? 'null' : fitRecordJson(c.page, pageRoom);

@@ -100,6 +100,8 @@ export interface WireReport {
   retryAfterMs?: number;
   connectFailed?: boolean;
   address?: string | null;
+  /** No request was made (robots.txt answered from the cache): the slot is free, no gap earned. */
+  noRequest?: boolean;
 }
 
 export interface WireLease {
@@ -120,6 +122,8 @@ export interface WireLease {
 export type WireOutcome =
   | { kind: 'done' }
   | { kind: 'failed'; error: string }
+  /** Not fetched on purpose (robots.txt said no): recorded, not counted as a page. */
+  | { kind: 'refused'; reason: string }
   | { kind: 'retry'; error: string; afterMs: number }
   /** Not fetched (held back by the bunny): back to the queue, the attempt not counted. */
   | { kind: 'deferred' };
@@ -155,6 +159,8 @@ export interface WireCompletion {
   outlinks: WireLink[];
   rejected: WireRejected[];
   modules: WireModuleRecord[];
+  /** The page has a form (the forms module's mark, kept by the store). */
+  hasForm?: boolean;
 }
 
 /**
