@@ -83,12 +83,13 @@ describe('a data folder in use', () => {
     await untilWriting(data, first);
     const second = await runNode(crawlArgs(data, '--fresh'));
     expect(second.code).toBe(1);
+    // Nothing of the running crawl was touched.
+    for (const f of ['frontier.db', 'pages.jsonl', 'warc', 'cobweb.json']) {
+      expect(existsSync(join(data, f)), f).toBe(true);
+    }
     expect(second.stderr).toBe(
       `cobweb: --data ${data} is in use by another cobweb crawl; wait for it to end, stop it, or use another --data folder\n`,
     );
-    // Nothing of the running crawl was touched.
-    for (const f of ['frontier.db', 'pages.jsonl', 'warc', 'cobweb.json'])
-      expect(existsSync(join(data, f))).toBe(true);
     expect(first.exitCode).toBeNull();
     open();
     const [code] = await once(first, 'exit');
