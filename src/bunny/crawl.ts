@@ -280,7 +280,13 @@ function openDataDir(
   return previous === null ? [] : changedLinkSettings(previous.settings, settings);
 }
 
-/** The store, refused with its path when it is not a cobweb store. */
+/** SQLite's word for a file that is not (or no longer) a database it can read. */
+const NOT_A_STORE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
+/**
+ * The store, refused with its path when it is not a cobweb store, or one of another
+ * cobweb version. (Any other failure, a full disk say, is not the command's fault.)
+ */
 function openStore(
   layout: DataLayout,
   settings: ConstructorParameters<typeof SqliteFrontier>[1],
@@ -289,7 +295,11 @@ function openStore(
   try {
     return new SqliteFrontier(layout.store, settings);
   } catch (err) {
-    throw new DataDirError(`${layout.store}: ${(err as Error).message}`);
+    const { code, message } = err as { code?: string; message: string };
+    if ((code !== undefined && NOT_A_STORE.has(code)) || message.includes('another cobweb version')) {
+      throw new DataDirError(`${layout.store}: ${message}`);
+    }
+    throw err;
   }
 }
 

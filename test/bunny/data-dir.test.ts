@@ -166,6 +166,22 @@ describe('the store', () => {
   });
 });
 
+describe('the store of another cobweb version', () => {
+  it('is refused with its path', async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    const store = join(h.dir, 'frontier.db');
+    const db = new Database(store);
+    db.prepare(`UPDATE meta SET value = '99' WHERE key = 'schema'`).run();
+    db.close();
+    const attempt = run([`${a.origin}/`]);
+    await expect(attempt).rejects.toThrow(DataDirError);
+    await expect(attempt).rejects.toThrow(
+      `${store}: the store was written by another cobweb version (schema 99`,
+    );
+  });
+});
+
 describe('the lock', () => {
   it('keeps a second crawl in the same process out of a folder in use', async () => {
     const slow = await site('127.0.0.2', {
