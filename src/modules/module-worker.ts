@@ -86,6 +86,7 @@ async function load(path: string): Promise<LoadReport> {
   if (setup.selfTest && m.selfTest !== undefined) {
     const selfTest = m.selfTest;
     try {
+      heartbeat();
       const result = await withTimeout(
         Promise.resolve().then(() => selfTest.call(m)),
         setup.timeoutMs,
@@ -125,6 +126,9 @@ async function call(invoke: (ctx: ModuleContext) => unknown): Promise<CallResult
   const began = performance.now();
   let outcome: unknown;
   try {
+    // Each call starts with a beat: the pages of a batch run one after another, and only
+    // one call that keeps the thread past the timeout is a hang, not many short ones.
+    heartbeat();
     outcome = await withTimeout(Promise.resolve(invoke(ctx)), setup.timeoutMs);
   } catch (err) {
     return { ms: performance.now() - began, error: describe(err) };
