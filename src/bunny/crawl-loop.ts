@@ -1,8 +1,9 @@
-import type { AddResult, Frontier, Lease } from '../frontier/types.js';
+import type { CrawlEnd, CrawlerId, Frontier, Lease, PendingRecord, Release } from '../frontier/types.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
-import { processCrash } from './page-processor.js';
+import { joinFields, type ModuleResults, type ModuleStep } from './module-step.js';
+import { processCrash, refusedRecord } from './page-processor.js';
 import type { Visit } from './visit.js';
 
 export interface LoopParts {
@@ -10,21 +11,19 @@ export interface LoopParts {
   /** robots gate -> fetch -> parse for one lease (visit.ts). */
   visit: (lease: Lease) => Promise<Visit>;
   warc: Pick<WarcThread, 'write'>;
-  /** Module hooks for a batch (module-step.ts); they update its records and completions. */
-  modules: ((batch: readonly Visit[]) => Promise<void>) | null;
+  /** Module hooks (module-step.ts); null when no module is loaded and no onPage given. */
+  modules: ModuleStep | null;
   /** Appends lines to pages.jsonl (synchronously: they are in the OS when it returns). */
   write: (records: readonly PageRecord[]) => void;
-  /** Writes the lines a frontier call hands back (refused URLs and the like). */
-  record: (result: AddResult) => void;
 }
 
 export interface LoopSettings {
-  bunny: string;
+  crawler: CrawlerId;
   concurrency: number;
   signal?: AbortSignal | undefined;
 }
 
-export type StopReason = 'finished' | 'max-pages' | 'signal';
+export type StopReason = CrawlEnd | 'signal';
 
 /** How many finished fetches per --concurrency slot may wait for their outputs to be written. */
 const MAX_SETTLING_PER_SLOT = 4;
@@ -33,14 +32,16 @@ const MAX_SETTLING_PER_SLOT = 4;
 const FLUSH_BATCH = 64;
 const FLUSH_WAIT_MS = 5;
 
-/** Longest the loop sleeps without news, so a clock jump or a missed wake-up costs at most this. */
+/** Longest the loop waits without news; with nothing in flight, lease() long-polls this long. */
 const MAX_IDLE_MS = 1000;
 
 /**
- * The bunny: lease -> fetch -> parse -> write -> complete, with up to `concurrency`
- * fetches in flight. Finished fetches are gathered into batches (64, or 5 ms) and
- * written together: WARC records and module hooks (on their own threads), pages.jsonl lines, then one
- * store transaction, so a URL is only marked done once its outputs are in the OS.
+ * The bunny: lease -> visit -> release -> write -> complete, with up to `concurrency`
+ * fetches in flight. It is the only part of a crawling process that talks to the
+ * frontier, and it never guesses: the store says what to fetch and when the crawl is
+ * over. Finished fetches are gathered into batches (64, or 5 ms) and written
+ * together: WARC records and module hooks (on their own threads), pages.jsonl lines,
+ * then one completion call, so a URL is only marked done once its outputs are in the OS.
  */
 export class CrawlLoop {
   /** Fetches on the network: what --concurrency bounds. */
@@ -50,9 +51,8 @@ export class CrawlLoop {
   fetched = 0;
   errors = 0;
   readonly outcomes: Record<string, number> = {};
-  /** Fetches this run may still start (--max-pages minus what earlier runs did). */
-  private budget = 0;
   private pending: Visit[] = [];
+  private releases: Release[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private fatal: unknown = null;
@@ -63,45 +63,49 @@ export class CrawlLoop {
     private readonly settings: LoopSettings,
   ) {}
 
-  async run(budget: number): Promise<StopReason> {
-    this.budget = budget;
+  async run(): Promise<StopReason> {
     const { frontier } = this.parts;
-    const signal = this.settings.signal;
+    const { crawler, concurrency, signal } = this.settings;
     const onAbort = () => this.notify();
     signal?.addEventListener('abort', onAbort);
     try {
       for (;;) {
         if (this.fatal !== null) throw this.fatal;
+        await this.releaseFinished();
         const stopping = signal?.aborted === true;
-        const { concurrency } = this.settings;
+        if (stopping && this.fetching === 0 && this.settling === 0) return 'signal';
         // Writing may fall behind fetching for a while, but not without bound.
         const room = Math.min(
           concurrency - this.fetching,
           MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
-          this.budget,
         );
+        let nextReadyAt: number | null = null;
         if (!stopping && room > 0) {
-          const leases = await frontier.lease(room, this.settings.bunny);
-          this.budget -= leases.length;
-          for (const lease of leases) {
+          const idle = this.fetching === 0 && this.settling === 0;
+          const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+          for (const lease of batch.leases) {
             this.fetching++;
             void this.fetchOne(lease);
           }
-        }
-        if (this.fetching === 0 && this.settling === 0) {
-          if (stopping) return 'signal';
-          if (this.budget <= 0) return 'max-pages';
-          const stats = await frontier.stats();
-          if (stats.queued === 0 && stats.inFlight === 0) return 'finished';
+          if (batch.ended !== null) return batch.ended;
+          nextReadyAt = batch.nextReadyAt;
         }
         // With free slots, also wake when the next host's turn comes; when full, only a
         // finished fetch can change anything.
-        await this.waitForNews(room > 0 && !stopping);
+        await this.waitForNews(nextReadyAt);
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
+      await this.releaseFinished().catch(() => {});
     }
+  }
+
+  /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */
+  async record(records: readonly PendingRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    this.parts.write(records.map((r) => ({ ...refusedRecord(r), crawler: this.settings.crawler })));
+    await this.parts.frontier.acknowledge(records.map((r) => r.id));
   }
 
   private async fetchOne(lease: Lease): Promise<void> {
@@ -110,13 +114,14 @@ export class CrawlLoop {
       done = await this.parts.visit(lease);
     } catch (err) {
       // A bug must not lose the URL: it is recorded as failed, with why.
-      done = { page: processCrash(lease, err), warc: null };
+      done = { lease, page: processCrash(lease, err), warc: [] };
     }
     this.count(done.page.record);
     this.fetching--;
     this.settling++;
+    // The exchange is over: the host's next request need not wait for our writing.
+    this.releases.push({ leaseId: lease.id, report: done.page.report });
     this.pending.push(done);
-    // A fetch slot is free: lease again at once, whatever the writing does.
     this.notify();
     // Writing goes by batches: each costs a store commit and a message to each thread,
     // so a few milliseconds of gathering pay for themselves.
@@ -132,40 +137,78 @@ export class CrawlLoop {
     }
   }
 
+  /** Frees the hosts of every fetch finished since the last call, in one store call. */
+  private async releaseFinished(): Promise<void> {
+    if (this.releases.length === 0) return;
+    const batch = this.releases;
+    this.releases = [];
+    await this.parts.frontier.release(batch);
+  }
+
   /**
-   * Writes a batch of finished fetches. In this order, so a kill at
-   * any point loses nothing: WARC records and module hooks (each on its own thread,
-   * started at once), then pages.jsonl lines, then the store marks the URLs done,
-   * batch after batch.
+   * Writes a batch of finished fetches. In this order, so a kill at any point loses
+   * nothing: WARC records and module hooks (each on its own thread, started at once),
+   * then pages.jsonl lines, then the store completes the URLs, batch after batch.
    */
   private flush(): void {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
     const exchanges: WarcExchange[] = [];
-    for (const f of batch) if (f.warc !== null) exchanges.push(f.warc);
+    for (const f of batch) exchanges.push(...f.warc);
     const written = this.parts.warc.write(exchanges);
-    const hooked = this.parts.modules === null ? Promise.resolve() : this.parts.modules(batch);
+    const hooked = this.runModules(batch);
     // awaited (and reported) in settle(), maybe after a while
     written.catch(() => {});
     hooked.catch(() => {});
     this.flushing = this.flushing.then(() => this.settle(batch, written, hooked));
-    // Fetch slots are free again: lease more while this batch is written.
-    this.notify();
+  }
+
+  /** Claims the sites new to the crawl (the store says which), then runs the hooks. */
+  private async runModules(batch: readonly Visit[]): Promise<ModuleResults | null> {
+    const modules = this.parts.modules;
+    if (modules === null) return null;
+    const claimed = new Set<string>();
+    for (const origin of modules.newOrigins(batch)) {
+      if (await this.parts.frontier.claimSite(origin, this.settings.crawler)) claimed.add(origin);
+    }
+    return modules.run(batch, claimed);
   }
 
   private async settle(
     batch: readonly Visit[],
     written: Promise<void>,
-    hooked: Promise<void>,
+    hooked: Promise<ModuleResults | null>,
   ): Promise<void> {
     try {
       await written;
-      await hooked;
+      const results = await hooked;
       const records: PageRecord[] = [];
-      for (const f of batch) if (f.page.record !== null) records.push(f.page.record);
+      for (const f of batch) {
+        const record = f.page.record;
+        if (record !== null) {
+          record.crawler = this.settings.crawler;
+          const fields = results?.fields.get(f);
+          if (fields !== undefined) joinFields(record as unknown as Record<string, unknown>, fields);
+          records.push(record);
+        }
+        const links = results?.links.get(f);
+        if (links !== undefined) {
+          const c = f.page.completion;
+          c.outlinks = [...c.outlinks, ...links.accepted];
+          c.rejected = [...c.rejected, ...links.rejected];
+        }
+      }
       this.parts.write(records);
-      this.parts.record(await this.parts.frontier.complete(batch.map((f) => f.page.completion)));
+      const { frontier } = this.parts;
+      // A site is recorded only after its hooks ran: a crash in between runs them again, not never.
+      for (const site of results?.sites ?? []) await frontier.recordSite(site);
+      await this.releaseFinished();
+      const done = await frontier.complete(
+        batch.map((f) => f.page.completion),
+        this.settings.crawler,
+      );
+      await this.record(done.records);
     } catch (err) {
       this.fatal = err;
     }
@@ -181,10 +224,10 @@ export class CrawlLoop {
     if (record.error !== undefined || (record.status ?? 0) >= 400) this.errors++;
   }
 
-  private waitForNews(untilNextHost: boolean): Promise<void> {
+  private waitForNews(nextReadyAt: number | null): Promise<void> {
     return new Promise((resolve) => {
-      const next = untilNextHost ? this.parts.frontier.nextReadyAt() : null;
-      const ms = next === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, next - Date.now()));
+      const ms =
+        nextReadyAt === null ? MAX_IDLE_MS : Math.min(MAX_IDLE_MS, Math.max(0, nextReadyAt - Date.now()));
       const timer = setTimeout(() => this.notify(), ms);
       this.wake = () => {
         clearTimeout(timer);

@@ -4,8 +4,8 @@ import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-polic
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
-import type { AddResult } from '../frontier/types.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
@@ -35,11 +35,10 @@ import {
   DEFAULTS,
   type LogLevel,
 } from './options.js';
-import { type ProcessOptions, refusedRecord } from './page-processor.js';
-import { robotsGate } from './robots-gate.js';
+import type { ProcessOptions } from './page-processor.js';
 import { RunCounter } from './run-counts.js';
-import { SitemapDiscovery } from './sitemaps.js';
-import { visit } from './visit.js';
+import { SitemapFinder } from './sitemaps.js';
+import { type VisitParts, visit } from './visit.js';
 
 export { CrawlOptionError };
 
@@ -98,6 +97,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       key: o.politenessKey,
       maxPagesPerHost: o.maxPagesPerHost,
       leaseMs: DEFAULTS.leaseMs,
+      maxPages: o.maxPages,
     });
     closers.push(() => frontier.close());
     const pages = new PagesLog(layout.pages);
@@ -166,29 +166,23 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       for (const line of lines) counts.count(line);
       if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
     };
-    // Lines the frontier hands back (refused URLs, URLs of hosts given up on) are
-    // written at once: that is its contract (Frontier.add).
-    const record = (result: AddResult) => write(result.newRejected.map(refusedRecord));
-    const sitemaps = o.sitemaps ? new SitemapDiscovery(frontier, robots, rules, record) : null;
     const onPage = o.onPage === undefined ? null : new GuardedOnPage(o.onPage, o.moduleTimeoutMs, log);
-    const moduleStep = new ModuleStep({ host: moduleHost, frontier, robots, rules, onPage: onPage?.call });
-    const visitParts = {
-      frontier,
+    const moduleStep =
+      moduleHost.active || onPage !== null
+        ? new ModuleStep({ host: moduleHost, robots, rules, onPage: onPage?.call })
+        : null;
+    const visitParts: VisitParts = {
       fetcher,
-      gate: robots === null ? null : robotsGate(robots, o),
-      onSite: sitemaps === null ? null : (url: string) => sitemaps.onSite(url),
+      robots,
+      gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
+      sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
       options: processOptions,
     };
+    const crawler = await frontier.registerCrawler(`crawl@${hostname()}:${process.pid}`);
+    closers.push(() => frontier.leave(crawler));
     const loop = new CrawlLoop(
-      {
-        frontier,
-        visit: (lease) => visit(lease, visitParts),
-        warc,
-        modules: (batch) => moduleStep.run(batch),
-        write,
-        record,
-      },
-      { bunny: `local-${process.pid}`, concurrency: o.concurrency, signal: o.signal },
+      { frontier, visit: (lease) => visit(lease, visitParts), warc, modules: moduleStep, write },
+      { crawler, concurrency: o.concurrency, signal: o.signal },
     );
 
     const progress = async (): Promise<CrawlProgress> => {
@@ -197,8 +191,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       return {
         done: s.done,
         failed: s.failed,
-        queued: s.queued,
-        inFlight: s.inFlight,
+        queued: s.queued + s.retrying,
+        inFlight: s.leased,
         rejected: s.rejected,
         fetchedThisRun: counts.fetched,
         errorsThisRun: counts.errors,
@@ -213,12 +207,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       closers.push(() => clearInterval(ticker));
     }
 
-    // Lines a killed run stored but never wrote: write them now (see Frontier.add).
-    record({ added: 0, newRejected: await frontier.unloggedRejections() });
+    // Lines a killed run stored but never wrote: write them now.
+    await loop.record(await frontier.reclaimRecords(crawler));
     // Seeds are taken as given: they define the scope, so the filter does not judge them.
-    record(await frontier.add(seeds.map((url) => ({ url, depth: 0, via: null }))));
-    const before = await frontier.stats();
-    const stoppedBy = await loop.run(o.maxPages - before.done - before.failed);
+    const seeded = await frontier.add(
+      seeds.map((url) => ({ url, depth: 0, via: null })),
+      [],
+      crawler,
+    );
+    await loop.record(seeded.records);
+    const stoppedBy = await loop.run();
     const end = await progress();
     return {
       ...end,
@@ -280,12 +278,11 @@ function openDataDir(
   return previous === null ? [] : changedLinkSettings(previous.settings, settings);
 }
 
-/** SQLite's word for a file that is not (or no longer) a database it can read. */
-const NOT_A_STORE = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
-
 /**
- * The store, refused with its path when it is not a cobweb store, or one of another
- * cobweb version. (Any other failure, a full disk say, is not the command's fault.)
+ * The store, refused (DataDirError: the folder's fault, exit 2) when it is not a cobweb
+ * store or one of another cobweb version. checkStore looks first, reading only: the
+ * store's own check comes after SQLite has switched the file to WAL mode. Any other
+ * failure, a full disk say, is not the command's fault and goes on as it is.
  */
 function openStore(
   layout: DataLayout,
@@ -295,10 +292,7 @@ function openStore(
   try {
     return new SqliteFrontier(layout.store, settings);
   } catch (err) {
-    const { code, message } = err as { code?: string; message: string };
-    if ((code !== undefined && NOT_A_STORE.has(code)) || message.includes('another cobweb version')) {
-      throw new DataDirError(`${layout.store}: ${message}`);
-    }
+    if (err instanceof NotAStoreError) throw new DataDirError(err.message);
     throw err;
   }
 }

@@ -1,85 +1,92 @@
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
-import type { Frontier, NewLink, RejectedLink } from '../frontier/types.js';
-import type { ModulePage, ModuleSite } from '../modules/api.js';
+import type { SiteFacts } from '../frontier/types.js';
+import type { ModulePage, ModuleSite, PageFields } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import type { PageRecord } from '../output/pages-log.js';
 import { originOf } from '../url/host.js';
-import { type LinkRules, routeLinks } from './links.js';
+import { type LinkRules, type RoutedLinks, routeLinks } from './links.js';
 import type { Visit } from './visit.js';
-
-/** A module may add fields to a page's line, not rewrite what the crawl observed. */
-const OBSERVED = new Set([
-  'url',
-  'status',
-  'contentType',
-  'bytes',
-  'depth',
-  'fetchedAt',
-  'durationMs',
-  'via',
-  'error',
-  'detail',
-  'attempts',
-]);
 
 export interface ModuleStepParts {
   host: ModuleHost | null;
-  frontier: Pick<Frontier, 'knownSite' | 'recordSite'>;
   robots: RobotsCache | null;
   rules: LinkRules;
   /** The library's own per-page callback, run on the crawl's thread. */
   onPage?: ((page: ModulePage) => unknown) | undefined;
 }
 
+/** What the modules made of a batch: plain data the crawl loop joins to its records and completions. */
+export interface ModuleResults {
+  /** Fields for the pages.jsonl lines, by the visit they belong to. */
+  fields: Map<Visit, PageFields>;
+  /** URLs the modules asked for, routed like links of the visit's page. */
+  links: Map<Visit, RoutedLinks>;
+  /** Sites whose hooks ran, with what they found, to be recorded. */
+  sites: SiteFacts[];
+}
+
 /**
- * DESIGN.md's "modules" step, between parse and write: page hooks on every fetched
- * page, site hooks on each new site. Their results join the batch before it is
- * written: fields into the pages.jsonl lines, enqueued URLs into the completions.
+ * The "modules" step, between parse and write: page hooks on every fetched page, site
+ * hooks on each site the crawl loop claimed as new. It returns what the hooks found and
+ * changes nothing itself.
  */
 export class ModuleStep {
-  /** Origins met this run (whether new to the crawl is the store's to say). */
+  /** Origins this crawler has met; only their first page can make a site new. */
   private readonly met = new Set<string>();
 
   constructor(private readonly parts: ModuleStepParts) {}
 
-  /** Runs the hooks for a batch; resolves once the batch's records and completions carry their results. */
-  async run(batch: readonly Visit[]): Promise<void> {
-    const visits = batch.filter((v) => v.page.page !== null);
-    if (visits.length === 0) return;
-    await Promise.all([this.pageHooks(visits), this.siteHooks(visits), this.callback(visits)]);
+  /** Origins first met in this batch: the crawl loop asks the store which are new to the crawl. */
+  newOrigins(batch: readonly Visit[]): string[] {
+    const out: string[] = [];
+    for (const v of batch) {
+      if (v.page.page === null) continue;
+      const origin = originOf(v.lease.url);
+      if (this.met.has(origin)) continue;
+      this.met.add(origin);
+      out.push(origin);
+    }
+    return out;
   }
 
-  private async pageHooks(visits: readonly Visit[]): Promise<void> {
+  /** Runs the hooks for a batch; `claimed` are the origins whose site hooks this crawler runs. */
+  async run(batch: readonly Visit[], claimed: ReadonlySet<string>): Promise<ModuleResults> {
+    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [] };
+    const visits = batch.filter((v) => v.page.page !== null);
+    if (visits.length === 0) return results;
+    await Promise.all([
+      this.pageHooks(visits, results),
+      this.siteHooks(visits, claimed, results),
+      this.callback(visits),
+    ]);
+    return results;
+  }
+
+  private async pageHooks(visits: readonly Visit[], results: ModuleResults): Promise<void> {
     const host = this.parts.host;
     if (host === null || !host.active) return;
     const verdicts = await host.onPages(visits.map((v) => v.page.page as ModulePage));
     verdicts.forEach((verdict, i) => {
       const visit = visits[i] as Visit;
-      if (visit.page.record !== null) addFields(visit.page.record, verdict.fields);
-      this.enqueue(visit, verdict.enqueue);
+      results.fields.set(visit, verdict.fields);
+      this.enqueue(visit, verdict.enqueue, results);
     });
   }
 
-  private async siteHooks(visits: readonly Visit[]): Promise<void> {
-    const firsts: Visit[] = [];
+  private async siteHooks(
+    visits: readonly Visit[],
+    claimed: ReadonlySet<string>,
+    results: ModuleResults,
+  ): Promise<void> {
+    const firsts = new Map<string, Visit>();
     for (const v of visits) {
-      const origin = originOf(v.page.completion.url);
-      if (this.met.has(origin)) continue;
-      this.met.add(origin);
-      firsts.push(v);
+      const origin = originOf(v.lease.url);
+      if (claimed.has(origin) && !firsts.has(origin)) firsts.set(origin, v);
     }
-    await Promise.all(firsts.map((v) => this.newSite(v)));
+    await Promise.all([...firsts].map(([origin, v]) => this.newSite(origin, v, results)));
   }
 
-  /**
-   * A site's hooks run once across the whole crawl: the store remembers sites, and
-   * records one only after its hooks ran, so a crash in between runs them again
-   * rather than never.
-   */
-  private async newSite(visit: Visit): Promise<void> {
+  private async newSite(origin: string, visit: Visit, results: ModuleResults): Promise<void> {
     const page = visit.page.page as ModulePage;
-    const origin = originOf(page.url);
-    if (await this.parts.frontier.knownSite(origin)) return;
     const summary = this.parts.robots?.summaryOf(origin);
     const site: ModuleSite = {
       origin,
@@ -97,13 +104,8 @@ export class ModuleStep {
     };
     const host = this.parts.host;
     const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [] };
-    this.enqueue(visit, verdict.enqueue);
-    await this.parts.frontier.recordSite({
-      origin,
-      address: site.address,
-      firstSeen: Date.now(),
-      info: verdict.info,
-    });
+    this.enqueue(visit, verdict.enqueue, results);
+    results.sites.push({ origin, address: site.address, firstSeen: Date.now(), info: verdict.info });
   }
 
   private async callback(visits: readonly Visit[]): Promise<void> {
@@ -113,19 +115,43 @@ export class ModuleStep {
   }
 
   /** URLs a module asked for take the link path, as links of the page it was given. */
-  private enqueue(visit: Visit, urls: readonly string[]): void {
+  private enqueue(visit: Visit, urls: readonly string[], results: ModuleResults): void {
     if (urls.length === 0) return;
-    const completion = visit.page.completion;
-    const from = { url: completion.url, depth: (visit.page.page as ModulePage).depth };
-    const routed = routeLinks(urls, completion.url, from, this.parts.rules);
-    completion.outlinks = [...completion.outlinks, ...routed.accepted] as NewLink[];
-    completion.rejected = [...completion.rejected, ...routed.rejected] as RejectedLink[];
+    const from = { url: visit.lease.url, depth: visit.lease.depth };
+    const routed = routeLinks(urls, visit.lease.url, from, this.parts.rules);
+    const before = results.links.get(visit);
+    results.links.set(
+      visit,
+      before === undefined
+        ? routed
+        : {
+            accepted: [...before.accepted, ...routed.accepted],
+            rejected: [...before.rejected, ...routed.rejected],
+            urls: [...before.urls, ...routed.urls],
+          },
+    );
   }
 }
 
-function addFields(record: PageRecord, fields: Record<string, unknown>): void {
-  const target = record as unknown as Record<string, unknown>;
+/** A module may add fields to a page's line, not rewrite what the crawl observed. */
+const OBSERVED = new Set([
+  'url',
+  'status',
+  'contentType',
+  'bytes',
+  'depth',
+  'fetchedAt',
+  'durationMs',
+  'via',
+  'error',
+  'detail',
+  'attempts',
+  'crawler',
+]);
+
+/** Adds the modules' fields to a pages.jsonl line, leaving what the crawl observed as it was. */
+export function joinFields(record: Record<string, unknown>, fields: PageFields): void {
   for (const [key, value] of Object.entries(fields)) {
-    if (!OBSERVED.has(key)) target[key] = value;
+    if (!OBSERVED.has(key)) record[key] = value;
   }
 }

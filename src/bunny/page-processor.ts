@@ -13,7 +13,7 @@ export interface ProcessedPage {
   completion: Completion;
   /** The page as modules see it; null when nothing was fetched (or it will be tried again). */
   page: ModulePage | null;
-  /** What politeness learns from this fetch (also in completion.report). */
+  /** What politeness learns from this fetch: the crawl loop releases the lease with it. */
   report: FetchReport;
 }
 
@@ -92,12 +92,11 @@ export function processFetch(
   return {
     record,
     completion: {
-      url: lease.url,
-      host: lease.host,
+      leaseId: lease.id,
       outcome: { kind: 'done' },
-      report,
       outlinks: routed.accepted,
       rejected: routed.rejected,
+      hasForm: parsed?.hasForm === true,
     },
     page: {
       url: lease.url,
@@ -113,20 +112,35 @@ export function processFetch(
   };
 }
 
-/** A URL robots.txt keeps us from (or whose robots.txt could not be read): not fetched. */
+/**
+ * A URL robots.txt keeps us from: not fetched, and recorded as refused. When the site's
+ * robots.txt answered 5xx, everything is disallowed until it is read again: the URL is
+ * tried again later, then failed.
+ */
 export function processBlocked(
   lease: Lease,
   reason: 'robots' | 'robots-unavailable',
   retryAfterMs: number | null,
   opts: ProcessOptions,
 ): ProcessedPage {
-  const report: FetchReport = { fetchMs: 0 };
+  const report: FetchReport = { fetchMs: 0, noRequest: true };
   if (reason === 'robots-unavailable' && retryAfterMs !== null && lease.attempt <= opts.retry.retries) {
     return retry(lease, report, reason, retryAfterMs);
   }
   const record = blankRecord(lease);
   record.error = reason;
+  if (reason === 'robots') {
+    return { record, completion: completion(lease, { kind: 'refused', reason }), page: null, report };
+  }
   return failed(lease, report, record);
+}
+
+/**
+ * The lease's slot went to another request to its host first (its robots.txt): the URL
+ * goes back to the queue with no try spent, and the host's gap counts from that request.
+ */
+export function processDeferred(lease: Lease, report: FetchReport): ProcessedPage {
+  return { record: null, completion: completion(lease, { kind: 'deferred' }), page: null, report };
 }
 
 /** A bug must not lose the URL: it is recorded as failed ('internal'), with why. */
@@ -140,7 +154,7 @@ export function processCrash(lease: Lease, err: unknown): ProcessedPage {
 function retry(lease: Lease, report: FetchReport, error: string, afterMs: number): ProcessedPage {
   return {
     record: null,
-    completion: completion(lease, report, { kind: 'retry', error, afterMs }),
+    completion: completion(lease, { kind: 'retry', error, afterMs }),
     page: null,
     report,
   };
@@ -149,14 +163,14 @@ function retry(lease: Lease, report: FetchReport, error: string, afterMs: number
 function failed(lease: Lease, report: FetchReport, record: PageRecord): ProcessedPage {
   return {
     record,
-    completion: completion(lease, report, { kind: 'failed', error: record.error ?? 'failed' }),
+    completion: completion(lease, { kind: 'failed', error: record.error ?? 'failed' }),
     page: null,
     report,
   };
 }
 
-function completion(lease: Lease, report: FetchReport, outcome: Outcome): Completion {
-  return { url: lease.url, host: lease.host, outcome, report, outlinks: [], rejected: [] };
+function completion(lease: Lease, outcome: Outcome): Completion {
+  return { leaseId: lease.id, outcome, outlinks: [], rejected: [] };
 }
 
 /** The line of a URL before anything is known of it but where it was found. */

@@ -1,5 +1,5 @@
 import type { FetchOutcome } from '../fetch/types.js';
-import { MAX_RETRY_AFTER_MS } from '../frontier/politeness.js';
+import { backoffMs, MAX_RETRY_AFTER_MS } from '../frontier/policy/backoff.js';
 
 export interface RetrySettings {
   /** Tries after the first; default 2. */
@@ -34,7 +34,7 @@ export function retryDelay(
   // A server asking us back in days (or years) gets its answer recorded now: waiting
   // that long would keep the whole crawl from ending.
   if (retryAfterMs !== undefined && retryAfterMs > MAX_RETRY_AFTER_MS) return null;
-  const backoff = settings.retryDelayMs * 2 ** (attempt - 1);
+  const backoff = backoffMs(settings.retryDelayMs, attempt);
   return retryAfterMs === undefined ? backoff : Math.max(backoff, retryAfterMs);
 }
 

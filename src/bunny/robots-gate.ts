@@ -1,32 +1,87 @@
-import type { RobotsCache } from '../fetch/robots/robots-cache.js';
-import type { Lease } from '../frontier/types.js';
-import type { Gate, GateVerdict } from './visit.js';
+import type { RobotsCache, RobotsVerdict } from '../fetch/robots/robots-cache.js';
+import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
+import { backoffMs } from '../frontier/policy/backoff.js';
+import type { FetchReport, Lease } from '../frontier/types.js';
+import { originOf } from '../url/host.js';
 
 export interface GateSettings {
-  delayMs: number;
   maxDelayMs: number;
   /** How long a URL waits when its site's robots.txt could not be read. */
   retryDelayMs: number;
 }
 
+/** What the robots gate says about one leased URL. */
+export type GateAnswer =
+  /**
+   * The URL may be fetched or not. `report` and `requests` are set when this lease read
+   * robots.txt to find out (a request to the host, to be released and archived).
+   */
+  | { kind: 'verdict'; verdict: GateVerdict; report: FetchReport | null; requests: FetchOutcome[] }
+  /**
+   * The site's robots.txt had to be read first. That was this lease's request to the
+   * host: the page waits for its next turn (and the gap after this request).
+   */
+  | { kind: 'read'; origin: string; report: FetchReport; requests: FetchOutcome[] };
+
+export interface GateVerdict {
+  allowed: boolean;
+  reason?: 'robots' | 'robots-unavailable';
+  /** Crawl-delay, capped at --max-delay. */
+  crawlDelayMs: number | null;
+  /** For 'robots-unavailable': when to try the URL again. */
+  retryMs: number | null;
+  /** robots.txt got no answer at all: why (the URL is failed or retried with this cause). */
+  failure?: FetchFailure;
+}
+
 /**
- * The robots gate (DESIGN.md: "robots gate (src/fetch) RFC 9309, cached per host"):
- * asks the cache, caps Crawl-delay at --max-delay, and when it had to fetch robots.txt
- * first, tells the bunny to keep the politeness gap before the page itself.
+ * The robots gate (RFC 9309, cached per origin): answers from the cache, or reads the
+ * origin's robots.txt as the lease's own request. That read goes through the same
+ * scheduler as a page fetch, so the host's gap follows it and no slot ever sleeps.
  */
-export function robotsGate(robots: RobotsCache, settings: GateSettings): Gate {
-  return async (lease: Lease): Promise<GateVerdict> => {
-    const v = await robots.check(lease.url);
-    const crawlDelayMs = v.crawlDelayMs === null ? null : Math.min(v.crawlDelayMs, settings.maxDelayMs);
-    const verdict: GateVerdict = {
-      allowed: v.allowed,
-      crawlDelayMs,
-      waitMs: v.allowed && v.fetched ? Math.max(settings.delayMs, crawlDelayMs ?? 0) : 0,
-      retryMs: v.reason === 'robots-unavailable' ? settings.retryDelayMs * 2 ** (lease.attempt - 1) : null,
-      fetched: v.fetched,
-    };
-    if (v.reason !== undefined) verdict.reason = v.reason;
-    if (v.failure !== undefined) verdict.failure = v.failure;
-    return verdict;
+export async function robotsGate(
+  robots: RobotsCache,
+  lease: Lease,
+  settings: GateSettings,
+): Promise<GateAnswer> {
+  const known = robots.cached(lease.url);
+  if (known !== undefined) {
+    return { kind: 'verdict', verdict: verdictOf(known, lease, settings), report: null, requests: [] };
+  }
+  const origin = originOf(lease.url);
+  const { requests } = await robots.refresh(origin);
+  const crawlDelayMs = capDelay(robots.summaryOf(origin)?.crawlDelayMs ?? null, settings);
+  const report = reportOfRequests(requests, crawlDelayMs);
+  const v = robots.cached(lease.url);
+  // A URL robots.txt keeps us from needs no request of its own: it is answered now.
+  if (v !== undefined && !v.allowed) {
+    return { kind: 'verdict', verdict: verdictOf(v, lease, settings), report, requests };
+  }
+  return { kind: 'read', origin, report, requests };
+}
+
+function verdictOf(v: RobotsVerdict, lease: Lease, settings: GateSettings): GateVerdict {
+  const verdict: GateVerdict = {
+    allowed: v.allowed,
+    crawlDelayMs: capDelay(v.crawlDelayMs, settings),
+    retryMs: v.reason === 'robots-unavailable' ? backoffMs(settings.retryDelayMs, lease.attempt) : null,
   };
+  if (v.reason !== undefined) verdict.reason = v.reason;
+  if (v.failure !== undefined) verdict.failure = v.failure;
+  return verdict;
+}
+
+function capDelay(ms: number | null, settings: GateSettings): number | null {
+  return ms === null ? null : Math.min(ms, settings.maxDelayMs);
+}
+
+/** What the robots.txt requests taught politeness: their time, the address, a failed connection. */
+function reportOfRequests(requests: readonly FetchOutcome[], crawlDelayMs: number | null): FetchReport {
+  const report: FetchReport = { fetchMs: 0 };
+  for (const r of requests) report.fetchMs += r.durationMs;
+  if (crawlDelayMs !== null) report.crawlDelayMs = crawlDelayMs;
+  const last = requests[requests.length - 1];
+  if (last?.ok === true) report.address = last.exchange.remoteAddress;
+  else if (last?.ok === false && last.connectFailed === true) report.connectFailed = true;
+  return report;
 }

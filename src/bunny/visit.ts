@@ -1,75 +1,91 @@
 import type { Fetcher } from '../fetch/fetcher.js';
-import type { FetchFailure } from '../fetch/types.js';
-import type { Frontier, Lease } from '../frontier/types.js';
+import type { RobotsCache } from '../fetch/robots/robots-cache.js';
+import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
+import type { Lease } from '../frontier/types.js';
 import type { WarcExchange } from '../output/warc-writer.js';
-import { type ProcessedPage, type ProcessOptions, processBlocked, processFetch } from './page-processor.js';
+import { originOf } from '../url/host.js';
+import type { RoutedLinks } from './links.js';
+import {
+  type ProcessedPage,
+  type ProcessOptions,
+  processBlocked,
+  processDeferred,
+  processFetch,
+} from './page-processor.js';
+import { type GateSettings, robotsGate } from './robots-gate.js';
+import type { SitemapFinder } from './sitemaps.js';
 
-/** What the robots gate says about one URL (src/fetch/robots). */
-export interface GateVerdict {
-  allowed: boolean;
-  reason?: 'robots' | 'robots-unavailable';
-  crawlDelayMs: number | null;
-  /** The gate just fetched robots.txt from this host: wait this long before the page. */
-  waitMs: number;
-  /** For 'robots-unavailable': when to try the URL again. */
-  retryMs: number | null;
-  /** robots.txt got no answer at all: why (the URL is failed or retried with this cause). */
-  failure?: FetchFailure;
-  /** This check fetched robots.txt over the network itself. */
-  fetched: boolean;
-}
-
-export type Gate = (lease: Lease) => Promise<GateVerdict>;
-
-/** One URL's trip through the bunny, up to what must be written. */
+/** One lease's trip through the bunny, up to what must be written: plain data for the crawl loop. */
 export interface Visit {
+  lease: Lease;
   page: ProcessedPage;
-  /** The exchange to archive; null when nothing was fetched or the try will be repeated. */
-  warc: WarcExchange | null;
+  /** Exchanges to archive: robots.txt requests made for this lease, and the page's final try. */
+  warc: WarcExchange[];
 }
 
 export interface VisitParts {
-  frontier: Pick<Frontier, 'release'>;
   fetcher: Pick<Fetcher, 'fetch'>;
-  /** The robots gate; null with --ignore-robots. */
-  gate: Gate | null;
-  /** Told of every URL about to be fetched, after the gate (a site's first one starts its sitemaps). */
-  onSite: ((url: string) => Promise<void>) | null;
+  /** null with --ignore-robots. */
+  robots: RobotsCache | null;
+  gate: GateSettings;
+  /** --sitemaps: a new site's sitemaps join the links of its first visit; null without. */
+  sitemaps: SitemapFinder | null;
   options: ProcessOptions;
 }
 
-const ALLOW: GateVerdict = { allowed: true, crawlDelayMs: null, waitMs: 0, retryMs: null, fetched: false };
-
-/** robots gate -> fetch -> release the host -> parse: DESIGN.md's middle steps for one lease. */
+/**
+ * robots gate -> fetch -> parse for one lease. It neither leases nor completes: the
+ * crawl loop releases the host with `page.report` and hands the rest on.
+ */
 export async function visit(lease: Lease, parts: VisitParts): Promise<Visit> {
-  const verdict = parts.gate === null ? ALLOW : await parts.gate(lease);
-  if (!verdict.allowed) {
-    const page =
-      verdict.failure === undefined
-        ? processBlocked(lease, verdict.reason ?? 'robots', verdict.retryMs, parts.options)
-        : unreachable(lease, verdict.failure, verdict.fetched, parts.options);
-    parts.frontier.release(lease, page.report);
-    return { page, warc: null };
+  let crawlDelayMs: number | null = null;
+  if (parts.robots !== null) {
+    const answer = await robotsGate(parts.robots, lease, parts.gate);
+    if (answer.kind === 'read') {
+      const page = processDeferred(lease, answer.report);
+      addLinks(page, parts.sitemaps?.linksFor(answer.origin, parts.robots.summaryOf(answer.origin)) ?? null);
+      return { lease, page, warc: archived(answer.requests) };
+    }
+    const v = answer.verdict;
+    if (!v.allowed) {
+      const page =
+        v.failure === undefined
+          ? processBlocked(lease, v.reason ?? 'robots', v.retryMs, parts.options)
+          : unreachable(lease, v.failure, parts.options);
+      // This lease read robots.txt to learn it: that request is what the host saw.
+      if (answer.report !== null) page.report = answer.report;
+      return { lease, page, warc: archived(answer.requests) };
+    }
+    crawlDelayMs = v.crawlDelayMs;
   }
-  if (parts.onSite !== null) await parts.onSite(lease.url);
-  // robots.txt was a request to this host too: keep the politeness gap before the page.
-  if (verdict.waitMs > 0) await new Promise((r) => setTimeout(r, verdict.waitMs));
   const outcome = await parts.fetcher.fetch(lease.url);
-  const page = processFetch(lease, outcome, verdict.crawlDelayMs, parts.options);
-  // The exchange is over: the host's next request need not wait for our writing.
-  parts.frontier.release(lease, page.report);
-  const keep = outcome.ok && page.record !== null;
-  return { page, warc: keep ? { ...outcome.exchange, url: outcome.url, date: outcome.startedAt } : null };
+  const page = processFetch(lease, outcome, crawlDelayMs, parts.options);
+  if (parts.robots === null) addLinks(page, parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null);
+  return { lease, page, warc: page.record === null ? [] : archived([outcome]) };
+}
+
+/** The requests worth a WARC record: those that got a response. */
+function archived(requests: readonly FetchOutcome[]): WarcExchange[] {
+  const out: WarcExchange[] = [];
+  for (const r of requests) if (r.ok) out.push({ ...r.exchange, url: r.url, date: r.startedAt });
+  return out;
+}
+
+function addLinks(page: ProcessedPage, links: RoutedLinks | null): void {
+  if (links === null) return;
+  const c = page.completion;
+  c.outlinks = [...c.outlinks, ...links.accepted];
+  c.rejected = [...c.rejected, ...links.rejected];
 }
 
 /**
  * The site did not answer for robots.txt (refused, dns, timeout): the URL fails or is
- * retried with that cause, as if its own fetch had failed. Only the check that tried
- * the connection counts it against the host.
+ * retried with that cause, as if its own fetch had failed. The request that tried the
+ * connection was counted against the host already; this answer from the cache is not.
  */
-function unreachable(lease: Lease, failure: FetchFailure, fetched: boolean, options: ProcessOptions) {
+function unreachable(lease: Lease, failure: FetchFailure, options: ProcessOptions): ProcessedPage {
   const outcome: FetchFailure = { ...failure, url: lease.url, message: `robots.txt: ${failure.message}` };
   const page = processFetch(lease, outcome, null, options);
-  if (!fetched) delete page.report.connectFailed;
+  page.report = { fetchMs: 0, noRequest: true };
   return page;
 }

@@ -20,6 +20,12 @@ export class RecentUrls {
     return false;
   }
 
+  /** Forgets everything (what it remembered may not have been committed). */
+  clear(): void {
+    this.young = new Set();
+    this.old = new Set();
+  }
+
   remember(url: string): void {
     if (this.young.size >= this.generationSize) {
       this.old = this.young;

@@ -1,11 +1,21 @@
 /**
- * The Frontier contract (docs/architecture.md, DESIGN.md). Every store keeps it:
- * sqlite (embedded, this issue), postgres and remote (later issues). The crawl loop
- * is written against this interface only; a frontier knows nothing of HTTP or HTML.
+ * The Frontier contract. Every store keeps it: sqlite (embedded), postgres, and remote
+ * (a cobweb server). It is written for many callers in many processes on many
+ * machines: every call is async and batched, nothing assumes the store shares the
+ * caller's memory, and every answer that changes state is keyed by an id the store
+ * handed out. The crawl loop (src/bunny) is the only caller; a frontier knows nothing
+ * of HTTP or HTML. docs/architecture.md draws the URL state machine these calls drive.
  */
 
 /** A page to parse for links, or a sitemap to read for URLs. */
 export type UrlKind = 'page' | 'sitemap';
+
+/** Who leased a URL: a number from the store's own sequence (registerCrawler). */
+export type CrawlerId = number;
+/** One hand-out of one URL. A URL leased again (after expiry or a retry) gets a new id. */
+export type LeaseId = number;
+/** A line the caller must write (pages.jsonl), then acknowledge. */
+export type RecordId = number;
 
 /** A URL the crawl wants fetched: canonical, filtered, not yet known to be seen. */
 export interface NewLink {
@@ -28,8 +38,14 @@ export interface RejectedLink {
   reason: string;
 }
 
-/** One URL handed to a bunny. It must be completed, or its lease expires and it is queued again. */
+/** A refused URL (or one given up on without a fetch) that the caller must record. */
+export interface PendingRecord extends RejectedLink {
+  id: RecordId;
+}
+
+/** One URL handed to one crawler. Complete it before `expiresAt`, or extend it. */
 export interface Lease {
+  id: LeaseId;
   url: string;
   host: string;
   depth: number;
@@ -38,36 +54,95 @@ export interface Lease {
   kind: UrlKind;
   /** 1 for the first try; higher after a retry or an expired lease. */
   attempt: number;
+  /** Epoch ms after which the store may hand the URL to someone else. */
+  expiresAt: number;
+}
+
+/** Why the crawl is over for every crawler; null while it is not. */
+export type CrawlEnd = 'finished' | 'max-pages';
+
+export interface LeaseOptions {
+  /**
+   * If nothing is ready, wait up to this long for a host to become ready (a long poll),
+   * so a remote caller does not spin. Default 0: answer at once.
+   */
+  waitMs?: number;
+}
+
+export interface LeaseBatch {
+  leases: Lease[];
+  /**
+   * 'finished': nothing queued, nothing leased, no retry waiting. 'max-pages': the
+   * crawl's page budget is spent and nothing is leased. Once set, it stays set until
+   * someone adds URLs (or the budget is raised).
+   */
+  ended: CrawlEnd | null;
+  /** Epoch ms of the next moment something may become leasable, if the store knows it. */
+  nextReadyAt: number | null;
 }
 
 export type Outcome =
   /** Fetched (any HTTP status). */
   | { kind: 'done' }
-  /** Given up on, with a short reason ('timeout', 'dns', 'robots', ...). */
+  /** Given up on, with a short reason ('timeout', 'dns', ...). Counts against --max-pages. */
   | { kind: 'failed'; error: string }
+  /** Not fetched on purpose (robots.txt said no). Recorded; does not count against --max-pages. */
+  | { kind: 'refused'; reason: string }
   /** Try again later: the URL goes back to the queue, not before `afterMs` from now. */
-  | { kind: 'retry'; error: string; afterMs: number };
+  | { kind: 'retry'; error: string; afterMs: number }
+  /**
+   * Not fetched, no try spent: back to the queue at once (its host's gap still applies).
+   * The slot was used for another request to the host first (its robots.txt).
+   */
+  | { kind: 'deferred' };
+
+/** What a bunny learned from a fetch that matters to politeness. */
+export interface FetchReport {
+  fetchMs: number;
+  /** Crawl-delay of the host's robots.txt, if any. */
+  crawlDelayMs?: number;
+  /** The host asked us to stay away this long (Retry-After on a 429 or 503). */
+  retryAfterMs?: number;
+  /** The connection could not be opened (dns, refused, connect timeout). */
+  connectFailed?: boolean;
+  /** The address the fetch connected to, for --politeness-key ip. */
+  address?: string | null;
+  /** No request was made (robots.txt answered from the cache): the slot is free, no gap is earned. */
+  noRequest?: boolean;
+}
+
+/** The fetch of a leased URL is over; the host may be asked again after the gap it earned. */
+export interface Release {
+  leaseId: LeaseId;
+  report: FetchReport;
+}
 
 export interface Completion {
-  url: string;
-  host: string;
+  leaseId: LeaseId;
   outcome: Outcome;
-  /** What the fetch taught about the host, if release() was not called with it. */
-  report: FetchReport;
-  /** Links found on the page, canonical and filtered; the frontier deduplicates them. */
+  /** For a lease not released before: what the fetch taught about the host. */
+  report?: FetchReport;
+  /** Links found on the page, canonical and filtered; the store deduplicates them. */
   outlinks: readonly NewLink[];
   /** Links found and refused; recorded once each. */
   rejected: readonly RejectedLink[];
+  /** The page has a form (the `forms` module's mark; kept in the store). */
+  hasForm?: boolean;
 }
 
 export interface AddResult {
-  /** How many of the links were new (not seen before). */
+  /** How many of the links were new (not seen before) and queued. */
   added: number;
   /**
-   * URLs the caller must record (pages.jsonl): new rejected links, and queued URLs of a
-   * host given up on (reason 'host-unreachable').
+   * Lines the caller must write to pages.jsonl, then acknowledge(): new rejected links,
+   * and queued URLs of a host given up on (reason 'host-unreachable').
    */
-  newRejected: RejectedLink[];
+  records: PendingRecord[];
+}
+
+export interface CompleteResult extends AddResult {
+  /** Leases of the batch that had expired and gone to someone else: refused, nothing changed. */
+  stale: LeaseId[];
 }
 
 /** A site (scheme://host:port) the crawl has reached, and what modules said of it. */
@@ -82,50 +157,95 @@ export interface SiteFacts {
 
 export interface FrontierStats {
   queued: number;
-  inFlight: number;
+  /** Leased to some crawler and not completed. */
+  leased: number;
+  /** Waiting for their retry time. */
+  retrying: number;
   done: number;
   failed: number;
   rejected: number;
   hosts: number;
+  /** Completions refused because their lease had expired and gone to someone else. */
+  staleCompletions: number;
+  /** Leases that ran out and put their URL back in the queue. */
+  expiredLeases: number;
+  /** Pages the crawl may still start (--max-pages less final outcomes and leases); null: no limit. */
+  budgetLeft: number | null;
+}
+
+/** Stored URLs a resumed crawl may want back in the queue, because its rules changed. */
+export interface StoredQuery {
+  /** URLs refused for one of these reasons ('depth', 'scope', ...). */
+  refusedFor?: readonly string[];
+  /** URLs whose fetch failed (--retry-failed). */
+  failed?: boolean;
+}
+
+/** A stored URL found by findStored(); `reason` is why it was refused, or its error. */
+export interface StoredLink extends RejectedLink {
+  id: RecordId;
 }
 
 export interface Frontier {
+  /** A crawler id from the store's own sequence; every pages.jsonl line carries it. */
+  registerCrawler(name: string): Promise<CrawlerId>;
   /**
-   * Adds links (and records rejections) durably: once the promise resolves, a crash loses none.
-   * The newly rejected links in the result must be recorded by the caller before its next
-   * call to add() or complete(); the frontier re-offers any that were never acknowledged
-   * that way through `unloggedRejections()` after a crash.
+   * Adds links (and records rejections) durably: once the promise resolves, a crash
+   * loses none. The store asks its seen set which links are new and queues those.
    */
-  add(links: readonly NewLink[], rejected?: readonly RejectedLink[]): Promise<AddResult>;
-  /** Up to n URLs whose hosts are ready, breadth-first by depth, never over the per-host limit. */
-  lease(n: number, bunny: string): Promise<Lease[]>;
+  add(links: readonly NewLink[], rejected: readonly RejectedLink[], crawler: CrawlerId): Promise<AddResult>;
   /**
-   * The fetch of a leased URL is over: its host may be asked again (after the gap it
-   * earned) while the page's outputs are still being written. The URL stays leased
-   * until complete(). A store may ignore this; complete() frees a host not yet released.
+   * Up to n URLs whose hosts are ready, breadth-first by depth, never more in flight
+   * per host than allowed, never two request starts to one host closer than its gap,
+   * and never past the crawl's page budget, whichever crawler asks.
    */
-  release(lease: Lease, report: FetchReport): void;
-  /** Completes a batch in one durable step: statuses, freed hosts, and the pages' outlinks. */
-  complete(batch: readonly Completion[]): Promise<AddResult>;
-  /** Rejections stored but never recorded because the process died first. */
-  unloggedRejections(): Promise<RejectedLink[]>;
-  /** Whether the site was recorded before (by this run or an earlier one). */
-  knownSite(origin: string): Promise<boolean>;
-  /** Records a site durably, once; a second call for the same origin changes nothing. */
+  lease(n: number, crawler: CrawlerId, options?: LeaseOptions): Promise<LeaseBatch>;
+  /**
+   * The fetches are over: their hosts may be asked again after the gap each earned,
+   * while the pages' outputs are still being written. The URLs stay leased until
+   * complete(). A release of a lease that is no longer held changes nothing.
+   */
+  release(batch: readonly Release[]): Promise<void>;
+  /** Keeps long fetches' leases alive; resolves to the ids still held (the others are gone). */
+  extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]>;
+  /**
+   * Completes a batch in one durable step: outcomes, freed hosts, and the pages'
+   * outlinks. A completion of a lease that expired and was handed to someone else is
+   * refused, counted (staleCompletions) and changes nothing.
+   */
+  complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult>;
+  /** The records were written: they are not handed out again. */
+  acknowledge(ids: readonly RecordId[]): Promise<void>;
+  /** Records handed to a crawler that died before acknowledging them; they are this caller's now. */
+  reclaimRecords(crawler: CrawlerId): Promise<PendingRecord[]>;
+  /**
+   * True for exactly one caller per origin: that caller runs the site's hooks and then
+   * calls recordSite(). A claim whose crawler died before recording can be claimed again.
+   */
+  claimSite(origin: string, crawler: CrawlerId): Promise<boolean>;
+  /** Stores what the site's hooks found; completes the claim. */
   recordSite(site: SiteFacts): Promise<void>;
   /** Every site recorded, for `show` and `log`. */
   sites(): Promise<SiteFacts[]>;
-  /** Epoch ms at which a host with queued URLs becomes ready, or null if none is waiting. */
-  nextReadyAt(): number | null;
+  /**
+   * Refused or failed URLs, in store order after `after` (an id; 0 to start), at most
+   * `limit`: the caller checks them against its current rules and requeue()s the ones
+   * it now wants.
+   */
+  findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]>;
+  /** Queues refused or failed URLs once more (ids from findStored); resolves to how many were queued. */
+  requeue(ids: readonly RecordId[]): Promise<number>;
   stats(): Promise<FrontierStats>;
+  /** Gives every lease of this crawler back at once (it is stopping or disconnected). */
+  leave(crawler: CrawlerId): Promise<void>;
   close(): Promise<void>;
 }
 
-/** How far apart requests to one host must be, and when to give up on a host. */
-export interface PolitenessSettings {
+/** How far apart requests to one host must be, when to give up on a host, and the crawl's limits. */
+export interface FrontierSettings {
   /** Fetches in flight to one host (or address) at once. */
   perHost: number;
-  /** Least gap in ms between two requests to one host. */
+  /** Least gap in ms between the starts of two requests to one host. */
   delayMs: number;
   /** The gap is at least this many times the last fetch's duration. */
   delayFactor: number;
@@ -142,17 +262,6 @@ export interface PolitenessSettings {
   maxPagesPerHost: number;
   /** How long a lease lasts before the URL goes back to the queue. */
   leaseMs: number;
-}
-
-/** What a bunny learned from a fetch that matters to politeness. */
-export interface FetchReport {
-  fetchMs: number;
-  /** Crawl-delay of the host's robots.txt, if any. */
-  crawlDelayMs?: number;
-  /** The host asked us to stay away this long (Retry-After on a 429 or 503). */
-  retryAfterMs?: number;
-  /** The connection could not be opened (dns, refused, connect timeout). */
-  connectFailed?: boolean;
-  /** The address the fetch connected to, for --politeness-key ip. */
-  address?: string | null;
+  /** Final outcomes the whole crawl may reach, across all crawlers (--max-pages). */
+  maxPages: number;
 }

@@ -19,6 +19,8 @@ export interface PageRecord {
   durationMs: number | null;
   /** The page the URL was found on; null for seeds. */
   via: string | null;
+  /** The crawler (its id from the store) that wrote the line. */
+  crawler?: number;
   /** For a redirect: where it points (canonical). */
   location?: string;
   /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */

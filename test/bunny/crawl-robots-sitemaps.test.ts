@@ -43,6 +43,23 @@ describe('robots.txt', () => {
     expect(a.log.map((r) => r.path)).toEqual(['/', '/x']);
   });
 
+  it('Crawl-delay holds between request starts with --per-host 4, counted at the server', async () => {
+    const a = await site('127.0.0.2', {
+      '/robots.txt': (_req, res) => res.writeHead(200, text()).end('User-agent: *\nCrawl-delay: 1\n'),
+      '/': page('root', ['/1', '/2', '/3']),
+      '/1': page('1'),
+      '/2': page('2'),
+      '/3': page('3'),
+    });
+    await run([`${a.origin}/`], { perHost: 4, concurrency: 8 });
+    const times = a.log.map((r) => r.at);
+    expect(a.log.map((r) => r.path).sort()).toEqual(['/', '/1', '/2', '/3', '/robots.txt']);
+    // 5 ms of slack for timer jitter between the server's clock and ours
+    for (let i = 1; i < times.length; i++) {
+      expect((times[i] as number) - (times[i - 1] as number)).toBeGreaterThanOrEqual(995);
+    }
+  });
+
   it('Crawl-delay spaces requests to the host, capped by --max-delay', async () => {
     const a = await site('127.0.0.2', {
       '/robots.txt': (_req, res) => res.writeHead(200, text()).end('User-agent: *\nCrawl-delay: 60\n'),

@@ -100,13 +100,28 @@ describe('crawling a whole synthetic web', () => {
     expect(files).toHaveLength(1);
     const warc = await readWarc(files[0] as string);
     expect(warc[0]?.type).toBe('warcinfo');
-    const responses = warc.filter((r) => r.type === 'response');
-    const requests = warc.filter((r) => r.type === 'request');
+    const isRobots = (r: { uri?: string | undefined }) => r.uri?.endsWith('/robots.txt') === true;
+    const responses = warc.filter((r) => r.type === 'response' && !isRobots(r));
+    const requests = warc.filter((r) => r.type === 'request' && !isRobots(r));
     expect(responses.map((r) => r.uri).sort()).toEqual(urls);
     expect(requests.map((r) => r.uri).sort()).toEqual(urls);
+    // robots.txt exchanges are archived too, as archival crawlers do
+    const robots = web.sites.map((s) => `${s.origin}/robots.txt`).sort();
+    expect(
+      warc
+        .filter((r) => r.type === 'response' && isRobots(r))
+        .map((r) => r.uri)
+        .sort(),
+    ).toEqual(robots);
+    expect(
+      warc
+        .filter((r) => r.type === 'request' && isRobots(r))
+        .map((r) => r.uri)
+        .sort(),
+    ).toEqual(robots);
     for (const r of warc.slice(1)) {
       expect(r.blockDigest).toBe(sha1(r.block));
-      if (r.type === 'response') {
+      if (r.type === 'response' && !isRobots(r)) {
         const bodyStart = r.block.indexOf('\r\n\r\n') + 4;
         expect(r.payloadDigest).toBe(sha1(r.block.subarray(bodyStart)));
         expect(r.block.subarray(0, 15).toString()).toBe('HTTP/1.1 200 OK');

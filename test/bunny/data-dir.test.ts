@@ -176,9 +176,7 @@ describe('the store of another cobweb version', () => {
     db.close();
     const attempt = run([`${a.origin}/`]);
     await expect(attempt).rejects.toThrow(DataDirError);
-    await expect(attempt).rejects.toThrow(
-      `${store}: the store was written by another cobweb version (schema 99`,
-    );
+    await expect(attempt).rejects.toThrow(`${store} was written by another cobweb version (store schema 99`);
   });
 });
 

@@ -333,6 +333,7 @@ describe('site hooks', () => {
       key: 'host',
       maxPagesPerHost: Number.POSITIVE_INFINITY,
       leaseMs: 1000,
+      maxPages: Number.POSITIVE_INFINITY,
     });
     const sites = await store.sites();
     await store.close();

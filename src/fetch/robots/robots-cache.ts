@@ -2,7 +2,7 @@
  * robots.txt per origin (scheme://host:port): fetched before the origin's first page, shared by
  * concurrent checks, kept for a day (RFC 9309 section 2.4), and retried sooner when unreachable.
  */
-import type { FetchFailure } from '../types.js';
+import type { FetchFailure, FetchOutcome } from '../types.js';
 import { loadRobotsTxt, type RobotsFetch, type RobotsLoad, type RobotsState } from './robots-fetch.js';
 import { productTokenOf } from './robots-txt.js';
 
@@ -52,6 +52,11 @@ export const DEFAULT_UNAVAILABLE_RETRY_MS = 60 * 60 * 1000;
  */
 export const DEFAULT_MAX_ORIGINS = 100_000;
 
+/** What refresh() did: the requests it made itself (none when it joined a load already running). */
+export interface RobotsRefresh {
+  requests: FetchOutcome[];
+}
+
 interface CacheEntry {
   load: RobotsLoad;
   fetchedAt: number;
@@ -94,6 +99,39 @@ export class RobotsCache {
     return verdictFor(entry.load, parsed.pathname + parsed.search, fetched);
   }
 
+  /**
+   * The verdict for `url` (a canonical http(s) URL) from what is cached, without any
+   * request; undefined when its origin's robots.txt must be read (again) first.
+   */
+  cached(url: string): RobotsVerdict | undefined {
+    const parsed = URL.parse(url);
+    if (parsed === null) return undefined;
+    const entry = this.#entries.get(parsed.origin);
+    if (entry === undefined || this.#now() >= entry.expiresAt) return undefined;
+    return verdictFor(entry.load, parsed.pathname + parsed.search, false);
+  }
+
+  /**
+   * Reads `origin`'s robots.txt now, or waits for the read already under way. The caller
+   * that started the read gets the requests it made (redirects included), to archive
+   * them and to count them as requests to the host.
+   */
+  async refresh(origin: string): Promise<RobotsRefresh> {
+    const pending = this.#loading.get(origin);
+    if (pending !== undefined) {
+      await pending;
+      return { requests: [] };
+    }
+    const requests: FetchOutcome[] = [];
+    const recording = async (url: string) => {
+      const outcome = await this.#fetch(url);
+      requests.push(outcome);
+      return outcome;
+    };
+    await this.#refresh(origin, recording);
+    return { requests };
+  }
+
   /** What is known of `origin`'s robots.txt, or undefined before its first check() completed. */
   summaryOf(origin: string): RobotsSummary | undefined {
     // Keys are URL.origin spellings; another spelling of the same origin finds the same entry.
@@ -111,16 +149,16 @@ export class RobotsCache {
     };
   }
 
-  #refresh(origin: string): Promise<CacheEntry> {
+  #refresh(origin: string, fetch: RobotsFetch = this.#fetch): Promise<CacheEntry> {
     const pending = this.#loading.get(origin);
     if (pending !== undefined) return pending;
-    const loading = this.#load(origin).finally(() => this.#loading.delete(origin));
+    const loading = this.#load(origin, fetch).finally(() => this.#loading.delete(origin));
     this.#loading.set(origin, loading);
     return loading;
   }
 
-  async #load(origin: string): Promise<CacheEntry> {
-    const load = await loadRobotsTxt(this.#fetch, origin, this.#productToken);
+  async #load(origin: string, fetch: RobotsFetch): Promise<CacheEntry> {
+    const load = await loadRobotsTxt(fetch, origin, this.#productToken);
     const now = this.#now();
     const previous = this.#entries.get(origin);
     let entry: CacheEntry;

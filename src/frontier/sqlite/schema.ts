@@ -1,68 +1,163 @@
 import type Database from 'better-sqlite3';
 
 /**
- * One row per URL the crawl has seen, fetched or not: the table is also the URL-seen set
- * (a unique index on the URL's 64-bit fingerprint), until the scalable seen sets land.
+ * A URL's state in the store: the state machine of docs/architecture.md. Every URL
+ * the crawl has met has one row; whether it was met is the seen set's to say.
  */
 export const URL_STATE = {
   queued: 0,
+  leased: 1,
   done: 2,
   failed: 3,
   rejected: 4,
-  /** Rejected, but not yet acknowledged as written to pages.jsonl (see Frontier.add). */
+  /** Rejected, but not yet acknowledged as written to pages.jsonl. */
   rejectedUnlogged: 5,
-  /** Failed without a fetch (its host was given up on), not yet written to pages.jsonl. */
+  /** Failed without a fetch (its host was given up on), not yet acknowledged as written. */
   failedUnlogged: 6,
+  /** Waiting for its retry time (due_at), then queued again. */
+  retrying: 7,
 } as const;
 
 export const URL_KIND = { page: 0, sitemap: 1 } as const;
 
-const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
-export function openSchema(db: Database.Database): void {
-  db.pragma('journal_mode = WAL');
+/** A file this store wrote, or a fresh one. Anything else is refused with its path. */
+export class NotAStoreError extends Error {}
+
+export function openSchema(db: Database.Database, file: string): void {
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (err) {
+    throw new NotAStoreError(`${file} is not a cobweb store (${(err as Error).message})`);
+  }
   // NORMAL in WAL mode: a commit survives the process being killed (the WAL is written
   // before commit returns); only an OS crash or power cut can lose the last commits.
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  // Several processes may share the file: a writer waits for another's transaction.
+  db.pragma('busy_timeout = 10000');
   db.pragma('cache_size = -65536');
   db.pragma('temp_store = MEMORY');
-  db.exec(`
-    CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    -- seq (insertion order) is the row key, so new rows are appended and completions,
-    -- which come in roughly insertion order, touch neighbouring pages: a random key
-    -- like the fingerprint would scatter every commit over the whole table.
-    CREATE TABLE IF NOT EXISTS urls (
-      seq INTEGER PRIMARY KEY,
-      fp INTEGER NOT NULL UNIQUE,
-      url TEXT NOT NULL,
-      host TEXT NOT NULL,
-      depth INTEGER NOT NULL,
-      via TEXT,
-      redirects INTEGER NOT NULL DEFAULT 0,
-      kind INTEGER NOT NULL DEFAULT 0,
-      state INTEGER NOT NULL,
-      attempts INTEGER NOT NULL DEFAULT 0,
-      error TEXT
-    );
-    -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
-    CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
-    CREATE TABLE IF NOT EXISTS sites (
-      origin TEXT PRIMARY KEY,
-      address TEXT,
-      first_seen INTEGER NOT NULL,
-      info TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (state) WHERE state IN (5, 6);
-  `);
-  const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
-    | { value: string }
-    | undefined;
-  if (row === undefined) {
-    db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
-  } else if (Number(row.value) !== SCHEMA_VERSION) {
-    throw new Error(
-      `the store was written by another cobweb version (schema ${row.value}, this one reads ${SCHEMA_VERSION}); use a new --data folder or --fresh`,
-    );
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
+  if (tables.length > 0 && !tables.includes('meta')) {
+    throw new NotAStoreError(`${file} is a database, but not a cobweb store`);
+  }
+  // BEGIN IMMEDIATE: two processes opening a new file at once create the schema once.
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(DDL);
+    const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
+      | { value: string }
+      | undefined;
+    if (row === undefined) {
+      db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
+      db.exec(`INSERT INTO totals (id) VALUES (1)`);
+    } else if (Number(row.value) !== SCHEMA_VERSION) {
+      throw new NotAStoreError(
+        `${file} was written by another cobweb version (store schema ${row.value}, this one reads ${SCHEMA_VERSION}); use a new --data folder or --fresh`,
+      );
+    }
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
   }
 }
+
+const DDL = `
+  CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  -- The crawl's counts, kept in the transactions that change them, so every process
+  -- reads the same numbers and the end of the crawl is decided from them.
+  CREATE TABLE IF NOT EXISTS totals (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    queued INTEGER NOT NULL DEFAULT 0,
+    leased INTEGER NOT NULL DEFAULT 0,
+    retrying INTEGER NOT NULL DEFAULT 0,
+    done INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    rejected INTEGER NOT NULL DEFAULT 0,
+    stale INTEGER NOT NULL DEFAULT 0,
+    expired INTEGER NOT NULL DEFAULT 0
+  );
+
+  -- AUTOINCREMENT: an id is never used twice, as the old crawler's auto-increment id.
+  CREATE TABLE IF NOT EXISTS crawlers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    machine TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    started INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL,
+    left_at INTEGER
+  );
+
+  -- seq (insertion order) is the row key, so new rows are appended and completions,
+  -- which come in roughly insertion order, touch neighbouring pages.
+  CREATE TABLE IF NOT EXISTS urls (
+    seq INTEGER PRIMARY KEY,
+    url TEXT NOT NULL,
+    host TEXT NOT NULL,
+    depth INTEGER NOT NULL,
+    via TEXT,
+    redirects INTEGER NOT NULL DEFAULT 0,
+    kind INTEGER NOT NULL DEFAULT 0,
+    state INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    due_at INTEGER,
+    holder INTEGER,
+    crawler INTEGER,
+    has_form INTEGER
+  );
+  -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
+  CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
+  CREATE INDEX IF NOT EXISTS urls_retry ON urls (due_at) WHERE state = 7;
+  CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder) WHERE state IN (5, 6);
+  CREATE INDEX IF NOT EXISTS urls_final ON urls (state, error) WHERE state IN (3, 4);
+
+  -- AUTOINCREMENT: a lease id is never reused, so a late completion of an old lease
+  -- can never be taken for the URL's current one.
+  CREATE TABLE IF NOT EXISTS leases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER NOT NULL,
+    crawler INTEGER NOT NULL,
+    expires INTEGER NOT NULL,
+    released INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS leases_expiry ON leases (expires);
+  CREATE INDEX IF NOT EXISTS leases_crawler ON leases (crawler);
+
+  -- One row per host: its queue's size and head depth, and when it may next be leased
+  -- (ready_at, copied from its politeness budget so one index finds the ready hosts).
+  CREATE TABLE IF NOT EXISTS hosts (
+    host TEXT PRIMARY KEY,
+    budget TEXT NOT NULL,
+    queued INTEGER NOT NULL DEFAULT 0,
+    min_depth INTEGER NOT NULL DEFAULT 0,
+    taken INTEGER NOT NULL DEFAULT 0,
+    retired INTEGER NOT NULL DEFAULT 0,
+    ready_at INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS hosts_turn ON hosts (min_depth, ready_at) WHERE queued > 0 AND retired = 0;
+  CREATE INDEX IF NOT EXISTS hosts_ready ON hosts (ready_at) WHERE queued > 0 AND retired = 0;
+  CREATE INDEX IF NOT EXISTS hosts_budget ON hosts (budget);
+
+  -- Politeness per budget: a host, or (--politeness-key ip) every host on one address.
+  CREATE TABLE IF NOT EXISTS budgets (
+    key TEXT PRIMARY KEY,
+    in_flight INTEGER NOT NULL,
+    next_at INTEGER NOT NULL,
+    gap_ms INTEGER NOT NULL,
+    failures INTEGER NOT NULL
+  ) WITHOUT ROWID;
+
+  CREATE TABLE IF NOT EXISTS sites (
+    origin TEXT PRIMARY KEY,
+    address TEXT,
+    first_seen INTEGER,
+    info TEXT,
+    claimed_by INTEGER,
+    recorded INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+`;

@@ -1,199 +1,222 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
-import { MinHeap } from '../heap.js';
-import { HostScheduler, type QueuedUrl } from '../host-scheduler.js';
-import { connectBackoffMs, gapAfterFetch, MAX_RETRY_AFTER_MS } from '../politeness.js';
+import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
+import { longPoll, Waiters } from '../long-poll.js';
+import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
+import { hostBudgetRefusal } from '../policy/host-budget.js';
+import { leaseExpiry } from '../policy/lease-expiry.js';
+import {
+  afterFetch,
+  afterLease,
+  afterLostLease,
+  mergeBudgets,
+  NEVER,
+  readyAt,
+} from '../policy/politeness.js';
+import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
 import type {
   AddResult,
+  CompleteResult,
   Completion,
+  CrawlerId,
   FetchReport,
   Frontier,
+  FrontierSettings,
   FrontierStats,
   Lease,
+  LeaseBatch,
+  LeaseId,
+  LeaseOptions,
   NewLink,
-  PolitenessSettings,
+  PendingRecord,
+  RecordId,
   RejectedLink,
+  Release,
   SiteFacts,
+  StoredLink,
+  StoredQuery,
 } from '../types.js';
+import { HostTable, prepareHostStatements } from './host-table.js';
 import { openSchema, URL_KIND, URL_STATE } from './schema.js';
+import { prepareStatements, type Statements } from './statements.js';
 
-interface HeldLease {
-  row: QueuedUrl;
-  /** release() already told the scheduler about this fetch. */
-  released: boolean;
-  expires: number;
+/** Changes to the crawl's counts made by one transaction, written once at its end. */
+interface Delta {
+  queued: number;
+  leased: number;
+  retrying: number;
+  done: number;
+  failed: number;
+  rejected: number;
+  stale: number;
+  expired: number;
 }
 
-interface Statements {
-  insertQueued: Database.Statement;
-  insertRecorded: Database.Statement;
-  markLogged: Database.Statement;
-  markDone: Database.Statement;
-  markFailed: Database.Statement;
-  markRetry: Database.Statement;
-  markRetired: Database.Statement;
-  queuedOfHost: Database.Statement;
-  loadAfter: Database.Statement;
-  loadFirst: Database.Statement;
-  seqOf: Database.Statement;
-  siteExists: Database.Statement;
-  insertSite: Database.Statement;
+/** What one write transaction works with. */
+interface Tx {
+  now: number;
+  hosts: HostTable;
+  delta: Delta;
+  records: PendingRecord[];
 }
 
-const ROW_COLUMNS = 'url, host, depth, seq, via, redirects, kind, attempts';
+/** Other processes' changes are not notified: a long poll looks again at least this often. */
+const POLL_SLICE_MS = 200;
 
 /**
- * The embedded frontier: one SQLite file (WAL), owned by one process.
- *
- * The table is the truth: a URL stays `queued` in it until complete() marks it, so a
- * process that dies loses nothing and the next one starts with every unfinished URL
- * queued again — leases live in memory and are reclaimed at start, not after a timeout.
- * Scheduling (which host's turn it is) lives in memory too, in HostScheduler.
+ * The embedded frontier: one SQLite file (WAL) that any number of crawling processes
+ * on this machine may share. Everything is in the file: the queue, the leases, each
+ * host's politeness budget and the crawl's counts, each changed in one immediate
+ * transaction, so every process sees one crawl. The policies (the gap, the budgets,
+ * retirement, lease expiry) are the shared pieces in ../policy.
  */
 export class SqliteFrontier implements Frontier {
   private readonly db: Database.Database;
   private readonly st: Statements;
-  private readonly scheduler: HostScheduler;
-  private readonly leases = new Map<string, HeldLease>();
+  private readonly hostSt: ReturnType<typeof prepareHostStatements>;
+  private readonly seen: SqliteSeenSet;
   private readonly recent = new RecentUrls();
-  private readonly expiries = new MinHeap<{ url: string; expires: number }>((a, b) => a.expires < b.expires);
-  /** Retries waiting for their time; they are queued again when it comes. */
-  private readonly delayed = new MinHeap<{ at: number; row: QueuedUrl }>((a, b) => a.at < b.at);
-  /** URLs per host in the store, fetched or queued: what --max-pages-per-host counts. */
-  private readonly hostTotals = new Map<string, number>();
-  private nextSeq = 1;
-  private counts = { queued: 0, done: 0, failed: 0, rejected: 0 };
-  /** Recorded-but-unlogged rows (by seq) handed to the caller, acknowledged on its next call. */
-  private unacknowledged: number[] = [];
+  private readonly waiters = new Waiters();
   private closed = false;
 
   constructor(
-    file: string,
-    private readonly settings: PolitenessSettings,
+    readonly file: string,
+    private readonly settings: FrontierSettings,
     private readonly now: () => number = Date.now,
   ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
-    openSchema(this.db);
-    this.st = this.prepare();
-    this.scheduler = new HostScheduler(settings, {
-      load: (host, after, limit) => this.loadSlice(host, after, limit),
+    try {
+      openSchema(this.db, file);
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
+    this.seen = new SqliteSeenSet(this.db);
+    this.st = prepareStatements(this.db);
+    this.hostSt = prepareHostStatements(this.db);
+    // The budget is the crawl's, not this process's: the last one to start sets it.
+    this.st.putMeta.run('max_pages', String(settings.maxPages));
+  }
+
+  async registerCrawler(name: string): Promise<CrawlerId> {
+    return this.write((tx) => {
+      this.reclaimFromGone(tx);
+      const info = this.st.insertCrawler.run(name, MACHINE, process.pid, tx.now, tx.now);
+      return Number(info.lastInsertRowid);
     });
-    this.restore();
   }
 
-  async add(links: readonly NewLink[], rejected: readonly RejectedLink[] = []): Promise<AddResult> {
-    const queued: QueuedUrl[] = [];
-    const result = this.db.transaction(() => {
-      this.acknowledgeLogged();
-      return this.insertLinks(links, rejected, queued);
-    })();
-    this.afterInsert(queued);
+  async add(
+    links: readonly NewLink[],
+    rejected: readonly RejectedLink[],
+    crawler: CrawlerId,
+  ): Promise<AddResult> {
+    const result = this.write((tx) => {
+      const added = this.insertLinks(links, rejected, crawler, tx);
+      return { added, records: tx.records };
+    });
+    if (result.added > 0) this.waiters.notify();
     return result;
   }
 
-  // One process owns this store, so which bunny leased a URL is never needed here;
-  // the server's stores, with remote bunnies, will keep it.
-  async lease(n: number, _bunny: string): Promise<Lease[]> {
-    const now = this.now();
-    this.reclaimExpired(now);
-    this.requeueDue(now);
-    const rows = this.scheduler.take(n, now);
-    const out: Lease[] = [];
-    for (const row of rows) {
-      const expires = now + this.settings.leaseMs;
-      this.leases.set(row.url, { row, released: false, expires });
-      this.expiries.push({ url: row.url, expires });
-      this.counts.queued--;
-      out.push({
-        url: row.url,
-        host: row.host,
-        depth: row.depth,
-        via: row.via,
-        redirects: row.redirects,
-        kind: row.kind === URL_KIND.sitemap ? 'sitemap' : 'page',
-        attempt: row.attempts + 1,
-      });
-    }
-    return out;
+  async lease(n: number, crawler: CrawlerId, options: LeaseOptions = {}): Promise<LeaseBatch> {
+    const attempt = async () => this.write((tx) => this.claim(n, crawler, tx));
+    const waitMs = options.waitMs ?? 0;
+    return waitMs > 0 ? longPoll(attempt, waitMs, this.waiters, this.now, POLL_SLICE_MS) : attempt();
   }
 
-  release(lease: Lease, report: FetchReport): void {
-    const held = this.leases.get(lease.url);
-    if (held === undefined || held.released) return;
-    held.released = true;
-    this.applyReport(held.row.host, report, this.now());
-  }
-
-  async complete(batch: readonly Completion[]): Promise<AddResult> {
-    const queued: QueuedUrl[] = [];
-    const retried: { row: QueuedUrl; afterMs: number }[] = [];
-    const now = this.now();
-    // Politeness first (in memory): it decides whether a host is given up on below.
-    for (const c of batch) {
-      const held = this.leases.get(c.url);
-      if (held !== undefined && !held.released) {
-        held.released = true;
-        this.applyReport(held.row.host, c.report, now);
+  async release(batch: readonly Release[]): Promise<void> {
+    if (batch.length === 0) return;
+    this.write((tx) => {
+      for (const r of batch) {
+        const lease = this.st.leaseById.get(r.leaseId) as LeaseRow | undefined;
+        if (lease === undefined || lease.released === 1) continue;
+        this.st.markReleased.run(r.leaseId);
+        this.applyReport(lease.host, r.report, tx);
       }
-    }
-    const result = this.db.transaction(() => {
-      this.acknowledgeLogged();
-      const total: AddResult = { added: 0, newRejected: [] };
+    });
+    this.waiters.notify();
+  }
+
+  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+    return this.write((tx) => {
+      const expires = leaseExpiry(tx.now, this.settings);
+      return leaseIds.filter((id) => this.st.extendLease.run(expires, id).changes === 1);
+    });
+  }
+
+  async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
+    const result = this.write((tx) => {
+      const stale: LeaseId[] = [];
+      let added = 0;
       for (const c of batch) {
-        const held = this.leases.get(c.url);
-        const seq = held?.row.seq ?? this.seqOf(c.url);
-        const o = c.outcome;
-        if (o.kind === 'done') this.st.markDone.run(seq);
-        else if (o.kind === 'failed') this.st.markFailed.run(o.error, seq);
-        else {
-          this.st.markRetry.run(o.error, seq);
-          if (held !== undefined) retried.push({ row: held.row, afterMs: o.afterMs });
+        const lease = this.st.leaseById.get(c.leaseId) as LeaseRow | undefined;
+        if (lease === undefined) {
+          // It expired and went back to the queue (maybe to someone else): change nothing.
+          stale.push(c.leaseId);
+          tx.delta.stale++;
+          continue;
         }
-        if (held !== undefined) this.leases.delete(c.url);
-        if (o.kind === 'done') this.counts.done++;
-        else if (o.kind === 'failed') this.counts.failed++;
-        const r = this.insertLinks(c.outlinks, c.rejected, queued);
-        total.added += r.added;
-        for (const x of r.newRejected) total.newRejected.push(x);
-        if (c.report.connectFailed === true) this.retireIfDead(c.host, total.newRejected);
+        if (lease.released === 0) this.applyReport(lease.host, c.report ?? { fetchMs: 0 }, tx);
+        this.st.deleteLease.run(c.leaseId);
+        tx.delta.leased--;
+        this.settle(lease, c, crawler, tx);
+        added += this.insertLinks(c.outlinks, c.rejected, crawler, tx);
+        this.retireIfDead(lease.host, crawler, tx);
       }
-      return total;
-    })();
-    for (const { row, afterMs } of retried) {
-      this.counts.queued++;
-      this.delayed.push({ at: now + afterMs, row: { ...row, attempts: row.attempts + 1 } });
-    }
-    this.afterInsert(queued);
+      this.adoptOrphans(crawler, tx);
+      return { added, records: tx.records, stale };
+    });
+    this.waiters.notify();
     return result;
   }
 
-  async unloggedRejections(): Promise<RejectedLink[]> {
-    const rows = this.db
-      .prepare(
-        `SELECT seq, url, depth, via, error FROM urls WHERE state IN (${URL_STATE.rejectedUnlogged}, ${URL_STATE.failedUnlogged}) ORDER BY seq`,
-      )
-      .all() as { seq: number; url: string; depth: number; via: string | null; error: string | null }[];
-    for (const r of rows) this.unacknowledged.push(r.seq);
-    return rows.map((r) => ({ url: r.url, depth: r.depth, via: r.via, reason: r.error ?? 'filtered' }));
+  async acknowledge(ids: readonly RecordId[]): Promise<void> {
+    if (ids.length === 0) return;
+    this.write(() => {
+      for (const id of ids) this.st.acknowledge.run(id);
+    });
   }
 
-  async knownSite(origin: string): Promise<boolean> {
-    return this.st.siteExists.get(origin) !== undefined;
+  async reclaimRecords(crawler: CrawlerId): Promise<PendingRecord[]> {
+    return this.write((tx) => {
+      const live = this.liveCrawlers(tx.now);
+      const rows = this.st.unlogged.all() as (PendingRecord & { holder: number | null })[];
+      const mine: PendingRecord[] = [];
+      for (const { holder, ...r } of rows) {
+        if (holder !== null && holder !== crawler && live.has(holder)) continue;
+        this.st.setHolder.run(crawler, r.id);
+        mine.push(r);
+      }
+      return mine;
+    });
+  }
+
+  async claimSite(origin: string, crawler: CrawlerId): Promise<boolean> {
+    return this.write((tx) => {
+      if (this.st.claimNewSite.run(origin, crawler).changes === 1) return true;
+      const row = this.st.getSite.get(origin) as { claimed_by: number | null; recorded: number };
+      if (row.recorded === 1 || row.claimed_by === crawler) return false;
+      // Claimed by a crawler that died before its hooks finished: run them again, not never.
+      if (row.claimed_by !== null && this.liveCrawlers(tx.now).has(row.claimed_by)) return false;
+      return this.st.reclaimSite.run(crawler, origin).changes === 1;
+    });
   }
 
   async recordSite(site: SiteFacts): Promise<void> {
-    this.st.insertSite.run(site.origin, site.address, site.firstSeen, JSON.stringify(site.info));
+    this.write(() => {
+      this.st.recordSite.run(site.origin, site.address, site.firstSeen, JSON.stringify(site.info));
+    });
   }
 
   async sites(): Promise<SiteFacts[]> {
-    const rows = this.db
-      .prepare(`SELECT origin, address, first_seen, info FROM sites ORDER BY first_seen`)
-      .all() as {
+    const rows = this.st.sites.all() as {
       origin: string;
       address: string | null;
       first_seen: number;
@@ -207,279 +230,479 @@ export class SqliteFrontier implements Frontier {
     }));
   }
 
-  nextReadyAt(): number | null {
-    let next = this.scheduler.nextWake();
-    for (const t of [this.expiries.peek()?.expires, this.delayed.peek()?.at]) {
-      if (t !== undefined && (next === null || t < next)) next = t;
+  async findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]> {
+    const where: string[] = [];
+    const params: (string | number)[] = [];
+    const reasons = query.refusedFor ?? [];
+    if (reasons.length > 0) {
+      where.push(`(state = ${URL_STATE.rejected} AND error IN (${reasons.map(() => '?').join(', ')}))`);
+      params.push(...reasons);
     }
-    return next;
+    if (query.failed === true) where.push(`state = ${URL_STATE.failed}`);
+    if (where.length === 0) return [];
+    return this.db
+      .prepare(
+        `SELECT seq AS id, url, depth, via, error AS reason FROM urls
+         WHERE seq > ? AND (${where.join(' OR ')}) ORDER BY seq LIMIT ?`,
+      )
+      .all(after, ...params, limit) as StoredLink[];
+  }
+
+  async requeue(ids: readonly RecordId[]): Promise<number> {
+    const queued = this.write((tx) => {
+      let n = 0;
+      for (const id of ids) {
+        const row = this.st.storedRow.get(id) as { host: string; depth: number; state: number } | undefined;
+        if (row === undefined || (row.state !== URL_STATE.failed && row.state !== URL_STATE.rejected))
+          continue;
+        this.st.requeueFinal.run(id);
+        if (row.state === URL_STATE.failed) tx.delta.failed--;
+        else tx.delta.rejected--;
+        const h = tx.hosts.host(row.host);
+        if (h.retired) {
+          // Asked for again on purpose: the host gets a fresh start.
+          h.retired = false;
+          tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
+        }
+        tx.hosts.queue(h, row.depth);
+        tx.delta.queued++;
+        n++;
+      }
+      return n;
+    });
+    if (queued > 0) this.waiters.notify();
+    return queued;
   }
 
   async stats(): Promise<FrontierStats> {
+    const t = this.totals();
     return {
-      queued: this.counts.queued,
-      inFlight: this.leases.size,
-      done: this.counts.done,
-      failed: this.counts.failed,
-      rejected: this.counts.rejected,
-      hosts: this.scheduler.hostCount,
+      queued: t.queued,
+      leased: t.leased,
+      retrying: t.retrying,
+      done: t.done,
+      failed: t.failed,
+      rejected: t.rejected,
+      hosts: this.st.hostCount.get() as number,
+      staleCompletions: t.stale,
+      expiredLeases: t.expired,
+      budgetLeft: Number.isFinite(this.maxPages()) ? pagesLeft(this.maxPages(), countsOf(t)) : null,
     };
+  }
+
+  async leave(crawler: CrawlerId): Promise<void> {
+    this.write((tx) => {
+      for (const id of this.st.leasesOf.all(crawler) as number[]) this.reclaimLease(id, tx);
+      this.st.leaveCrawler.run(tx.now, crawler);
+    });
+    this.waiters.notify();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.db.transaction(() => this.acknowledgeLogged())();
+    this.waiters.notify();
     this.db.close();
   }
 
-  private prepare(): Statements {
-    const db = this.db;
+  /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
+  private write<T>(work: (tx: Tx) => T): T {
+    if (this.closed) throw new Error('the frontier is closed');
+    const run = this.db.transaction(() => {
+      const tx: Tx = {
+        now: this.now(),
+        hosts: new HostTable(this.hostSt, this.settings, this.settings.key === 'ip'),
+        delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
+        records: [],
+      };
+      const result = work(tx);
+      tx.hosts.flush();
+      const d = tx.delta;
+      if (Object.values(d).some((v) => v !== 0)) {
+        this.st.addTotals.run(
+          d.queued,
+          d.leased,
+          d.retrying,
+          d.done,
+          d.failed,
+          d.rejected,
+          d.stale,
+          d.expired,
+        );
+      }
+      return result;
+    });
+    try {
+      return run.immediate();
+    } catch (err) {
+      // What the cache remembered may not have been committed.
+      this.recent.clear();
+      throw err;
+    }
+  }
+
+  /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
+  private claim(n: number, crawler: CrawlerId, tx: Tx): LeaseBatch {
+    this.st.touchCrawler.run(tx.now, crawler);
+    for (const id of this.st.expiredLeases.all(tx.now) as number[]) this.reclaimLease(id, tx);
+    this.requeueDueRetries(tx);
+    // The queries below read the hosts table: let them see what came back to the queue.
+    tx.hosts.flush();
+    const before = this.totalsWith(tx.delta);
+    const want = Math.min(n, pagesLeft(this.maxPages(), countsOf(before)));
+    const leases: Lease[] = [];
+    let depth = -1;
+    while (leases.length < want) {
+      const next = this.st.nextDepth.get(depth) as number | undefined;
+      if (next === undefined) break;
+      depth = next;
+      const ready = this.st.readyAtDepth.all(depth, tx.now, want - leases.length) as string[];
+      for (const host of ready) {
+        if (leases.length >= want) break;
+        this.claimFromHost(host, depth, want - leases.length, crawler, tx, leases);
+      }
+      // The next depth's query reads the hosts table: let it see this level's claims.
+      tx.hosts.flush();
+    }
+    const after = this.totalsWith(tx.delta);
+    const ended = crawlEnd(this.maxPages(), countsOf(after));
     return {
-      insertQueued: db.prepare(
-        `INSERT OR IGNORE INTO urls (fp, url, host, depth, seq, via, redirects, kind, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${URL_STATE.queued})`,
-      ),
-      insertRecorded: db.prepare(
-        `INSERT OR IGNORE INTO urls (fp, url, host, depth, seq, via, state, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      markLogged: db.prepare(
-        `UPDATE urls SET state = CASE state WHEN ${URL_STATE.failedUnlogged} THEN ${URL_STATE.failed} ELSE ${URL_STATE.rejected} END WHERE seq = ?`,
-      ),
-      markDone: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.done}, attempts = attempts + 1 WHERE seq = ?`,
-      ),
-      markFailed: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.failed}, attempts = attempts + 1, error = ? WHERE seq = ?`,
-      ),
-      markRetry: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.queued}, attempts = attempts + 1, error = ? WHERE seq = ?`,
-      ),
-      markRetired: db.prepare(
-        `UPDATE urls SET state = ${URL_STATE.failedUnlogged}, error = 'host-unreachable' WHERE seq = ?`,
-      ),
-      queuedOfHost: db.prepare(
-        `SELECT seq, url, depth, via FROM urls WHERE host = ? AND state = ${URL_STATE.queued}`,
-      ),
-      loadAfter: db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM urls
-         WHERE host = ? AND state = ${URL_STATE.queued} AND (depth, seq) > (?, ?)
-         ORDER BY depth, seq LIMIT ?`,
-      ),
-      loadFirst: db.prepare(
-        `SELECT ${ROW_COLUMNS} FROM urls
-         WHERE host = ? AND state = ${URL_STATE.queued}
-         ORDER BY depth, seq LIMIT ?`,
-      ),
-      seqOf: db.prepare(`SELECT seq FROM urls WHERE fp = ?`).pluck(),
-      siteExists: db.prepare(`SELECT 1 FROM sites WHERE origin = ?`).pluck(),
-      insertSite: db.prepare(
-        `INSERT OR IGNORE INTO sites (origin, address, first_seen, info) VALUES (?, ?, ?, ?)`,
-      ),
+      leases,
+      ended,
+      nextReadyAt: ended !== null || want === 0 ? this.nextExpiryOrRetry() : this.nextReadyAt(),
     };
   }
 
-  /** Start-up: every URL not completed is queued again, whoever held it before. */
-  private restore(): void {
-    const counts = this.db.prepare(`SELECT state, count(*) AS n FROM urls GROUP BY state`).all() as {
-      state: number;
-      n: number;
-    }[];
-    for (const { state, n } of counts) {
-      if (state === URL_STATE.queued) this.counts.queued = n;
-      else if (state === URL_STATE.done) this.counts.done = n;
-      else if (state === URL_STATE.failed || state === URL_STATE.failedUnlogged) this.counts.failed += n;
-      else this.counts.rejected += n;
+  /** Leases up to `room` URLs of one host at `depth` (deeper ones wait for their level). */
+  private claimFromHost(
+    host: string,
+    depth: number,
+    room: number,
+    crawler: CrawlerId,
+    tx: Tx,
+    out: Lease[],
+  ): void {
+    const h = tx.hosts.host(host);
+    let b = tx.hosts.budget(h.budget);
+    if (h.retired || h.queued <= 0 || readyAt(b, this.settings) > tx.now) return;
+    // With a gap, one request start per turn; without one, as many as --per-host allows.
+    const k = Math.min(room, this.settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room);
+    if (k <= 0) return;
+    const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
+    let n = 0;
+    while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
+    const taken = rows.slice(0, n);
+    const expiresAt = leaseExpiry(tx.now, this.settings);
+    for (const r of taken) {
+      this.st.setState.run(URL_STATE.leased, r.seq);
+      const id = Number(this.st.insertLease.run(r.seq, crawler, expiresAt).lastInsertRowid);
+      b = afterLease(b, tx.now);
+      out.push({
+        id,
+        url: r.url,
+        host,
+        depth: r.depth,
+        via: r.via,
+        redirects: r.redirects,
+        kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page',
+        attempt: r.attempts + 1,
+        expiresAt,
+      });
     }
-    const seq = this.db.prepare(`SELECT max(seq) AS s FROM urls`).get() as { s: number | null };
-    this.nextSeq = (seq.s ?? 0) + 1;
-    const hosts = this.db
-      .prepare(
-        `SELECT host, sum(state = ${URL_STATE.queued}) AS q, min(CASE WHEN state = ${URL_STATE.queued} THEN depth END) AS d, count(*) AS n
-         FROM urls WHERE state IN (${URL_STATE.queued}, ${URL_STATE.done}, ${URL_STATE.failed}) GROUP BY host`,
-      )
-      .all() as { host: string; q: number; d: number | null; n: number }[];
-    const now = this.now();
-    for (const h of hosts) {
-      this.hostTotals.set(h.host, h.n);
-      if (h.q > 0) this.scheduler.restore(h.host, h.q, h.d ?? 0, now);
+    tx.hosts.setBudget(h.budget, b);
+    // The table is the truth: fewer rows than counted means the count was stale.
+    h.queued = rows.length > n ? h.queued - n : 0;
+    const head = rows[n];
+    if (head !== undefined) h.minDepth = head.depth;
+    tx.hosts.touch(h);
+    tx.delta.queued -= taken.length;
+    tx.delta.leased += taken.length;
+  }
+
+  /** A lease ran out (or its crawler is gone): the URL is queued again, one try counted. */
+  private reclaimLease(id: number, tx: Tx): void {
+    const lease = this.st.leaseById.get(id) as LeaseRow | undefined;
+    if (lease === undefined) return;
+    this.st.deleteLease.run(id);
+    const h = tx.hosts.host(lease.host);
+    if (lease.released === 0) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
+    tx.delta.leased--;
+    tx.delta.expired++;
+    // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
+    this.requeue1(lease.seq, lease.host, lease.depth, 1, null, tx);
+  }
+
+  /**
+   * A URL goes back to the queue (after an expired lease, a retry, a deferral), with
+   * `tries` more attempts counted. A host given up on takes no URL back: it is failed
+   * as 'host-unreachable' and its record goes to `holder` (null: to the next completer).
+   */
+  private requeue1(
+    seq: number,
+    host: string,
+    depth: number,
+    tries: number,
+    holder: CrawlerId | null,
+    tx: Tx,
+  ): void {
+    const h = tx.hosts.host(host);
+    if (h.retired) {
+      this.st.retire.run(holder, seq);
+      tx.delta.failed++;
+      if (holder !== null) tx.records.push(this.recordOf(seq));
+      return;
+    }
+    this.st.requeueAfterLease.run(tries, seq);
+    tx.hosts.queue(h, depth);
+    tx.delta.queued++;
+  }
+
+  /** Records nobody was given (URLs failed while reclaiming a lease) go to this completer. */
+  private adoptOrphans(crawler: CrawlerId, tx: Tx): void {
+    for (const seq of this.st.orphans.all() as number[]) {
+      this.st.setHolder.run(crawler, seq);
+      tx.records.push(this.recordOf(seq));
     }
   }
 
-  private loadSlice(host: string, after: QueuedUrl | null, limit: number): QueuedUrl[] {
-    // A leased URL is still `queued` in the table, but the scheduler's cursor has passed
-    // it, so it is never loaded twice.
-    return (
-      after === null
-        ? this.st.loadFirst.all(host, limit)
-        : this.st.loadAfter.all(host, after.depth, after.seq, limit)
-    ) as QueuedUrl[];
+  private recordOf(seq: number): PendingRecord {
+    return this.st.recordById.get(seq) as PendingRecord;
   }
 
+  /** At a crawler's start: leases and site claims of crawlers that died are given back now. */
+  private reclaimFromGone(tx: Tx): void {
+    for (const c of this.st.activeCrawlers.all() as (CrawlerLife & { id: number })[]) {
+      if (!crawlerGone(c, tx.now, this.settings.leaseMs)) continue;
+      for (const id of this.st.leasesOf.all(c.id) as number[]) this.reclaimLease(id, tx);
+      this.st.leaveCrawler.run(tx.now, c.id);
+    }
+  }
+
+  private liveCrawlers(now: number): Set<number> {
+    const live = new Set<number>();
+    for (const c of this.st.activeCrawlers.all() as (CrawlerLife & { id: number })[]) {
+      if (!crawlerGone(c, now, this.settings.leaseMs)) live.add(c.id);
+    }
+    return live;
+  }
+
+  private requeueDueRetries(tx: Tx): void {
+    for (const r of this.st.dueRetries.all(tx.now) as { seq: number; host: string; depth: number }[]) {
+      tx.delta.retrying--;
+      this.requeue1(r.seq, r.host, r.depth, 0, null, tx);
+    }
+  }
+
+  /** Writes a completed lease's outcome. */
+  private settle(lease: LeaseRow, c: Completion, crawler: CrawlerId, tx: Tx): void {
+    const o = c.outcome;
+    switch (o.kind) {
+      case 'done':
+        this.st.markDone.run(crawler, c.hasForm === true ? 1 : 0, lease.seq);
+        tx.delta.done++;
+        return;
+      case 'failed':
+        this.st.markFinal.run(URL_STATE.failed, 1, o.error, crawler, lease.seq);
+        tx.delta.failed++;
+        return;
+      case 'refused':
+        this.st.markFinal.run(URL_STATE.rejected, 0, o.reason, crawler, lease.seq);
+        tx.delta.rejected++;
+        return;
+      case 'retry':
+        // A host given up on takes no retry: requeue1 fails the URL instead.
+        if (tx.hosts.host(lease.host).retired) {
+          this.requeue1(lease.seq, lease.host, lease.depth, 1, crawler, tx);
+          return;
+        }
+        this.st.markRetrying.run(o.error, tx.now + o.afterMs, lease.seq);
+        tx.delta.retrying++;
+        return;
+      case 'deferred':
+        this.requeue1(lease.seq, lease.host, lease.depth, 0, crawler, tx);
+        return;
+    }
+  }
+
+  /** One fetch's politeness facts: the budget's gap, hold or back-off, and its free slot. */
+  private applyReport(host: string, report: FetchReport, tx: Tx): void {
+    const h = tx.hosts.host(host);
+    if (this.settings.key === 'ip' && report.address != null) this.moveToAddress(h, report.address, tx);
+    tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, this.settings, tx.now));
+  }
+
+  /**
+   * --politeness-key ip: the host was found at `address`, so from now on it shares one
+   * budget with every other host there. Its fetches in flight move along with it.
+   */
+  private moveToAddress(h: ReturnType<HostTable['host']>, address: string, tx: Tx): void {
+    const key = `ip:${address}`;
+    if (h.budget === key) return;
+    const inFlight = this.st.leasedOfHost.get(h.host) as number;
+    const from = tx.hosts.budget(h.budget);
+    tx.hosts.setBudget(h.budget, { ...from, inFlight: Math.max(0, from.inFlight - inFlight) });
+    const moving = { ...from, inFlight };
+    tx.hosts.setBudget(key, mergeBudgets(tx.hosts.budget(key), moving));
+    h.budget = key;
+    tx.hosts.touch(h);
+  }
+
+  /**
+   * A budget that failed to connect --retire-after times in a row is given up on: its
+   * hosts' queued and retrying URLs are failed as 'host-unreachable' and handed back
+   * to be recorded. URLs in flight finish on their own.
+   */
+  private retireIfDead(host: string, crawler: CrawlerId, tx: Tx): void {
+    const h = tx.hosts.host(host);
+    if (h.retired || !shouldRetire(tx.hosts.budget(h.budget).failures, this.settings)) return;
+    for (const member of tx.hosts.membersOf(h.budget).concat(h.host)) {
+      const m = tx.hosts.host(member);
+      if (m.retired) continue;
+      m.retired = true;
+      m.queued = 0;
+      tx.hosts.touch(m);
+      const rows = this.st.waitingOfHost.all(member) as (RejectedLink & { seq: number; state: number })[];
+      for (const r of rows) {
+        this.st.retire.run(crawler, r.seq);
+        if (r.state === URL_STATE.retrying) tx.delta.retrying--;
+        else tx.delta.queued--;
+        tx.delta.failed++;
+        tx.records.push({ id: r.seq, url: r.url, depth: r.depth, via: r.via, reason: RETIRED_REASON });
+      }
+    }
+  }
+
+  /**
+   * The seen check and the queue, in one transaction: links the seen set has not met
+   * are queued (or refused by the store's own rules: a retired host, --max-pages-per-host)
+   * and rejections are stored to be recorded once.
+   */
   private insertLinks(
     links: readonly NewLink[],
     rejected: readonly RejectedLink[],
-    queued: QueuedUrl[],
-  ): AddResult {
+    crawler: CrawlerId,
+    tx: Tx,
+  ): number {
+    const fresh = this.freshOf([...links, ...rejected]);
     let added = 0;
-    const recorded: RejectedLink[] = [];
-    for (const l of links) {
-      if (this.recent.has(l.url)) continue;
+    links.forEach((l, i) => {
+      if (!fresh[i]) return;
       const host = hostKey(l.url);
-      const refusal = this.refusal(host);
+      const h = tx.hosts.host(host);
+      const refusal = h.retired ? RETIRED_REASON : hostBudgetRefusal(h.taken, this.settings);
       if (refusal !== null) {
-        this.record({ url: l.url, depth: l.depth, via: l.via, reason: refusal }, host, recorded);
-        continue;
+        this.storeRecord({ url: l.url, depth: l.depth, via: l.via, reason: refusal }, host, crawler, tx);
+        return;
       }
-      this.recent.remember(l.url);
-      const seq = this.nextSeq;
       const kind = l.kind === 'sitemap' ? URL_KIND.sitemap : URL_KIND.page;
-      const redirects = l.redirects ?? 0;
-      const info = this.st.insertQueued.run(
-        fingerprint(l.url),
-        l.url,
-        host,
-        l.depth,
-        seq,
-        l.via,
-        redirects,
-        kind,
-      );
-      if (info.changes === 1) {
-        this.nextSeq++;
-        added++;
-        this.hostTotals.set(host, (this.hostTotals.get(host) ?? 0) + 1);
-        queued.push({ url: l.url, host, depth: l.depth, seq, via: l.via, redirects, kind, attempts: 0 });
-      }
-    }
-    for (const r of rejected) this.record(r, hostKey(r.url), recorded);
-    return { added, newRejected: recorded };
+      this.st.insertQueued.run(l.url, host, l.depth, l.via, l.redirects ?? 0, kind);
+      h.taken++;
+      tx.hosts.queue(h, l.depth);
+      tx.delta.queued++;
+      added++;
+    });
+    rejected.forEach((r, i) => {
+      if (fresh[links.length + i]) this.storeRecord(r, hostKey(r.url), crawler, tx);
+    });
+    return added;
   }
 
-  /** Why a new URL of this host is refused by the store itself, or null. */
-  private refusal(host: string): string | null {
-    if (this.scheduler.isRetired(host)) return 'host-unreachable';
-    if ((this.hostTotals.get(host) ?? 0) >= this.settings.maxPagesPerHost) return 'host-budget';
-    return null;
+  /**
+   * Which of the URLs are new to the crawl (only a URL's first occurrence can be). The
+   * recent-URL cache answers most of them without asking the seen set.
+   */
+  private freshOf(items: readonly { url: string }[]): boolean[] {
+    const fresh = new Array<boolean>(items.length).fill(false);
+    const ask: number[] = [];
+    const inBatch = new Set<string>();
+    items.forEach((item, i) => {
+      if (this.recent.has(item.url) || inBatch.has(item.url)) return;
+      inBatch.add(item.url);
+      ask.push(i);
+    });
+    if (ask.length === 0) return fresh;
+    const fps = new BigUint64Array(ask.length);
+    ask.forEach((itemIndex, j) => {
+      const url = (items[itemIndex] as { url: string }).url;
+      fps[j] = BigInt.asUintN(64, fingerprint(url));
+      this.recent.remember(url);
+    });
+    const answers = this.seen.insertNewNow(fps);
+    ask.forEach((itemIndex, j) => {
+      fresh[itemIndex] = answers[j] === true;
+    });
+    return fresh;
   }
 
-  /** Stores a URL that will not be fetched, once, and hands it to the caller to write. */
-  private record(r: RejectedLink, host: string, out: RejectedLink[]): void {
-    if (this.recent.has(r.url)) return;
-    this.recent.remember(r.url);
-    const failed = r.reason === 'host-unreachable';
+  /** A URL that will not be fetched, stored once, handed to the caller to write. */
+  private storeRecord(r: RejectedLink, host: string, crawler: CrawlerId, tx: Tx): void {
+    const failed = r.reason === RETIRED_REASON;
     const state = failed ? URL_STATE.failedUnlogged : URL_STATE.rejectedUnlogged;
-    const info = this.st.insertRecorded.run(
-      fingerprint(r.url),
-      r.url,
-      host,
-      r.depth,
-      this.nextSeq,
-      r.via,
-      state,
-      r.reason,
+    const id = Number(
+      this.st.insertRecord.run(r.url, host, r.depth, r.via, state, r.reason, crawler).lastInsertRowid,
     );
-    if (info.changes !== 1) return;
-    this.unacknowledged.push(this.nextSeq);
-    this.nextSeq++;
-    if (failed) this.counts.failed++;
-    else this.counts.rejected++;
-    out.push(r);
+    if (failed) tx.delta.failed++;
+    else tx.delta.rejected++;
+    tx.records.push({ id, url: r.url, depth: r.depth, via: r.via, reason: r.reason });
   }
 
-  private afterInsert(queued: readonly QueuedUrl[]): void {
-    const now = this.now();
-    for (const q of queued) this.scheduler.queued(q, now);
-    this.counts.queued += queued.length;
+  private nextReadyAt(): number | null {
+    const host = this.st.nextHostReady.get() as number | null;
+    const other = this.nextExpiryOrRetry();
+    const candidates = [host === null || host >= NEVER ? null : host, other].filter(
+      (t): t is number => t !== null,
+    );
+    return candidates.length === 0 ? null : Math.min(...candidates);
   }
 
-  /** Feeds one fetch's politeness facts to the scheduler and frees its slot. */
-  private applyReport(host: string, report: FetchReport, now: number): void {
-    if (report.address != null && this.settings.key === 'ip') {
-      this.scheduler.setAddress(host, report.address, now);
-    }
-    let gap = gapAfterFetch(this.settings, report.fetchMs, report.crawlDelayMs);
-    if (report.retryAfterMs !== undefined)
-      gap = Math.max(gap, Math.min(report.retryAfterMs, MAX_RETRY_AFTER_MS));
-    if (report.connectFailed === true) {
-      gap = Math.max(gap, connectBackoffMs(this.settings, this.scheduler.connectFailed(host)));
-    } else {
-      this.scheduler.connected(host);
-    }
-    this.scheduler.finished(host, gap, now);
+  /** When a lease runs out or a retry comes due: the only news a store with nothing ready can have. */
+  private nextExpiryOrRetry(): number | null {
+    const times = [this.st.nextExpiry.get() as number | null, this.st.nextRetry.get() as number | null];
+    const known = times.filter((t): t is number => t !== null);
+    return known.length === 0 ? null : Math.min(...known);
   }
 
-  /**
-   * A host that failed to connect --retire-after times in a row is given up on: its
-   * queued URLs are failed as 'host-unreachable' and handed back to be recorded.
-   * URLs in flight finish on their own.
-   */
-  private retireIfDead(host: string, out: RejectedLink[]): void {
-    if (this.scheduler.isRetired(host)) return;
-    if (this.scheduler.connectFailures(host) < this.settings.retireAfter) return;
-    for (const h of this.scheduler.retire(host)) {
-      const rows = this.st.queuedOfHost.all(h) as {
-        seq: number;
-        url: string;
-        depth: number;
-        via: string | null;
-      }[];
-      for (const r of rows) {
-        if (this.leases.has(r.url)) continue;
-        this.st.markRetired.run(r.seq);
-        this.unacknowledged.push(r.seq);
-        this.counts.queued--;
-        this.counts.failed++;
-        out.push({ url: r.url, depth: r.depth, via: r.via, reason: 'host-unreachable' });
-      }
-    }
-    this.dropDelayedOfRetired();
+  private maxPages(): number {
+    const v = this.st.getMeta.get('max_pages') as string | undefined;
+    return v === undefined ? Number.POSITIVE_INFINITY : Number(v);
   }
 
-  private dropDelayedOfRetired(): void {
-    const keep: { at: number; row: QueuedUrl }[] = [];
-    for (let e = this.delayed.pop(); e !== undefined; e = this.delayed.pop()) {
-      if (!this.scheduler.isRetired(e.row.host)) keep.push(e);
-      else this.counts.queued--;
-    }
-    for (const e of keep) this.delayed.push(e);
+  private totals(): Delta {
+    return this.st.totals.get() as Delta;
   }
 
-  /**
-   * The caller has written what it got from the previous call (that is the contract),
-   * so those rows are no longer re-offered after a crash. Runs inside the transaction
-   * of the next call, at no extra commit.
-   */
-  private acknowledgeLogged(): void {
-    if (this.unacknowledged.length === 0) return;
-    for (const seq of this.unacknowledged) this.st.markLogged.run(seq);
-    this.unacknowledged = [];
+  private totalsWith(d: Delta): Delta {
+    const t = this.totals();
+    return {
+      queued: t.queued + d.queued,
+      leased: t.leased + d.leased,
+      retrying: t.retrying + d.retrying,
+      done: t.done + d.done,
+      failed: t.failed + d.failed,
+      rejected: t.rejected + d.rejected,
+      stale: t.stale + d.stale,
+      expired: t.expired + d.expired,
+    };
   }
+}
 
-  /** The row of a URL completed after its lease expired (the lease map no longer has it). */
-  private seqOf(url: string): number {
-    return (this.st.seqOf.get(fingerprint(url)) as number | undefined) ?? -1;
-  }
+interface LeaseRow {
+  seq: number;
+  released: number;
+  host: string;
+  depth: number;
+}
 
-  private requeueDue(now: number): void {
-    for (;;) {
-      const top = this.delayed.peek();
-      if (top === undefined || top.at > now) return;
-      this.delayed.pop();
-      this.scheduler.queued(top.row, now);
-    }
-  }
+interface QueuedRow {
+  seq: number;
+  url: string;
+  depth: number;
+  via: string | null;
+  redirects: number;
+  kind: number;
+  attempts: number;
+}
 
-  private reclaimExpired(now: number): void {
-    for (;;) {
-      const top = this.expiries.peek();
-      if (top === undefined || top.expires > now) return;
-      this.expiries.pop();
-      const held = this.leases.get(top.url);
-      if (held === undefined || held.expires !== top.expires) continue;
-      this.leases.delete(top.url);
-      this.counts.queued++;
-      if (!held.released) this.scheduler.finished(held.row.host, 0, now);
-      this.scheduler.queued({ ...held.row, attempts: held.row.attempts + 1 }, now);
-    }
-  }
+function countsOf(t: Delta): CrawlCounts {
+  return { queued: t.queued, leased: t.leased, retrying: t.retrying, final: t.done + t.failed };
 }

@@ -1,0 +1,160 @@
+import type Database from 'better-sqlite3';
+import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
+
+/** A host's row, as one transaction reads and changes it. */
+export interface HostRow {
+  host: string;
+  /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
+  budget: string;
+  queued: number;
+  /** Depth of its shallowest queued URL (meaningful while queued > 0). */
+  minDepth: number;
+  /** URLs of the host ever queued: what --max-pages-per-host counts. */
+  taken: number;
+  retired: boolean;
+}
+
+interface Cached<T> {
+  row: T;
+  dirty: boolean;
+}
+
+/**
+ * The hosts and budgets one transaction touches, read once and written back once by
+ * flush(): a page with a hundred links to its own host costs one host update, not a
+ * hundred. Each host's ready_at is written from its budget, so the ready hosts are
+ * found by one index.
+ */
+export class HostTable {
+  private readonly hosts = new Map<string, Cached<HostRow>>();
+  private readonly budgets = new Map<string, Cached<BudgetState>>();
+
+  constructor(
+    private readonly st: HostStatements,
+    private readonly settings: PolitenessSettings,
+    /** With --politeness-key ip a budget has several hosts, not all of them read here. */
+    private readonly shared: boolean,
+  ) {}
+
+  host(key: string): HostRow {
+    let c = this.hosts.get(key);
+    if (c === undefined) {
+      const r = this.st.getHost.get(key) as
+        | { budget: string; queued: number; min_depth: number; taken: number; retired: number }
+        | undefined;
+      c =
+        r === undefined
+          ? {
+              row: { host: key, budget: key, queued: 0, minDepth: 0, taken: 0, retired: false },
+              dirty: true,
+            }
+          : {
+              row: {
+                host: key,
+                budget: r.budget,
+                queued: r.queued,
+                minDepth: r.min_depth,
+                taken: r.taken,
+                retired: r.retired === 1,
+              },
+              dirty: false,
+            };
+      this.hosts.set(key, c);
+    }
+    return c.row;
+  }
+
+  budget(key: string): BudgetState {
+    return this.cachedBudget(key).row;
+  }
+
+  /** Marks a host changed (its row is written by flush). */
+  touch(host: HostRow): void {
+    const c = this.hosts.get(host.host);
+    if (c !== undefined) c.dirty = true;
+  }
+
+  setBudget(key: string, state: BudgetState): void {
+    const c = this.cachedBudget(key);
+    c.row = state;
+    c.dirty = true;
+  }
+
+  /** One more URL of the host is queued, at this depth. */
+  queue(host: HostRow, depth: number): void {
+    host.minDepth = host.queued > 0 ? Math.min(host.minDepth, depth) : depth;
+    host.queued++;
+    this.touch(host);
+  }
+
+  /** The hosts that count against one budget (all of them, from the store). */
+  membersOf(budget: string): string[] {
+    return this.st.hostsOfBudget.all(budget) as string[];
+  }
+
+  flush(): void {
+    const changedBudgets = new Set<string>();
+    for (const [key, c] of this.budgets) {
+      if (!c.dirty) continue;
+      const b = c.row;
+      this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
+      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings), key);
+      changedBudgets.add(key);
+      c.dirty = false;
+    }
+    for (const c of this.hosts.values()) {
+      const h = c.row;
+      if (!c.dirty && !changedBudgets.has(h.budget)) continue;
+      const ready = readyAt(this.budget(h.budget), this.settings);
+      this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, h.retired ? 1 : 0, ready);
+      c.dirty = false;
+    }
+  }
+
+  private cachedBudget(key: string): Cached<BudgetState> {
+    let c = this.budgets.get(key);
+    if (c === undefined) {
+      const r = this.st.getBudget.get(key) as
+        | { in_flight: number; next_at: number; gap_ms: number; failures: number }
+        | undefined;
+      c =
+        r === undefined
+          ? { row: freshBudget(this.settings), dirty: true }
+          : {
+              row: { inFlight: r.in_flight, nextAt: r.next_at, gapMs: r.gap_ms, failures: r.failures },
+              dirty: false,
+            };
+      this.budgets.set(key, c);
+    }
+    return c;
+  }
+}
+
+export interface HostStatements {
+  getHost: Database.Statement;
+  putHost: Database.Statement;
+  getBudget: Database.Statement;
+  putBudget: Database.Statement;
+  hostsOfBudget: Database.Statement;
+  setReadyOfBudget: Database.Statement;
+}
+
+export function prepareHostStatements(db: Database.Database): HostStatements {
+  return {
+    getHost: db.prepare(`SELECT budget, queued, min_depth, taken, retired FROM hosts WHERE host = ?`),
+    putHost: db.prepare(
+      `INSERT INTO hosts (host, budget, queued, min_depth, taken, retired, ready_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (host) DO UPDATE SET budget = excluded.budget, queued = excluded.queued,
+         min_depth = excluded.min_depth, taken = excluded.taken, retired = excluded.retired,
+         ready_at = excluded.ready_at`,
+    ),
+    getBudget: db.prepare(`SELECT in_flight, next_at, gap_ms, failures FROM budgets WHERE key = ?`),
+    putBudget: db.prepare(
+      `INSERT INTO budgets (key, in_flight, next_at, gap_ms, failures) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET in_flight = excluded.in_flight, next_at = excluded.next_at,
+         gap_ms = excluded.gap_ms, failures = excluded.failures`,
+    ),
+    hostsOfBudget: db.prepare(`SELECT host FROM hosts WHERE budget = ?`).pluck(),
+    setReadyOfBudget: db.prepare(`UPDATE hosts SET ready_at = ? WHERE budget = ?`),
+  };
+}

@@ -1,0 +1,88 @@
+import type Database from 'better-sqlite3';
+import { URL_STATE } from './schema.js';
+
+const S = URL_STATE;
+
+/** Every statement the SQLite store runs more than once, by name. */
+const SQL = {
+  totals: `SELECT queued, leased, retrying, done, failed, rejected, stale, expired FROM totals WHERE id = 1`,
+  addTotals: `UPDATE totals SET queued = queued + ?, leased = leased + ?, retrying = retrying + ?, done = done + ?,
+         failed = failed + ?, rejected = rejected + ?, stale = stale + ?, expired = expired + ? WHERE id = 1`,
+  getMeta: `SELECT value FROM meta WHERE key = ?`,
+  putMeta: `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+  insertCrawler: `INSERT INTO crawlers (name, machine, pid, started, last_seen) VALUES (?, ?, ?, ?, ?)`,
+  touchCrawler: `UPDATE crawlers SET last_seen = ? WHERE id = ?`,
+  leaveCrawler: `UPDATE crawlers SET left_at = ? WHERE id = ? AND left_at IS NULL`,
+  activeCrawlers: `SELECT id, machine, pid, last_seen AS lastSeen, left_at AS leftAt FROM crawlers WHERE left_at IS NULL`,
+  insertQueued: `INSERT INTO urls (url, host, depth, via, redirects, kind, state) VALUES (?, ?, ?, ?, ?, ?, ${S.queued})`,
+  insertRecord: `INSERT INTO urls (url, host, depth, via, state, error, holder) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  headOfHost: `SELECT seq, url, depth, via, redirects, kind, attempts FROM urls
+       WHERE host = ? AND state = ${S.queued} ORDER BY depth, seq LIMIT ?`,
+  nextDepth: `SELECT min_depth FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth > ?
+         ORDER BY min_depth LIMIT 1`,
+  readyAtDepth: `SELECT host FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth = ? AND ready_at <= ?
+         ORDER BY ready_at LIMIT ?`,
+  nextHostReady: `SELECT min(ready_at) FROM hosts WHERE queued > 0 AND retired = 0`,
+  setState: `UPDATE urls SET state = ? WHERE seq = ?`,
+  markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, crawler = ?, has_form = ? WHERE seq = ?`,
+  markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, crawler = ? WHERE seq = ?`,
+  markRetrying: `UPDATE urls SET state = ${S.retrying}, attempts = attempts + 1, error = ?, due_at = ? WHERE seq = ?`,
+  requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ? WHERE seq = ?`,
+  dueRetries: `SELECT seq, host, depth FROM urls WHERE state = ${S.retrying} AND due_at <= ? ORDER BY due_at`,
+  nextRetry: `SELECT min(due_at) FROM urls WHERE state = ${S.retrying}`,
+  waitingOfHost: `SELECT seq, url, depth, via, state FROM urls WHERE host = ? AND state IN (${S.queued}, ${S.retrying})`,
+  retire: `UPDATE urls SET state = ${S.failedUnlogged}, error = 'host-unreachable', holder = ? WHERE seq = ?`,
+  acknowledge: `UPDATE urls SET state = CASE state WHEN ${S.failedUnlogged} THEN ${S.failed} ELSE ${S.rejected} END,
+         holder = NULL WHERE seq = ? AND state IN (${S.rejectedUnlogged}, ${S.failedUnlogged})`,
+  unlogged: `SELECT seq AS id, url, depth, via, error AS reason, holder FROM urls
+       WHERE state IN (${S.rejectedUnlogged}, ${S.failedUnlogged}) ORDER BY seq`,
+  setHolder: `UPDATE urls SET holder = ? WHERE seq = ?`,
+  orphans: `SELECT seq FROM urls WHERE holder IS NULL AND state IN (${S.rejectedUnlogged}, ${S.failedUnlogged}) LIMIT 1000`,
+  recordById: `SELECT seq AS id, url, depth, via, error AS reason FROM urls WHERE seq = ?`,
+  storedRow: `SELECT host, depth, state FROM urls WHERE seq = ?`,
+  requeueFinal: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0 WHERE seq = ?`,
+  insertLease: `INSERT INTO leases (seq, crawler, expires) VALUES (?, ?, ?)`,
+  leaseById: `SELECT l.seq, l.released, u.host, u.depth FROM leases l JOIN urls u ON u.seq = l.seq WHERE l.id = ?`,
+  expiredLeases: `SELECT id FROM leases WHERE expires <= ? ORDER BY expires`,
+  leasesOf: `SELECT id FROM leases WHERE crawler = ?`,
+  nextExpiry: `SELECT min(expires) FROM leases`,
+  markReleased: `UPDATE leases SET released = 1 WHERE id = ?`,
+  extendLease: `UPDATE leases SET expires = ? WHERE id = ?`,
+  deleteLease: `DELETE FROM leases WHERE id = ?`,
+  leasedOfHost: `SELECT count(*) FROM leases l JOIN urls u ON u.seq = l.seq WHERE u.host = ? AND l.released = 0`,
+  getSite: `SELECT claimed_by, recorded FROM sites WHERE origin = ?`,
+  claimNewSite: `INSERT INTO sites (origin, claimed_by, recorded) VALUES (?, ?, 0) ON CONFLICT (origin) DO NOTHING`,
+  reclaimSite: `UPDATE sites SET claimed_by = ? WHERE origin = ? AND recorded = 0`,
+  recordSite: `INSERT INTO sites (origin, address, first_seen, info, recorded) VALUES (?, ?, ?, ?, 1)
+       ON CONFLICT (origin) DO UPDATE SET address = excluded.address, first_seen = excluded.first_seen,
+         info = excluded.info, recorded = 1`,
+  sites: `SELECT origin, address, first_seen, info FROM sites WHERE recorded = 1 ORDER BY first_seen, origin`,
+  hostCount: `SELECT count(*) FROM hosts`,
+};
+
+/** Statements that answer one value per row (better-sqlite3's pluck). */
+const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set([
+  'getMeta',
+  'nextDepth',
+  'readyAtDepth',
+  'nextHostReady',
+  'nextRetry',
+  'orphans',
+  'expiredLeases',
+  'leasesOf',
+  'nextExpiry',
+  'leasedOfHost',
+  'hostCount',
+] as const);
+
+export type Statements = Record<keyof typeof SQL, Database.Statement>;
+
+/** Prepares every statement once, when the store opens. */
+export function prepareStatements(db: Database.Database): Statements {
+  const out: Partial<Statements> = {};
+  for (const [name, sql] of Object.entries(SQL) as [keyof typeof SQL, string][]) {
+    const statement = db.prepare(sql);
+    out[name] = PLUCKED.has(name) ? statement.pluck() : statement;
+  }
+  return out as Statements;
+}

@@ -1,0 +1,220 @@
+/**
+ * The JSON body of each of our packets, checked field by field into its typed shape. A body
+ * that passes here is safe to hand to the server or the remote frontier as it is.
+ */
+import {
+  array,
+  bad,
+  boolean,
+  duration,
+  freeObject,
+  integer,
+  isObject,
+  nullableInteger,
+  nullableString,
+  object,
+  oneOf,
+  string,
+  stringItem,
+} from './fields.js';
+import type {
+  Bodies,
+  JsonObject,
+  OurPacketName,
+  WireCompletion,
+  WireCompletionPart,
+  WireExtended,
+  WireLease,
+  WireLink,
+  WireModuleRecord,
+  WireOutcome,
+  WireRecord,
+  WireRejected,
+  WireRelease,
+  WireReport,
+} from './types.js';
+
+const KINDS = ['page', 'sitemap'] as const;
+const ENDS = ['finished', 'max-pages'] as const;
+const OUTCOMES = ['done', 'failed', 'retry', 'deferred'] as const;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+function report(v: unknown, where: string): WireReport {
+  const o = object(v, where);
+  const r: WireReport = { fetchMs: duration(o, 'fetchMs', where) };
+  if (o.crawlDelayMs !== undefined) r.crawlDelayMs = duration(o, 'crawlDelayMs', where);
+  if (o.retryAfterMs !== undefined) r.retryAfterMs = duration(o, 'retryAfterMs', where);
+  if (o.connectFailed !== undefined) r.connectFailed = boolean(o, 'connectFailed', where);
+  if (o.address !== undefined) r.address = nullableString(o, 'address', where);
+  return r;
+}
+
+function lease(v: unknown, where: string): WireLease {
+  const o = object(v, where);
+  return {
+    id: string(o, 'id', where, true),
+    url: string(o, 'url', where, true),
+    host: string(o, 'host', where),
+    depth: integer(o, 'depth', where),
+    via: nullableString(o, 'via', where),
+    redirects: integer(o, 'redirects', where),
+    kind: oneOf(o, 'kind', where, KINDS),
+    attempt: integer(o, 'attempt', where, 1),
+    expiresAt: integer(o, 'expiresAt', where),
+  };
+}
+
+function link(v: unknown, where: string): WireLink {
+  const o = object(v, where);
+  const l: WireLink = {
+    url: string(o, 'url', where, true),
+    depth: integer(o, 'depth', where),
+    via: nullableString(o, 'via', where),
+  };
+  if (o.redirects !== undefined) l.redirects = integer(o, 'redirects', where);
+  if (o.kind !== undefined) l.kind = oneOf(o, 'kind', where, KINDS);
+  return l;
+}
+
+function rejected(v: unknown, where: string): WireRejected {
+  const o = object(v, where);
+  return {
+    url: string(o, 'url', where, true),
+    depth: integer(o, 'depth', where),
+    via: nullableString(o, 'via', where),
+    reason: string(o, 'reason', where, true),
+  };
+}
+
+function record(v: unknown, where: string): WireRecord {
+  const o = object(v, where);
+  return { id: string(o, 'id', where, true), ...rejected(o, where) };
+}
+
+/** Checks a free-form record: fully on decode; on encode only its kind, as the splitter cuts it to fit. */
+type RecordCheck = (v: unknown, where: string) => JsonObject;
+
+const moduleRecord =
+  (free: RecordCheck) =>
+  (v: unknown, where: string): WireModuleRecord => {
+    const o = object(v, where);
+    return { module: string(o, 'module', where, true), record: free(o.record, `${where}.record`) };
+  };
+
+function outcome(v: unknown, where: string): WireOutcome {
+  const o = object(v, where);
+  const kind = oneOf(o, 'kind', where, OUTCOMES);
+  switch (kind) {
+    case 'done':
+    case 'deferred':
+      return { kind };
+    case 'failed':
+      return { kind, error: string(o, 'error', where, true) };
+    case 'retry':
+      return { kind, error: string(o, 'error', where, true), afterMs: integer(o, 'afterMs', where) };
+  }
+}
+
+/** A completion, or (no `outcome`) the continuation of one whose head is in an earlier entry. */
+const completion =
+  (free: RecordCheck) =>
+  (v: unknown, where: string): WireCompletion | WireCompletionPart => {
+    const o = object(v, where);
+    const lists = {
+      outlinks: array(o, 'outlinks', where, link, true),
+      rejected: array(o, 'rejected', where, rejected, true),
+      modules: array(o, 'modules', where, moduleRecord(free), true),
+    };
+    const id = string(o, 'lease', where, true);
+    if (o.outcome === undefined) return { lease: id, ...lists };
+    return {
+      lease: id,
+      outcome: outcome(o.outcome, `${where}.outcome`),
+      report: report(o.report, `${where}.report`),
+      page: o.page === null ? null : free(o.page, `${where}.page`),
+      ...lists,
+    };
+  };
+
+function release(v: unknown, where: string): WireRelease {
+  const o = object(v, where);
+  return { lease: string(o, 'lease', where, true), report: report(o.report, `${where}.report`) };
+}
+
+function extended(v: unknown, where: string): WireExtended {
+  const o = object(v, where);
+  return { id: string(o, 'id', where, true), expiresAt: integer(o, 'expiresAt', where) };
+}
+
+function settings(o: JsonObject, where: string): JsonObject {
+  return freeObject(o.settings, `${where}.settings`);
+}
+
+type Checker<T extends OurPacketName> = (o: JsonObject, w: string, free: RecordCheck) => Bodies[T];
+
+const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
+  AUTH: (o, w) => ({ token: string(o, 'token', w, true) }),
+  HELLO: (o, w) => {
+    const b: Bodies['HELLO'] = { name: string(o, 'name', w, true), protocol: integer(o, 'protocol', w, 1) };
+    if (o.version !== undefined) b.version = string(o, 'version', w);
+    return b;
+  },
+  WELCOME: (o, w) => ({
+    crawlerId: string(o, 'crawlerId', w, true),
+    protocol: integer(o, 'protocol', w, 1),
+    leaseMs: integer(o, 'leaseMs', w),
+    settings: settings(o, w),
+  }),
+  LEASE: (o, w) => ({ n: integer(o, 'n', w, 1), waitMs: integer(o, 'waitMs', w) }),
+  LEASES: (o, w) => ({
+    leases: array(o, 'leases', w, lease),
+    ended: o.ended === null ? null : oneOf(o, 'ended', w, ENDS),
+    nextReadyAt: nullableInteger(o, 'nextReadyAt', w),
+  }),
+  COMPLETE: (o, w, free) => ({ completions: array(o, 'completions', w, completion(free)) }),
+  COMPLETED: (o, w) => ({
+    stale: array(o, 'stale', w, stringItem),
+    records: array(o, 'records', w, record),
+    added: integer(o, 'added', w),
+  }),
+  RELEASE: (o, w) => ({ releases: array(o, 'releases', w, release) }),
+  EXTEND: (o, w) => ({ leases: array(o, 'leases', w, stringItem) }),
+  EXTENDED: (o, w) => ({ leases: array(o, 'leases', w, extended), stale: array(o, 'stale', w, stringItem) }),
+  ADD: (o, w) => ({ links: array(o, 'links', w, link), rejected: array(o, 'rejected', w, rejected, true) }),
+  ADDED: (o, w) => ({ added: integer(o, 'added', w), records: array(o, 'records', w, record) }),
+  ACK: (o, w) => ({ ids: array(o, 'ids', w, stringItem) }),
+  CLAIMSITE: (o, w) => ({ origin: string(o, 'origin', w, true), address: nullableString(o, 'address', w) }),
+  CLAIMED: (o, w) => ({ claimed: boolean(o, 'claimed', w) }),
+  RECORDSITE: (o, w, free) => ({
+    origin: string(o, 'origin', w, true),
+    address: nullableString(o, 'address', w),
+    firstSeen: integer(o, 'firstSeen', w),
+    info: free(o.info, `${w}.info`),
+  }),
+  STATS: () => ({}),
+  STATSREPLY: (o, w) => ({
+    queued: integer(o, 'queued', w),
+    inFlight: integer(o, 'inFlight', w),
+    done: integer(o, 'done', w),
+    failed: integer(o, 'failed', w),
+    rejected: integer(o, 'rejected', w),
+    hosts: integer(o, 'hosts', w),
+    bunnies: integer(o, 'bunnies', w),
+  }),
+  MODULE: (o, w) => {
+    const sha256 = string(o, 'sha256', w);
+    if (!SHA256.test(sha256)) bad(`${w}.sha256`, 'must be 64 lowercase hex digits');
+    return { name: string(o, 'name', w, true), sha256, source: string(o, 'source', w) };
+  },
+  OK: () => ({}),
+  ERROR: (o, w) => ({ code: integer(o, 'code', w), message: string(o, 'message', w) }),
+};
+
+/**
+ * Checks a parsed JSON body of packet `type`; throws BAD_FIELD. `toFit`: the body is about to
+ * be split, which cuts free-form records to fit, so their size and depth are not held against it.
+ */
+export function checkBody<T extends OurPacketName>(type: T, body: unknown, toFit = false): Bodies[T] {
+  if (!isObject(body)) object(body, type);
+  return (CHECKERS[type] as Checker<T>)(body as JsonObject, type, toFit ? object : freeObject);
+}

@@ -1,0 +1,341 @@
+/**
+ * The packets of the Cobweb protocol as typed objects (docs/protocol.md). These are the
+ * wire shapes, owned by the protocol: the server and the remote frontier map them to
+ * their own types. Nothing here knows about sockets.
+ */
+
+/** Type codes. 1-10 are the original packets, byte for byte; 16 and up are ours. */
+export const PacketCode = {
+  DEQUEUE: 1,
+  ENQUEUE: 2,
+  STOREURL: 3,
+  SHOWDATA: 4,
+  QUIT: 5,
+  MODSTAT: 6,
+  LOGDATA: 7,
+  READDATA: 8,
+  NEWMOD: 9,
+  MODINFO: 10,
+  AUTH: 16,
+  HELLO: 17,
+  WELCOME: 18,
+  LEASE: 19,
+  LEASES: 20,
+  COMPLETE: 21,
+  COMPLETED: 22,
+  RELEASE: 23,
+  EXTEND: 24,
+  EXTENDED: 25,
+  ADD: 26,
+  ADDED: 27,
+  ACK: 28,
+  CLAIMSITE: 29,
+  CLAIMED: 30,
+  RECORDSITE: 31,
+  STATS: 32,
+  STATSREPLY: 33,
+  MODULE: 34,
+  OK: 35,
+  ERROR: 36,
+} as const;
+
+export type TypedPacketName = keyof typeof PacketCode;
+
+/** Every packet length counts the whole packet, the 2-byte length field included. */
+export const MAX_PACKET = 65_535;
+/** Our packets: length (2), type (1), request id (4), flags (1), then the JSON body. */
+export const HEADER_BYTES = 8;
+/** Flags bit 0: more fragments of this message follow. Bits 1-7 are reserved and must be 0. */
+export const FLAG_MORE = 0x01;
+/** Free-form JSON values (page records, module records, site info) nest at most this deep. */
+export const MAX_JSON_DEPTH = 32;
+/**
+ * An ERROR packet is at most this long, so its first byte is 0x00-0x08 and a client reading a
+ * text answer (SHOWDATA, MODSTAT, NEWMOD) can tell an ERROR from text, which never starts so.
+ */
+export const MAX_ERROR_PACKET = 2_048;
+/** The protocol version HELLO names and WELCOME confirms. */
+export const PROTOCOL_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------
+// The original packets
+
+/** What the original packets carry for a URL: IPv4 address, port, host name, path. */
+export interface OriginalTarget {
+  /** Dotted IPv4; '0.0.0.0' means not resolved (the bunny resolves the host). */
+  addr: string;
+  port: number;
+  host: string;
+  /** Path and query, starting with '/'. */
+  path: string;
+}
+
+export type OriginalPacket =
+  | { type: 'DEQUEUE' }
+  | { type: 'ENQUEUE'; target: OriginalTarget }
+  | { type: 'STOREURL'; target: OriginalTarget }
+  | { type: 'SHOWDATA' }
+  | { type: 'QUIT' }
+  | { type: 'MODSTAT' }
+  | { type: 'LOGDATA'; file: string }
+  | { type: 'READDATA'; file: string }
+  | { type: 'NEWMOD'; name: string }
+  | { type: 'MODINFO'; addr: string; port: number; module: string; info: string };
+
+/** The reply to DEQUEUE: it has no type byte; `target` null is the empty reply `00 00`. */
+export interface DequeueReply {
+  type: 'DEQUEUE_REPLY';
+  target: OriginalTarget | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON shapes of our packets
+
+export type UrlKind = 'page' | 'sitemap';
+
+/** What a fetch taught about a host, for politeness. */
+export interface WireReport {
+  fetchMs: number;
+  crawlDelayMs?: number;
+  retryAfterMs?: number;
+  connectFailed?: boolean;
+  address?: string | null;
+}
+
+export interface WireLease {
+  /** Opaque to the bunny; echoed in COMPLETE, RELEASE, EXTEND. */
+  id: string;
+  /** The whole URL, any scheme, IPv6 hosts in brackets. */
+  url: string;
+  host: string;
+  depth: number;
+  via: string | null;
+  redirects: number;
+  kind: UrlKind;
+  attempt: number;
+  /** Epoch ms after which the server may hand the URL to someone else. */
+  expiresAt: number;
+}
+
+export type WireOutcome =
+  | { kind: 'done' }
+  | { kind: 'failed'; error: string }
+  | { kind: 'retry'; error: string; afterMs: number }
+  /** Not fetched (held back by the bunny): back to the queue, the attempt not counted. */
+  | { kind: 'deferred' };
+
+export interface WireLink {
+  url: string;
+  depth: number;
+  via: string | null;
+  redirects?: number;
+  kind?: UrlKind;
+}
+
+export interface WireRejected {
+  url: string;
+  depth: number;
+  via: string | null;
+  reason: string;
+}
+
+export type JsonObject = Record<string, unknown>;
+
+export interface WireModuleRecord {
+  module: string;
+  record: JsonObject;
+}
+
+export interface WireCompletion {
+  lease: string;
+  outcome: WireOutcome;
+  report: WireReport;
+  /** The pages.jsonl line for this URL; null when there is none (a retry, a deferral). */
+  page: JsonObject | null;
+  outlinks: WireLink[];
+  rejected: WireRejected[];
+  modules: WireModuleRecord[];
+}
+
+/**
+ * The rest of a completion that did not fit in the packet of its head: same lease id, more
+ * outlinks, rejected links and module records. Only inside split COMPLETE messages.
+ */
+export interface WireCompletionPart {
+  lease: string;
+  outlinks: WireLink[];
+  rejected: WireRejected[];
+  modules: WireModuleRecord[];
+}
+
+/** A record the server asks the client to write and acknowledge (ACK) by id. */
+export interface WireRecord extends WireRejected {
+  id: string;
+}
+
+export interface WireRelease {
+  lease: string;
+  report: WireReport;
+}
+
+export interface WireExtended {
+  id: string;
+  expiresAt: number;
+}
+
+export type CrawlEnd = 'finished' | 'max-pages';
+
+export interface WireStats {
+  queued: number;
+  inFlight: number;
+  done: number;
+  failed: number;
+  rejected: number;
+  hosts: number;
+  bunnies: number;
+}
+
+export interface Bodies {
+  AUTH: { token: string };
+  HELLO: { name: string; protocol: number; version?: string };
+  WELCOME: { crawlerId: string; protocol: number; leaseMs: number; settings: JsonObject };
+  LEASE: { n: number; waitMs: number };
+  LEASES: { leases: WireLease[]; ended: CrawlEnd | null; nextReadyAt: number | null };
+  COMPLETE: { completions: (WireCompletion | WireCompletionPart)[] };
+  COMPLETED: { stale: string[]; records: WireRecord[]; added: number };
+  RELEASE: { releases: WireRelease[] };
+  EXTEND: { leases: string[] };
+  EXTENDED: { leases: WireExtended[]; stale: string[] };
+  ADD: { links: WireLink[]; rejected: WireRejected[] };
+  ADDED: { added: number; records: WireRecord[] };
+  ACK: { ids: string[] };
+  CLAIMSITE: { origin: string; address: string | null };
+  CLAIMED: { claimed: boolean };
+  RECORDSITE: { origin: string; address: string | null; firstSeen: number; info: JsonObject };
+  STATS: Record<string, never>;
+  STATSREPLY: WireStats;
+  MODULE: { name: string; sha256: string; source: string };
+  OK: Record<string, never>;
+  ERROR: { code: number; message: string };
+}
+
+export type OurPacketName = keyof Bodies;
+
+/** One of our packets: an 8-byte header and a JSON body. */
+export type OurPacketOf<T extends OurPacketName> = {
+  type: T;
+  /** Pairs a reply with its request; 0 for "no reply wanted" and for pushes. */
+  requestId: number;
+  /** More fragments of the same message (same type and request id) follow. */
+  more: boolean;
+  body: Bodies[T];
+};
+
+export type OurPacket = { [T in OurPacketName]: OurPacketOf<T> }[OurPacketName];
+
+export type Packet = OriginalPacket | DequeueReply | OurPacket;
+
+/** Who sends a packet: 'client' packets go to the server, 'server' packets to clients. */
+export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
+  DEQUEUE: 'client',
+  ENQUEUE: 'client',
+  STOREURL: 'client',
+  SHOWDATA: 'client',
+  QUIT: 'client',
+  MODSTAT: 'client',
+  LOGDATA: 'client',
+  READDATA: 'client',
+  NEWMOD: 'client',
+  MODINFO: 'client',
+  AUTH: 'client',
+  HELLO: 'client',
+  WELCOME: 'server',
+  LEASE: 'client',
+  LEASES: 'server',
+  COMPLETE: 'client',
+  COMPLETED: 'server',
+  RELEASE: 'client',
+  EXTEND: 'client',
+  EXTENDED: 'server',
+  ADD: 'client',
+  ADDED: 'server',
+  ACK: 'client',
+  CLAIMSITE: 'client',
+  CLAIMED: 'server',
+  RECORDSITE: 'client',
+  STATS: 'client',
+  STATSREPLY: 'server',
+  MODULE: 'server',
+  OK: 'server',
+  ERROR: 'server',
+};
+
+/**
+ * The request id rule of each of our packets: 'required' (nonzero: the packet has a reply or
+ * is one), 'optional' (0 = no reply wanted, nonzero = answer OK when done), 'zero' (a push),
+ * 'any' (ERROR: 0 when it answers no request).
+ */
+export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'zero' | 'any'> = {
+  AUTH: 'optional',
+  HELLO: 'required',
+  WELCOME: 'required',
+  LEASE: 'required',
+  LEASES: 'required',
+  COMPLETE: 'required',
+  COMPLETED: 'required',
+  RELEASE: 'optional',
+  EXTEND: 'required',
+  EXTENDED: 'required',
+  ADD: 'required',
+  ADDED: 'required',
+  ACK: 'optional',
+  CLAIMSITE: 'required',
+  CLAIMED: 'required',
+  RECORDSITE: 'optional',
+  STATS: 'required',
+  STATSREPLY: 'required',
+  MODULE: 'zero',
+  OK: 'required',
+  ERROR: 'any',
+};
+
+/** Packets whose message may be split over several packets (the MORE flag). */
+export const SPLITTABLE: ReadonlySet<OurPacketName> = new Set<OurPacketName>([
+  'LEASES',
+  'COMPLETE',
+  'COMPLETED',
+  'RELEASE',
+  'EXTEND',
+  'EXTENDED',
+  'ADD',
+  'ADDED',
+  'ACK',
+  'MODULE',
+]);
+
+/** The reply type of each request that has its own; requests with an optional reply get OK. */
+export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
+  HELLO: 'WELCOME',
+  LEASE: 'LEASES',
+  COMPLETE: 'COMPLETED',
+  EXTEND: 'EXTENDED',
+  ADD: 'ADDED',
+  CLAIMSITE: 'CLAIMED',
+  STATS: 'STATSREPLY',
+  AUTH: 'OK',
+  RELEASE: 'OK',
+  ACK: 'OK',
+  RECORDSITE: 'OK',
+};
+
+const NAME_OF_CODE = new Map<number, TypedPacketName>(
+  Object.entries(PacketCode).map(([name, code]) => [code, name as TypedPacketName]),
+);
+
+export function packetName(code: number): TypedPacketName | undefined {
+  return NAME_OF_CODE.get(code);
+}
+
+export function isOurType(name: TypedPacketName): name is OurPacketName {
+  return PacketCode[name] >= 16;
+}

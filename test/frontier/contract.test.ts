@@ -1,0 +1,692 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  Completion,
+  CrawlerId,
+  Frontier,
+  FrontierSettings,
+  Lease,
+  NewLink,
+  Outcome,
+} from '../../src/frontier/types.js';
+import { open, STORE_KINDS, TEST_SETTINGS } from './stores.js';
+
+/**
+ * The Frontier contract, once for every store. Nothing here knows which store it runs
+ * on: it opens them by spec, in this process and in child processes.
+ */
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'crawler-process.ts');
+
+const urls = (host: string, n: number, depth = 0): NewLink[] =>
+  Array.from({ length: n }, (_, i) => ({ url: `http://${host}/${i}`, depth, via: null }));
+
+function completion(
+  lease: Lease,
+  outcome: Outcome = { kind: 'done' },
+  extra: Partial<Completion> = {},
+): Completion {
+  return { leaseId: lease.id, outcome, report: { fetchMs: 5 }, outlinks: [], rejected: [], ...extra };
+}
+
+describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
+  let spec = '';
+  let dispose: () => Promise<void> = async () => {};
+  let clock = 1_000_000;
+  const opened: Frontier[] = [];
+  const children: ChildProcess[] = [];
+  let skip: string | null = null;
+
+  beforeEach(async (ctx) => {
+    skip = await kind.unavailable();
+    if (skip !== null) {
+      console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      ctx.skip();
+    }
+    ({ spec, dispose } = await kind.create());
+    clock = 1_000_000;
+  });
+
+  afterEach(async () => {
+    for (const c of children.splice(0)) c.kill('SIGKILL');
+    for (const f of opened.splice(0)) await f.close().catch(() => {});
+    await dispose();
+  });
+
+  async function store(settings: Partial<FrontierSettings> = {}, realTime = false): Promise<Frontier> {
+    const f = await open(spec, settings, realTime ? undefined : () => clock);
+    opened.push(f);
+    return f;
+  }
+
+  async function leaseAll(f: Frontier, crawler: CrawlerId, n = 100): Promise<Lease[]> {
+    return (await f.lease(n, crawler)).leases;
+  }
+
+  describe('queue and seen set', () => {
+    it('adds a URL once however often it is found', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      expect((await f.add([{ url: 'http://a.test/', depth: 0, via: null }], [], c)).added).toBe(1);
+      const again = await f.add(
+        [
+          { url: 'http://a.test/', depth: 1, via: 'http://a.test/x' },
+          { url: 'http://a.test/b', depth: 1, via: null },
+          { url: 'http://a.test/b', depth: 1, via: null },
+        ],
+        [],
+        c,
+      );
+      expect(again.added).toBe(1);
+      expect((await f.stats()).queued).toBe(2);
+    });
+
+    it('gives crawler ids from its own sequence, never the same twice', async () => {
+      const f = await store();
+      const ids = [await f.registerCrawler('a'), await f.registerCrawler('b'), await f.registerCrawler('a')];
+      expect(new Set(ids).size).toBe(3);
+      expect([...ids].sort((x, y) => x - y)).toEqual(ids);
+    });
+
+    it('leases breadth-first by depth across hosts', async () => {
+      const f = await store({ perHost: 10 });
+      const c = await f.registerCrawler('a');
+      await f.add(
+        [
+          { url: 'http://a.test/deep', depth: 3, via: null },
+          { url: 'http://b.test/mid', depth: 1, via: null },
+          { url: 'http://a.test/top', depth: 0, via: null },
+          { url: 'http://b.test/deeper', depth: 2, via: null },
+        ],
+        [],
+        c,
+      );
+      const leases = await leaseAll(f, c, 4);
+      expect(leases.map((l) => l.url)).toEqual([
+        'http://a.test/top',
+        'http://b.test/mid',
+        'http://b.test/deeper',
+        'http://a.test/deep',
+      ]);
+    });
+
+    it('keeps depth order within a host when shallower URLs arrive later', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 10, 3), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete(
+        [
+          completion(
+            first as Lease,
+            { kind: 'done' },
+            { outlinks: [{ url: 'http://a.test/d1', depth: 1, via: null }] },
+          ),
+        ],
+        c,
+      );
+      expect((await leaseAll(f, c, 1))[0]?.url).toBe('http://a.test/d1');
+    });
+
+    it('adds a completion outlinks, which become leasable', async () => {
+      const f = await store({ perHost: 4 });
+      const c = await f.registerCrawler('a');
+      await f.add([{ url: 'http://a.test/', depth: 0, via: null }], [], c);
+      const [root] = await leaseAll(f, c, 1);
+      const result = await f.complete(
+        [
+          completion(
+            root as Lease,
+            { kind: 'done' },
+            {
+              outlinks: [
+                { url: 'http://a.test/x', depth: 1, via: 'http://a.test/' },
+                { url: 'http://a.test/', depth: 1, via: 'http://a.test/' },
+              ],
+            },
+          ),
+        ],
+        c,
+      );
+      expect(result).toMatchObject({ added: 1, stale: [] });
+      const next = await leaseAll(f, c, 5);
+      expect(next.map((l) => [l.url, l.depth, l.via])).toEqual([['http://a.test/x', 1, 'http://a.test/']]);
+      expect(await f.stats()).toMatchObject({ done: 1, queued: 0, leased: 1 });
+    });
+
+    it('leases every URL of a large multi-host crawl exactly once', async () => {
+      const f = await store({ perHost: 3 });
+      const c = await f.registerCrawler('a');
+      const links: NewLink[] = [];
+      for (let h = 0; h < 40; h++)
+        links.push(...urls(`h${h}.test`, 100).map((l, i) => ({ ...l, depth: i % 7 })));
+      await f.add(links, [], c);
+      const count = new Map<string, number>();
+      for (let round = 0; round < 10_000; round++) {
+        const batch = await f.lease(64, c);
+        if (batch.ended !== null) break;
+        for (const l of batch.leases) count.set(l.url, (count.get(l.url) ?? 0) + 1);
+        await f.complete(
+          batch.leases.map((l) => completion(l)),
+          c,
+        );
+      }
+      expect(count.size).toBe(4000);
+      expect([...count.values()].every((n) => n === 1)).toBe(true);
+      expect(await f.stats()).toMatchObject({ done: 4000, queued: 0, leased: 0 });
+    });
+  });
+
+  describe('records to write', () => {
+    it('records a rejection once and hands it out again only if never acknowledged', async () => {
+      const f = await store();
+      const a = await f.registerCrawler('a');
+      const rej = { url: 'http://other.test/', depth: 1, via: 'http://a.test/', reason: 'scope' };
+      const first = await f.add([], [rej], a);
+      expect(first.records.map((r) => r.url)).toEqual([rej.url]);
+      expect((await f.add([], [rej], a)).records).toEqual([]);
+      await f.acknowledge(first.records.map((r) => r.id));
+      const second = await f.add([], [{ ...rej, url: 'http://other.test/2' }], a);
+      expect(second.records).toHaveLength(1);
+      // a is gone before writing its second record: another crawler gets it, once
+      await f.leave(a);
+      const b = await f.registerCrawler('b');
+      expect((await f.reclaimRecords(b)).map((r) => [r.url, r.reason])).toEqual([
+        ['http://other.test/2', 'scope'],
+      ]);
+      const c = await f.registerCrawler('c');
+      expect(await f.reclaimRecords(c)).toEqual([]);
+      expect((await f.stats()).rejected).toBe(2);
+    });
+
+    it('does not hand a live crawler records to anyone else', async () => {
+      const f = await store();
+      const a = await f.registerCrawler('a');
+      await f.add([], [{ url: 'http://x.test/', depth: 1, via: null, reason: 'scope' }], a);
+      const b = await f.registerCrawler('b');
+      expect(await f.reclaimRecords(b)).toEqual([]);
+    });
+
+    it('finds refused and failed URLs and queues them again on request', async () => {
+      const f = await store({ perHost: 2 });
+      const c = await f.registerCrawler('a');
+      const added = await f.add(
+        [{ url: 'http://a.test/ok', depth: 0, via: null }],
+        [
+          { url: 'http://a.test/deep', depth: 4, via: null, reason: 'depth' },
+          { url: 'http://b.test/', depth: 1, via: null, reason: 'scope' },
+        ],
+        c,
+      );
+      await f.acknowledge(added.records.map((r) => r.id));
+      const [ok] = await leaseAll(f, c);
+      await f.complete([completion(ok as Lease, { kind: 'failed', error: 'timeout' })], c);
+      const found = await f.findStored({ refusedFor: ['depth'], failed: true }, 0, 10);
+      expect(found.map((s) => [s.url, s.reason])).toEqual([
+        ['http://a.test/ok', 'timeout'],
+        ['http://a.test/deep', 'depth'],
+      ]);
+      expect(await f.requeue(found.map((s) => s.id))).toBe(2);
+      expect(await f.stats()).toMatchObject({ queued: 2, failed: 0, rejected: 1 });
+      const again = await leaseAll(f, c);
+      expect(again.map((l) => [l.url, l.attempt]).sort()).toEqual([
+        ['http://a.test/deep', 1],
+        ['http://a.test/ok', 1],
+      ]);
+    });
+  });
+
+  describe('leases', () => {
+    it('put a URL back when they expire, counting the attempt; the late completion is refused', async () => {
+      const f = await store({ leaseMs: 100 });
+      const a = await f.registerCrawler('slow');
+      const b = await f.registerCrawler('other');
+      await f.add([{ url: 'http://a.test/', depth: 0, via: null }], [], a);
+      const [first] = await leaseAll(f, a, 1);
+      expect(first).toMatchObject({ attempt: 1, expiresAt: clock + 100 });
+      clock += 50;
+      expect(await leaseAll(f, b, 1)).toEqual([]);
+      clock += 100;
+      const [again] = await leaseAll(f, b, 1);
+      expect(again).toMatchObject({ url: 'http://a.test/', attempt: 2 });
+      expect(again?.id).not.toBe(first?.id);
+      // a's completion comes too late: refused, counted, and its outlinks are not taken
+      const late = await f.complete(
+        [
+          completion(
+            first as Lease,
+            { kind: 'done' },
+            { outlinks: [{ url: 'http://a.test/late', depth: 1, via: null }] },
+          ),
+        ],
+        a,
+      );
+      expect(late).toMatchObject({ stale: [first?.id], added: 0 });
+      expect(await f.stats()).toMatchObject({
+        staleCompletions: 1,
+        expiredLeases: 1,
+        leased: 1,
+        done: 0,
+        queued: 0,
+      });
+      // b's completion stands
+      expect((await f.complete([completion(again as Lease)], b)).stale).toEqual([]);
+      expect(await f.stats()).toMatchObject({ done: 1, leased: 0 });
+    });
+
+    it('are kept alive by extend()', async () => {
+      const f = await store({ leaseMs: 100 });
+      const a = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], a);
+      const [held] = await leaseAll(f, a, 1);
+      clock += 80;
+      expect(await f.extend([(held as Lease).id, 999_999])).toEqual([(held as Lease).id]);
+      clock += 80;
+      const b = await f.registerCrawler('b');
+      expect((await f.lease(5, b)).leases.map((l) => l.url)).toEqual([]);
+      expect((await f.complete([completion(held as Lease)], a)).stale).toEqual([]);
+    });
+
+    it('are all given back at once when their crawler leaves', async () => {
+      const f = await store({ perHost: 5 });
+      const a = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], a);
+      expect(await leaseAll(f, a)).toHaveLength(3);
+      await f.leave(a);
+      const b = await f.registerCrawler('b');
+      expect((await leaseAll(f, b)).map((l) => l.attempt)).toEqual([2, 2, 2]);
+    });
+
+    it('never lease a URL twice while its lease lives, with many callers at once', async () => {
+      const f = await store({ perHost: 2 });
+      const seed = await f.registerCrawler('seed');
+      const links: NewLink[] = [];
+      for (let h = 0; h < 10; h++) links.push(...urls(`h${h}.test`, 30));
+      await f.add(links, [], seed);
+      const holders = new Map<string, number>();
+      let doubles = 0;
+      const worker = async (name: string) => {
+        const c = await f.registerCrawler(name);
+        for (let i = 0; i < 1000; i++) {
+          const batch = await f.lease(3, c);
+          if (batch.ended !== null) return;
+          for (const l of batch.leases) {
+            if (holders.has(l.url)) doubles++;
+            holders.set(l.url, c);
+          }
+          await new Promise((r) => setImmediate(r));
+          for (const l of batch.leases) holders.delete(l.url);
+          await f.complete(
+            batch.leases.map((l) => completion(l)),
+            c,
+          );
+        }
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, i) => worker(`w${i}`)));
+      expect(doubles).toBe(0);
+      expect(await f.stats()).toMatchObject({ done: 300, queued: 0, leased: 0 });
+    });
+  });
+
+  describe('outcomes', () => {
+    it('a retry comes back after its wait, while the host serves other URLs', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add(
+        [
+          { url: 'http://a.test/', depth: 0, via: null },
+          { url: 'http://a.test/other', depth: 1, via: null },
+        ],
+        [],
+        c,
+      );
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete([completion(first as Lease, { kind: 'retry', error: 'timeout', afterMs: 5000 })], c);
+      const [other] = await leaseAll(f, c, 1);
+      expect(other?.url).toBe('http://a.test/other');
+      await f.complete([completion(other as Lease)], c);
+      const waiting = await f.lease(1, c);
+      expect(waiting).toMatchObject({ leases: [], ended: null, nextReadyAt: clock + 5000 });
+      clock += 5000;
+      expect((await leaseAll(f, c, 1))[0]).toMatchObject({ url: 'http://a.test/', attempt: 2 });
+    });
+
+    it('a deferred URL goes back to the queue with no try spent', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 1), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete([completion(first as Lease, { kind: 'deferred' })], c);
+      expect((await leaseAll(f, c, 1))[0]).toMatchObject({ url: 'http://a.test/0', attempt: 1 });
+    });
+
+    it('a URL refused by robots.txt is recorded as refused, not as a page', async () => {
+      const f = await store({ maxPages: 1 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete([completion(first as Lease, { kind: 'refused', reason: 'robots' })], c);
+      expect(await f.stats()).toMatchObject({ rejected: 1, done: 0, budgetLeft: 1 });
+      expect(await leaseAll(f, c, 1)).toHaveLength(1);
+    });
+  });
+
+  describe('the crawl budget and its end', () => {
+    it('shares --max-pages across crawlers, counting final outcomes', async () => {
+      const f = await store({ maxPages: 5, perHost: 10 });
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      await f.add(urls('a.test', 20), [], a);
+      const la = await leaseAll(f, a, 3);
+      const lb = await leaseAll(f, b, 10);
+      expect([la.length, lb.length]).toEqual([3, 2]);
+      // a retried try is not a final outcome: its room comes back
+      await f.complete([completion(la[0] as Lease, { kind: 'retry', error: 'reset', afterMs: 0 })], a);
+      expect(await leaseAll(f, b, 10)).toHaveLength(1);
+      const rest = [...la.slice(1), ...lb];
+      await f.complete(
+        rest.map((l) => completion(l)),
+        a,
+      );
+      expect((await f.lease(10, a)).ended).toBeNull(); // one still leased
+      const last = (await f.stats()).leased;
+      expect(last).toBe(1);
+    });
+
+    it('says the crawl is over only when nothing is queued, leased or waiting to retry', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 1), [], c);
+      const [only] = await leaseAll(f, c, 1);
+      expect((await f.lease(1, c)).ended).toBeNull();
+      await f.complete([completion(only as Lease, { kind: 'retry', error: 'timeout', afterMs: 1000 })], c);
+      expect((await f.lease(1, c)).ended).toBeNull();
+      clock += 1000;
+      const [again] = await leaseAll(f, c, 1);
+      await f.complete([completion(again as Lease)], c);
+      expect((await f.lease(1, c)).ended).toBe('finished');
+    });
+
+    it('says max-pages once the budget is spent and nothing is leased', async () => {
+      const f = await store({ maxPages: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 5), [], c);
+      for (let i = 0; i < 2; i++) {
+        const [l] = await leaseAll(f, c, 1);
+        await f.complete([completion(l as Lease)], c);
+      }
+      expect(await f.lease(5, c)).toMatchObject({ leases: [], ended: 'max-pages' });
+    });
+
+    it('long-polls: a lease that waits is answered when a URL arrives', async () => {
+      const f = await store({}, true);
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      await f.add(urls('a.test', 1), [], a);
+      const [held] = (await f.lease(1, a)).leases;
+      const waiting = f.lease(1, b, { waitMs: 10_000 });
+      const outlink = { url: 'http://b.test/', depth: 1, via: null };
+      await new Promise((r) => setTimeout(r, 50));
+      await f.complete([completion(held as Lease, { kind: 'done' }, { outlinks: [outlink] })], a);
+      expect((await waiting).leases.map((l) => l.url)).toEqual(['http://b.test/']);
+    });
+  });
+
+  describe('sites', () => {
+    it('claimSite is true for exactly one of many racing callers', async () => {
+      const f = await store();
+      const crawlers = await Promise.all(Array.from({ length: 6 }, (_, i) => f.registerCrawler(`c${i}`)));
+      const claims = await Promise.all(
+        crawlers.flatMap((c) => [f.claimSite('http://a.test', c), f.claimSite('http://a.test', c)]),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+    });
+
+    it('a claim whose crawler left before recording can be claimed again; a recorded site never', async () => {
+      const f = await store();
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      expect(await f.claimSite('http://a.test', a)).toBe(true);
+      expect(await f.claimSite('http://a.test', b)).toBe(false);
+      await f.leave(a);
+      expect(await f.claimSite('http://a.test', b)).toBe(true);
+      await f.recordSite({ origin: 'http://a.test', address: '127.0.0.2', firstSeen: 5, info: { m: 1 } });
+      const c = await f.registerCrawler('c');
+      expect(await f.claimSite('http://a.test', c)).toBe(false);
+      expect(await f.sites()).toEqual([
+        { origin: 'http://a.test', address: '127.0.0.2', firstSeen: 5, info: { m: 1 } },
+      ]);
+    });
+  });
+
+  describe('politeness, per host and not per slot', () => {
+    it('never has more than --per-host in flight to one host', async () => {
+      const f = await store({ perHost: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 5), ...urls('b.test', 1)], [], c);
+      const first = await leaseAll(f, c, 10);
+      expect(first.filter((l) => l.host === 'a.test')).toHaveLength(2);
+      expect(first.filter((l) => l.host === 'b.test')).toHaveLength(1);
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      await f.complete([completion(first.find((l) => l.host === 'a.test') as Lease)], c);
+      expect((await leaseAll(f, c, 10)).map((l) => l.host)).toEqual(['a.test']);
+    });
+
+    it('keeps --delay between request starts, whatever --per-host allows', async () => {
+      const f = await store({ perHost: 4, delayMs: 1000 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], c);
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+      clock += 999;
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
+      clock += 1;
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+    });
+
+    it('keeps a Crawl-delay between request starts with --per-host 4', async () => {
+      const f = await store({ perHost: 4, delayMs: 0 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 4), [], c);
+      // the first request (robots.txt, in a crawl) teaches the Crawl-delay
+      const [first] = await leaseAll(f, c, 1);
+      await f.release([{ leaseId: (first as Lease).id, report: { fetchMs: 2, crawlDelayMs: 1000 } }]);
+      clock += 2;
+      const second = await leaseAll(f, c, 10);
+      expect(second).toHaveLength(0);
+      clock += 1000;
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+      clock += 10;
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
+    });
+
+    it('waits the gap a slow answer earned, from the end of the fetch', async () => {
+      const f = await store({ delayMs: 100, delayFactor: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      clock += 400;
+      await f.release([{ leaseId: (first as Lease).id, report: { fetchMs: 400 } }]);
+      clock += 799;
+      expect(await leaseAll(f, c, 1)).toEqual([]);
+      clock += 1;
+      expect((await leaseAll(f, c, 1))[0]?.url).toBe('http://a.test/1');
+    });
+
+    it('holds a host for its Retry-After', async () => {
+      const f = await store({ delayMs: 100 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.release([{ leaseId: (first as Lease).id, report: { fetchMs: 5, retryAfterMs: 30_000 } }]);
+      clock += 29_999;
+      expect(await leaseAll(f, c, 1)).toEqual([]);
+      clock += 1;
+      expect(await leaseAll(f, c, 1)).toHaveLength(1);
+    });
+
+    it('backs off a host that fails to connect, then retires it and records its URLs', async () => {
+      const f = await store({ backoffMs: 1000, retireAfter: 3 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('dead.test', 6), [], c);
+      const waits: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const [lease] = await leaseAll(f, c, 1);
+        const result = await f.complete(
+          [
+            completion(
+              lease as Lease,
+              { kind: 'failed', error: 'refused' },
+              {
+                report: { fetchMs: 1, connectFailed: true },
+              },
+            ),
+          ],
+          c,
+        );
+        const next = (await f.lease(1, c)).nextReadyAt;
+        if (i < 2) {
+          expect(result.records).toEqual([]);
+          waits.push((next as number) - clock);
+          clock = next as number;
+        } else {
+          expect(result.records.map((r) => [r.url, r.reason])).toEqual([
+            ['http://dead.test/3', 'host-unreachable'],
+            ['http://dead.test/4', 'host-unreachable'],
+            ['http://dead.test/5', 'host-unreachable'],
+          ]);
+        }
+      }
+      expect(waits).toEqual([1000, 2000]);
+      expect(await f.stats()).toMatchObject({ queued: 0, failed: 6 });
+      const later = await f.add([{ url: 'http://dead.test/new', depth: 1, via: null }], [], c);
+      expect(later.records.map((r) => r.reason)).toEqual(['host-unreachable']);
+    });
+
+    it('refuses URLs past --max-pages-per-host', async () => {
+      const f = await store({ maxPagesPerHost: 3 });
+      const c = await f.registerCrawler('a');
+      const result = await f.add([...urls('a.test', 5), ...urls('b.test', 1)], [], c);
+      expect(result.added).toBe(4);
+      expect(result.records.map((r) => [r.url, r.reason])).toEqual([
+        ['http://a.test/3', 'host-budget'],
+        ['http://a.test/4', 'host-budget'],
+      ]);
+    });
+
+    it('with --politeness-key ip, hosts on one address share one budget', async () => {
+      const f = await store({ key: 'ip', delayMs: 1000 });
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 2), ...urls('b.test', 2)], [], c);
+      const first = await leaseAll(f, c, 5);
+      expect(first.map((l) => l.host).sort()).toEqual(['a.test', 'b.test']);
+      await f.release(first.map((l) => ({ leaseId: l.id, report: { fetchMs: 5, address: '192.0.2.7' } })));
+      await f.complete(
+        first.map((l) => completion(l)),
+        c,
+      );
+      clock += 1000;
+      expect(await leaseAll(f, c, 5)).toHaveLength(1);
+      clock += 1000;
+      expect(await leaseAll(f, c, 5)).toHaveLength(0); // one still in flight, per-host 1
+    });
+  });
+
+  describe('several processes on one store', () => {
+    function crawler(mode: 'work' | 'hold', settings: Partial<FrontierSettings>, holdMs = 0) {
+      const json = JSON.stringify({ ...TEST_SETTINGS, ...settings }, (_k, v) =>
+        v === Number.POSITIVE_INFINITY ? 'Infinity' : v,
+      );
+      const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, spec, json, mode, String(holdMs)], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      children.push(child);
+      const events: Record<string, unknown>[] = [];
+      const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+      const waiters: (() => void)[] = [];
+      lines.on('line', (line) => {
+        events.push(JSON.parse(line) as Record<string, unknown>);
+        for (const w of waiters.splice(0)) w();
+      });
+      const until = async (event: string) => {
+        const deadline = Date.now() + 30_000;
+        while (!events.some((e) => e.event === event)) {
+          if (Date.now() > deadline) throw new Error(`no ${event} event`);
+          await new Promise<void>((r) => {
+            waiters.push(r);
+            setTimeout(r, 200);
+          });
+        }
+        return events.find((e) => e.event === event) as Record<string, unknown>;
+      };
+      return { child, events, until };
+    }
+
+    it('never lease a URL twice while its lease lives, and share the gap per host', async () => {
+      const settings = { perHost: 2, delayMs: 20 };
+      const f = await store(settings, true);
+      const c = await f.registerCrawler('seed');
+      const links: NewLink[] = [];
+      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, 15));
+      await f.add(links, [], c);
+      const procs = [
+        crawler('work', settings, 5),
+        crawler('work', settings, 5),
+        crawler('work', settings, 5),
+      ];
+      await Promise.all(procs.map((p) => once(p.child, 'exit')));
+      const leases = procs.flatMap((p) => p.events.filter((e) => e.event === 'lease'));
+      const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
+      expect(procs.every((p) => p.events.some((e) => e.event === 'end'))).toBe(true);
+      // every URL done exactly once, and leased once (no lease expired)
+      expect(done.map((e) => e.url).sort()).toEqual(links.map((l) => l.url).sort());
+      expect(new Set(leases.map((e) => e.url)).size).toBe(leases.length);
+      // The store's lease times (expiry less the lease time) for one host, across
+      // processes, are at least --delay apart. (Crawl tests check the same at a web server.)
+      for (let h = 0; h < 4; h++) {
+        const starts = leases
+          .filter((e) => String(e.url).startsWith(`http://h${h}.test/`))
+          .map((e) => (e.expiresAt as number) - TEST_SETTINGS.leaseMs)
+          .sort((a, b) => a - b);
+        for (let i = 1; i < starts.length; i++) {
+          expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(settings.delayMs);
+        }
+      }
+      expect(await f.stats()).toMatchObject({ done: 60, queued: 0, leased: 0, staleCompletions: 0 });
+    });
+
+    it('gives back the leases of a process killed with SIGKILL as soon as another starts', async () => {
+      const f = await store({ perHost: 10 }, true);
+      const seed = await f.registerCrawler('seed');
+      await f.add(urls('a.test', 5), [], seed);
+      const holder = crawler('hold', { perHost: 10 });
+      const held = await holder.until('held');
+      expect(held.urls).toHaveLength(5);
+      holder.child.kill('SIGKILL');
+      await once(holder.child, 'exit');
+      // The lease time is a minute: the URLs come back because the process is gone.
+      const reopened = await store({ perHost: 10 }, true);
+      const c = await reopened.registerCrawler('after');
+      const again = (await reopened.lease(10, c)).leases;
+      expect(again.map((l) => l.url).sort()).toEqual((held.urls as string[]).sort());
+      expect(again.every((l) => l.attempt === 2)).toBe(true);
+    });
+
+    it('survives a crash and reopens with everything it had committed', async () => {
+      const f = await store({ perHost: 10 }, true);
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 4), [], c);
+      const [l] = await leaseAll(f, c, 1);
+      await f.complete([completion(l as Lease)], c);
+      const worker = crawler('hold', { perHost: 10 });
+      await worker.until('held');
+      worker.child.kill('SIGKILL');
+      await once(worker.child, 'exit');
+      const again = await store({ perHost: 10 }, true);
+      await again.registerCrawler('b');
+      expect(await again.stats()).toMatchObject({ done: 1, queued: 3, leased: 0 });
+    });
+  });
+});

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openFrontier } from '../../src/frontier/open-store.js';
+import type { Frontier, FrontierSettings } from '../../src/frontier/types.js';
+
+/**
+ * Every store the contract suite runs against. A kind makes a fresh, empty store for
+ * one test and names it with a spec string that openFrontier() (in this process or in
+ * a child) understands; the suite itself knows nothing else of the store.
+ */
+export interface StoreKind {
+  name: string;
+  /** Why the kind cannot run on this machine, or null. */
+  unavailable(): Promise<string | null>;
+  /** A fresh store for one test; `dispose` removes it. */
+  create(): Promise<{ spec: string; dispose: () => Promise<void> }>;
+}
+
+export const STORE_KINDS: StoreKind[] = [
+  {
+    name: 'sqlite',
+    async unavailable() {
+      return null;
+    },
+    async create() {
+      const dir = mkdtempSync(join(tmpdir(), 'cobweb-store-'));
+      return {
+        spec: `sqlite:${join(dir, 'frontier.db')}`,
+        dispose: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  },
+];
+
+export const TEST_SETTINGS: FrontierSettings = {
+  perHost: 1,
+  delayMs: 0,
+  delayFactor: 0,
+  maxDelayMs: 30_000,
+  backoffMs: 1000,
+  maxBackoffMs: 60_000,
+  retireAfter: 3,
+  key: 'host',
+  maxPagesPerHost: Number.POSITIVE_INFINITY,
+  leaseMs: 60_000,
+  maxPages: Number.POSITIVE_INFINITY,
+};
+
+export function open(
+  spec: string,
+  settings: Partial<FrontierSettings>,
+  now?: () => number,
+): Promise<Frontier> {
+  return openFrontier(spec, { ...TEST_SETTINGS, ...settings }, now === undefined ? {} : { now });
+}
