@@ -4,6 +4,7 @@ import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-polic
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
@@ -13,16 +14,33 @@ import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
-import { clearCrawl, layoutOf, lockDataDir } from './data-dir.js';
+import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
+import {
+  changedLinkSettings,
+  describeLinkChanges,
+  type LinkSettings,
+  linkSettingsOf,
+  readMarker,
+  writeMarker,
+} from './marker.js';
 import { ModuleStep } from './module-step.js';
-import { type CrawlOptions, type CrawlProgress, type CrawlSummary, DEFAULTS } from './options.js';
+import { GuardedOnPage } from './on-page.js';
+import {
+  type CrawlOptions,
+  type CrawlProgress,
+  type CrawlSummary,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+} from './options.js';
 import type { ProcessOptions } from './page-processor.js';
+import { RunCounter } from './run-counts.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type VisitParts, visit } from './visit.js';
 
-/** A problem with what the caller asked for (a bad seed, a bad number): nothing was crawled. */
-export class CrawlOptionError extends Error {}
+export { CrawlOptionError };
 
 /** Canonical seed URLs, or a CrawlOptionError naming the first bad one. */
 export function canonicalSeeds(seeds: readonly string[]): string[] {
@@ -48,17 +66,27 @@ type Settings = CrawlOptions & typeof DEFAULTS;
  * Run it again with the same `data` folder and it resumes where it stopped.
  */
 export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
+  // Start-up order: whatever can be refused is refused before the data folder is
+  // touched, and nothing in it is touched before its lock is held.
+  checkCrawlOptions(options);
   const o: Settings = { ...DEFAULTS, ...withoutUndefined(options), seeds: options.seeds };
   const seeds = canonicalSeeds(options.seeds);
-  checkOptions(o);
-
   const layout = layoutOf(o.data);
-  if (o.fresh === true) clearCrawl(layout);
+  checkDataDir(layout);
+  const log = o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`));
+
   // Everything opened is closed in reverse order, whatever fails on the way.
-  const closers: (() => unknown)[] = [lockDataDir(layout)];
+  const closers: (() => unknown)[] = [];
   try {
+    // The modules the user asked for load (and pass their selfTests) before the folder is touched.
+    const moduleHost = await startModules(o, layout, log);
+    closers.push(() => moduleHost.close());
+    closers.push(await lockDataDir(layout));
+    const settings = linkSettingsOf(o, seeds);
+    const changedSettings = openDataDir(layout, settings, o.fresh === true, log);
+
     const started = Date.now();
-    const frontier = new SqliteFrontier(layout.store, {
+    const frontier = openStore(layout, {
       perHost: o.perHost,
       delayMs: o.delayMs,
       delayFactor: o.delayFactor,
@@ -74,6 +102,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     closers.push(() => frontier.close());
     const pages = new PagesLog(layout.pages);
     closers.push(() => pages.close());
+    const counts = new RunCounter();
     const warc = new WarcThread({
       dir: layout.warc,
       maxFileBytes: o.warcMaxBytes,
@@ -131,28 +160,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
           ttlMs: DEFAULTS.robotsTtlMs,
           unavailableRetryMs: o.retryDelayMs,
         });
+    const onRecord = o.onRecord;
     const write = (lines: readonly PageRecord[]) => {
       pages.append(lines);
-      if (o.onRecord !== undefined) for (const line of lines) o.onRecord(line);
+      for (const line of lines) counts.count(line);
+      if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
     };
-    const log = o.onLog ?? ((line: string) => process.stderr.write(`cobweb: ${line}\n`));
-    const { host: moduleHost, reports } = await ModuleHost.start({
-      paths: [
-        ...(o.builtinModules ? BUILTIN_MODULES : []),
-        ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
-      ],
-      dataDir: layout.moduleData,
-      timeoutMs: o.moduleTimeoutMs,
-      log,
-    });
-    closers.push(() => moduleHost.close());
-    const refusedModules = reports.flatMap((r) =>
-      r.refused === undefined ? [] : [{ path: r.path, reason: r.refused }],
-    );
-    for (const r of refusedModules) log(`module ${r.path} refused: ${r.reason}`);
+    const onPage = o.onPage === undefined ? null : new GuardedOnPage(o.onPage, o.moduleTimeoutMs, log);
     const moduleStep =
-      moduleHost.active || o.onPage !== undefined
-        ? new ModuleStep({ host: moduleHost, robots, rules, onPage: o.onPage })
+      moduleHost.active || onPage !== null
+        ? new ModuleStep({ host: moduleHost, robots, rules, onPage: onPage?.call })
         : null;
     const visitParts: VisitParts = {
       fetcher,
@@ -177,15 +194,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         queued: s.queued + s.retrying,
         inFlight: s.leased,
         rejected: s.rejected,
-        fetchedThisRun: loop.fetched,
-        errorsThisRun: loop.errors,
+        fetchedThisRun: counts.fetched,
+        errorsThisRun: counts.errors,
         elapsedMs,
-        pagesPerSec: elapsedMs > 0 ? (loop.fetched * 1000) / elapsedMs : 0,
+        pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
       };
     };
     const onProgress = o.onProgress;
     if (onProgress !== undefined) {
-      const ticker = setInterval(() => void progress().then(onProgress), o.progressMs);
+      const tick = () => void progress().then((p) => callSafely('onProgress', () => onProgress(p), log));
+      const ticker = setInterval(tick, o.progressMs);
       closers.push(() => clearInterval(ticker));
     }
 
@@ -206,35 +224,85 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       pagesFile: layout.pages,
       warcFiles: warc.files,
       stoppedBy,
-      outcomes: { ...loop.outcomes },
-      modules: moduleHost.stats(),
-      refusedModules,
+      thisRun: counts.snapshot(),
+      changedSettings,
+      modules: [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])],
     };
   } finally {
     await closeAll(closers.reverse());
   }
 }
 
-function checkOptions(o: Settings): void {
-  checkWhole('concurrency', o.concurrency, 1);
-  checkWhole('perHost', o.perHost, 1);
-  checkWhole('retries', o.retries, 0);
-  checkWhole('retireAfter', o.retireAfter, 1);
-  checkWhole('moduleTimeoutMs', o.moduleTimeoutMs, 1);
-  for (const [name, value] of [
-    ['delayMs', o.delayMs],
-    ['delayFactor', o.delayFactor],
-    ['maxDelayMs', o.maxDelayMs],
-    ['retryDelayMs', o.retryDelayMs],
-    ['hostBackoffMs', o.hostBackoffMs],
-  ] as const) {
-    if (!(value >= 0)) throw new CrawlOptionError(`${name} must be 0 or more, got ${value}`);
+/** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
+async function startModules(
+  o: Settings,
+  layout: DataLayout,
+  log: (line: string, level: LogLevel) => void,
+): Promise<ModuleHost> {
+  const { host, reports } = await ModuleHost.start({
+    paths: [
+      ...(o.builtinModules ? BUILTIN_MODULES : []),
+      ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
+    ],
+    dataDir: layout.moduleData,
+    timeoutMs: o.moduleTimeoutMs,
+    log,
+  });
+  const refused = reports.find((r) => r.refused !== undefined);
+  if (refused !== undefined) {
+    await host.close();
+    throw new ModuleLoadError(
+      `module ${refused.path} cannot be loaded: ${refused.refused}; fix it, or leave it out`,
+    );
+  }
+  return host;
+}
+
+/**
+ * Under the lock: --fresh clears what cobweb wrote, then the marker is written with this
+ * run's settings. Says in one line what changed since the last run, and returns the
+ * names of the settings that did.
+ */
+function openDataDir(
+  layout: DataLayout,
+  settings: LinkSettings,
+  fresh: boolean,
+  log: (line: string, level: LogLevel) => void,
+): (keyof LinkSettings)[] {
+  checkDataDir(layout); // again, now that no other crawl can be changing it
+  if (fresh) clearCrawl(layout);
+  const previous = fresh ? null : readMarker(layout);
+  const change = describeLinkChanges(previous?.settings, settings);
+  if (change !== null) log(change, 'warning');
+  writeMarker(layout, settings, previous);
+  return previous === null ? [] : changedLinkSettings(previous.settings, settings);
+}
+
+/**
+ * The store, refused (DataDirError: the folder's fault, exit 2) when it is not a cobweb
+ * store or one of another cobweb version. checkStore looks first, reading only: the
+ * store's own check comes after SQLite has switched the file to WAL mode. Any other
+ * failure, a full disk say, is not the command's fault and goes on as it is.
+ */
+function openStore(
+  layout: DataLayout,
+  settings: ConstructorParameters<typeof SqliteFrontier>[1],
+): SqliteFrontier {
+  checkStore(layout);
+  try {
+    return new SqliteFrontier(layout.store, settings);
+  } catch (err) {
+    if (err instanceof NotAStoreError) throw new DataDirError(err.message);
+    throw err;
   }
 }
 
-function checkWhole(name: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) {
-    throw new CrawlOptionError(`${name} must be a whole number of at least ${min}, got ${value}`);
+/** A callback of the caller's that throws is logged; it does not end the crawl. */
+function callSafely(name: string, call: () => unknown, log: (line: string, level: LogLevel) => void): void {
+  try {
+    call();
+  } catch (err) {
+    log(`${name} threw: ${err instanceof Error ? err.message : String(err)}`, 'error');
   }
 }
 

@@ -1,5 +1,8 @@
-import { mkdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { DataDirBusyError, DataDirError } from './errors.js';
 
 /** Where everything of one crawl lives under --data. */
 export interface DataLayout {
@@ -10,6 +13,8 @@ export interface DataLayout {
   /** Where modules' emitted records go, one file per module. */
   moduleData: string;
   lock: string;
+  /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
+  marker: string;
 }
 
 export function layoutOf(dir: string): DataLayout {
@@ -21,56 +26,154 @@ export function layoutOf(dir: string): DataLayout {
     warc: join(root, 'warc'),
     moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
+    marker: join(root, 'cobweb.json'),
   };
 }
 
-/** --fresh: the store and the outputs go; anything else the user put in the folder stays. */
+/** What a run killed between taking the lock and writing the marker can leave: still an empty folder. */
+const LOCK_FILES = new Set(['cobweb.lock', 'cobweb.lock-journal']);
+
+/** WARC files as WarcWriter names them (prefix 'cobweb'). */
+const OWN_WARC = /^cobweb-\d{17}-\d{5,}-\d+\.warc\.gz$/;
+/** Module outputs: `<module name>.jsonl` (src/modules/module-worker.ts). */
+const OWN_MODULE_DATA = /^[A-Za-z0-9_-]{1,64}\.jsonl$/;
+
+/**
+ * Whether `--data` may be used, before anything in it is touched: a folder that does not
+ * exist yet, an empty one, or one with cobweb's marker. A file, or a folder holding
+ * anything else, is refused (DataDirError): cobweb neither mixes its files into a
+ * folder it did not make nor deletes from one.
+ */
+export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
+  let entries: string[];
+  try {
+    if (!statSync(layout.root).isDirectory()) {
+      throw new DataDirError(
+        `--data ${layout.root} is a file, not a folder; give --data a new folder, or one cobweb made`,
+      );
+    }
+    entries = readdirSync(layout.root);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'new';
+    throw err;
+  }
+  if (entries.includes('cobweb.json')) return 'cobweb';
+  if (entries.every((e) => LOCK_FILES.has(e))) return 'new';
+  throw new DataDirError(
+    `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
+  );
+}
+
+/** Folders locked by this process: POSIX locks do not conflict within one process. */
+const lockedHere = new Set<string>();
+
+/** Tries to take a lock before saying the folder is busy: two crawls starting at the same moment can both miss once. */
+const LOCK_TRIES = 5;
+const LOCK_RETRY_MS = 20;
+
+/**
+ * One crawl per data folder: two writers would interleave pages.jsonl and fight over
+ * the store. The lock is an exclusive SQLite transaction on `cobweb.lock`, that is a
+ * POSIX lock the operating system drops with the process, however it ends (kill -9,
+ * a crash, a zombie not yet reaped): no pid to check, nothing stale to clean up. The
+ * file stays; only the lock on it comes and goes. Resolves to the function releasing it.
+ */
+export async function lockDataDir(layout: DataLayout): Promise<() => void> {
+  const busy = () =>
+    new DataDirBusyError(
+      `--data ${layout.root} is in use by another cobweb crawl; wait for it to end, stop it, or use another --data folder`,
+    );
+  if (lockedHere.has(layout.root)) throw busy();
+  await mkdir(layout.root, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const db = new Database(layout.lock, { timeout: 0 });
+    try {
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.exec('BEGIN EXCLUSIVE');
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+      if (attempt === LOCK_TRIES) throw busy();
+      await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+      continue;
+    }
+    lockedHere.add(layout.root);
+    return () => {
+      lockedHere.delete(layout.root);
+      db.close();
+    };
+  }
+}
+
+/**
+ * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, the
+ * modules' outputs), only in a folder with cobweb's marker, and only under the lock.
+ * Anything else in the folder, or in warc/ and data/, stays.
+ */
 export function clearCrawl(layout: DataLayout): void {
+  if (checkDataDir(layout) !== 'cobweb') return;
   for (const f of [layout.store, `${layout.store}-wal`, `${layout.store}-shm`, layout.pages]) {
     rmSync(f, { force: true });
   }
-  rmSync(layout.warc, { recursive: true, force: true });
-  rmSync(layout.moduleData, { recursive: true, force: true });
+  removeOwn(layout.warc, OWN_WARC);
+  removeOwn(layout.moduleData, OWN_MODULE_DATA);
 }
 
-export class DataDirBusyError extends Error {}
+function removeOwn(dir: string, own: RegExp): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return; // not there: nothing to delete
+  }
+  for (const name of entries) if (own.test(name)) rmSync(join(dir, name), { force: true });
+  try {
+    rmdirSync(dir); // only if nothing else is left in it
+  } catch {
+    // someone else's files are in it: it stays
+  }
+}
+
+const SQLITE_HEADER = 'SQLite format 3\0';
 
 /**
- * One crawl process per data folder: two writers would interleave pages.jsonl and fight
- * over the store. A lock left by a killed process (its pid is gone) is taken over, which
- * is what makes `kill -9` then the same command resume at once.
+ * A frontier.db that is not a cobweb store (another program's database, a damaged or
+ * truncated file) is refused with its path, before the store opens it and writes to it.
  */
-export function lockDataDir(layout: DataLayout): () => void {
-  mkdirSync(layout.root, { recursive: true });
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(layout.lock, `${process.pid}\n`, { flag: 'wx' });
-      return () => {
-        try {
-          if (readFileSync(layout.lock, 'utf8').trim() === String(process.pid)) unlinkSync(layout.lock);
-        } catch {
-          // already gone
-        }
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number.parseInt(readFileSync(layout.lock, 'utf8'), 10);
-      if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-        throw new DataDirBusyError(
-          `${layout.root} is in use by another cobweb process (pid ${holder}); wait for it, stop it, or use another --data folder`,
-        );
-      }
-      rmSync(layout.lock, { force: true });
-    }
-  }
-  throw new DataDirBusyError(`could not lock ${layout.root}; another cobweb may be starting there`);
-}
-
-function isAlive(pid: number): boolean {
+export function checkStore(layout: DataLayout): void {
+  let size: number;
   try {
-    process.kill(pid, 0);
-    return true;
+    size = statSync(layout.store).size;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  const notOurs = (why: string) =>
+    new DataDirError(
+      `${layout.store} is not a cobweb store (${why}); move it out of the way, or start over with --fresh`,
+    );
+  if (size === 0) return; // created, killed before the first commit: SQLite fills it in
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(layout.store, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') !== SQLITE_HEADER) throw notOurs('not an SQLite database');
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(layout.store, { fileMustExist: true, timeout: 0 });
+    const tables = new Set(
+      (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as { name: string }[]).map(
+        (t) => t.name,
+      ),
+    );
+    if (!tables.has('meta') || !tables.has('urls')) throw notOurs('an SQLite database without its tables');
+  } catch (err) {
+    if (err instanceof DataDirError) throw err;
+    throw notOurs((err as Error).message);
+  } finally {
+    db?.close();
   }
 }

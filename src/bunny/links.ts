@@ -20,7 +20,7 @@ export interface RoutedLinks {
 }
 
 /**
- * canonicalize -> filter, the first two steps every discovered URL takes (DESIGN.md,
+ * canonicalize -> filter, the first two steps every discovered URL takes (docs/architecture.md,
  * "How one URL travels"); the frontier does the seen check. Unsupported schemes
  * (mailto:, javascript:, ...) and unparseable hrefs are dropped silently; a URL that
  * is too long is refused and recorded.

@@ -3,13 +3,32 @@ import type { PageRecord } from '../output/pages-log.js';
 import type { ScopeMode } from '../url/filter.js';
 import { DEFAULT_SKIP_EXTENSIONS } from '../url/filter.js';
 import { DEFAULT_USER_AGENT } from '../version.js';
+import { CrawlOptionError } from './errors.js';
+import type { LinkSettings } from './marker.js';
+import {
+  abortSignal,
+  atLeast,
+  callback,
+  extensionList,
+  fileList,
+  folder,
+  type OptionKind,
+  oneOf,
+  onOff,
+  regexList,
+  resolveMap,
+  shown,
+  userAgent,
+  whole,
+} from './option-kinds.js';
+import type { RunCounts } from './run-counts.js';
 
 /** Everything `cobweb crawl` and `crawl()` accept. Only `seeds` is required. */
 export interface CrawlOptions {
   seeds: readonly string[];
   /** The store and every output; default './cobweb-data'. The same folder again resumes. */
   data?: string;
-  /** Delete the store and outputs in `data` first. */
+  /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
   maxPages?: number;
   /** Seeds are depth 0. */
@@ -66,10 +85,14 @@ export interface CrawlOptions {
   builtinModules?: boolean;
   /** A module call still running after this long is cut off and counted. */
   moduleTimeoutMs?: number;
-  /** Called for every fetched page, on the crawl's own thread, like a module's onPage. */
+  /**
+   * Called for every fetched page, on the crawl's own thread, like a module's onPage and
+   * under the same rules: a throw is counted and logged, a promise pending past
+   * `moduleTimeoutMs` is counted and not waited for; the crawl goes on.
+   */
   onPage?: (page: ModulePage) => unknown;
-  /** Where log lines go (module logs and errors); default stderr. */
-  onLog?: (line: string) => void;
+  /** Where log lines go (warnings, errors, module logs); default stderr. */
+  onLog?: (line: string, level: LogLevel) => void;
   /** Called for every line written to pages.jsonl. */
   onRecord?: (record: PageRecord) => void;
   /** Called every `progressMs` with the crawl's numbers. */
@@ -79,33 +102,38 @@ export interface CrawlOptions {
   signal?: AbortSignal;
 }
 
+/** 'error': something failed; 'warning': something the user may not want; 'info': module logs and the like. */
+export type LogLevel = 'error' | 'warning' | 'info';
+
 export interface CrawlProgress {
-  /** URLs fetched or failed, this run and earlier runs on the same store. */
+  /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
   done: number;
+  /** In the store: URLs given up on without a response, robots.txt refusals included. */
   failed: number;
   queued: number;
   inFlight: number;
+  /** In the store: URLs the crawl refused (filters, too long). */
   rejected: number;
-  /** Fetched this run. */
+  /** URLs that got an HTTP response this run, whatever the status. */
   fetchedThisRun: number;
-  /** HTTP errors and failures this run. */
+  /** This run: 4xx and 5xx responses, and URLs that failed without one (the summary's "errors"). */
   errorsThisRun: number;
   elapsedMs: number;
   pagesPerSec: number;
 }
 
 export interface CrawlSummary extends CrawlProgress {
-  /** Per module: calls, errors, timeouts, mean time. */
+  /** Per module (and the library's onPage): calls, errors, timeouts, pages skipped, mean time. */
   modules: ModuleStats[];
-  /** Modules that were not loaded, with why. */
-  refusedModules: { path: string; reason: string }[];
   data: string;
   pagesFile: string;
   warcFiles: readonly string[];
   /** Why the crawl ended. */
   stoppedBy: 'finished' | 'max-pages' | 'signal';
-  /** Counts by HTTP status class and failure reason, this run. */
-  outcomes: Record<string, number>;
+  /** This run's URLs by outcome: fetched by status class, failed, refused by robots.txt, refused by reason. */
+  thisRun: RunCounts;
+  /** The options deciding which URLs are followed that differ from the last run on this folder (cobweb.json). */
+  changedSettings: (keyof LinkSettings)[];
 }
 
 /** What an option is when not given (the README and --help say the same). */
@@ -148,3 +176,246 @@ export const DEFAULTS = {
   /** A lease outlives any fetch (total timeout + margin); only the server's remote bunnies can lose one. */
   leaseMs: 5 * 60_000,
 };
+
+/** One option: its kind of value and, when the command line has it, its flag and help. */
+export interface OptionRule {
+  kind: OptionKind;
+  /** Commander's flag spelling, e.g. '--max-pages <n>'; absent for options only the library has. */
+  flag?: string;
+  help?: string;
+}
+
+type RuledOption = Exclude<keyof CrawlOptions, 'seeds'>;
+
+/**
+ * Every option crawl() takes, in --help order: the one set of rules the command line
+ * (src/cli/crawl-command.ts builds its flags from it) and crawl() (checkCrawlOptions)
+ * both apply. A new option is one line here.
+ */
+export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
+  data: { kind: folder, flag: '--data <dir>', help: 'the store and every output (pages.jsonl, warc/)' },
+  fresh: {
+    kind: onOff,
+    flag: '--fresh',
+    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over",
+  },
+  maxPages: {
+    kind: whole(0, true),
+    flag: '--max-pages <n>',
+    help: 'stop after fetching this many URLs (counting earlier runs)',
+  },
+  maxDepth: {
+    kind: whole(0),
+    flag: '--max-depth <n>',
+    help: 'follow links this many hops from a seed (a seed is depth 0)',
+  },
+  scope: {
+    kind: oneOf(['host', 'domain', 'any']),
+    flag: '--scope <scope>',
+    help: 'which links to follow: same host, same registrable domain, or any',
+  },
+  include: {
+    kind: regexList,
+    flag: '--include <regex>',
+    help: 'only follow URLs matching one of these (repeatable)',
+  },
+  exclude: {
+    kind: regexList,
+    flag: '--exclude <regex>',
+    help: 'never follow URLs matching any of these (repeatable)',
+  },
+  concurrency: { kind: whole(1), flag: '--concurrency <n>', help: 'fetches in flight in total' },
+  perHost: { kind: whole(1), flag: '--per-host <n>', help: 'fetches in flight to one host' },
+  delayMs: { kind: whole(0), flag: '--delay <ms>', help: 'least gap between two requests to one host' },
+  delayFactor: {
+    kind: atLeast(0),
+    flag: '--delay-factor <n>',
+    help: 'the gap is at least this many times the last response time',
+  },
+  maxDelayMs: {
+    kind: whole(0),
+    flag: '--max-delay <ms>',
+    help: 'most gap between two requests to one host, Crawl-delay included',
+  },
+  politenessKey: {
+    kind: oneOf(['host', 'ip']),
+    flag: '--politeness-key <key>',
+    help: 'count politeness per host, or per IP address (hosts sharing one share it)',
+  },
+  retries: {
+    kind: whole(0),
+    flag: '--retries <n>',
+    help: 'tries after the first for 5xx, 429, timeouts and resets',
+  },
+  retryDelayMs: {
+    kind: whole(0),
+    flag: '--retry-delay <ms>',
+    help: 'wait before the first retry; doubles each time',
+  },
+  hostBackoffMs: {
+    kind: whole(0),
+    flag: '--host-backoff <ms>',
+    help: 'wait after a host fails to connect; doubles each time in a row',
+  },
+  retireAfter: {
+    kind: whole(1),
+    flag: '--retire-after <n>',
+    help: 'give up on a host after this many failed connections in a row',
+  },
+  maxPagesPerHost: {
+    kind: whole(1, true),
+    flag: '--max-pages-per-host <n>',
+    help: 'take at most this many URLs from one host',
+  },
+  maxPathSegments: {
+    kind: whole(1),
+    flag: '--max-path-segments <n>',
+    help: 'refuse URLs with more path segments (a trap)',
+  },
+  maxSegmentRepeats: {
+    kind: whole(1),
+    flag: '--max-segment-repeats <n>',
+    help: 'refuse URLs repeating a path segment more often (a trap)',
+  },
+  maxQueryParams: {
+    kind: whole(0),
+    flag: '--max-query-params <n>',
+    help: 'refuse URLs with more query parameters (a trap)',
+  },
+  ignoreRobots: {
+    kind: onOff,
+    flag: '--ignore-robots',
+    help: 'fetch what robots.txt disallows (be sure you may)',
+  },
+  sitemaps: {
+    kind: onOff,
+    flag: '--sitemaps',
+    help: "read each site's sitemaps (named in robots.txt, else /sitemap.xml) for URLs",
+  },
+  allowPrivate: {
+    kind: onOff,
+    flag: '--allow-private',
+    help: 'fetch loopback, private and link-local addresses even when no seed is on one',
+  },
+  userAgent: {
+    kind: userAgent,
+    flag: '--user-agent <string>',
+    help: 'User-Agent header; its first word is the robots.txt product token',
+  },
+  resolve: {
+    kind: resolveMap,
+    flag: '--resolve <host:port:addr>',
+    help: 'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl)',
+  },
+  skipExtensions: {
+    kind: extensionList,
+    flag: '--skip-ext <list>',
+    help: `comma-separated extensions never fetched; "" for none (default: ${DEFAULT_SKIP_EXTENSIONS.length} image, video, audio, archive, font and executable extensions)`,
+  },
+  followNofollow: { kind: onOff, flag: '--follow-nofollow', help: 'also follow rel=nofollow links' },
+  maxBodyBytes: {
+    kind: whole(1),
+    flag: '--max-body <bytes>',
+    help: 'largest body kept, counted after decompression',
+  },
+  totalTimeoutMs: { kind: whole(1), flag: '--timeout <ms>', help: 'longest one whole exchange may take' },
+  connectTimeoutMs: {
+    kind: whole(1),
+    flag: '--connect-timeout <ms>',
+    help: 'longest a connection may take to open',
+  },
+  firstByteTimeoutMs: {
+    kind: whole(1),
+    flag: '--first-byte-timeout <ms>',
+    help: 'longest to wait for the response head (and between two body chunks)',
+  },
+  maxRedirects: {
+    kind: whole(0),
+    flag: '--max-redirects <n>',
+    help: 'follow at most this many redirects in a row',
+  },
+  modules: {
+    kind: fileList,
+    flag: '--module <path>',
+    help: 'load a module (an ES module file; see docs/modules.md); repeatable',
+  },
+  moduleTimeoutMs: {
+    kind: whole(1),
+    flag: '--module-timeout <ms>',
+    help: 'cut off a module call after this long',
+  },
+  builtinModules: {
+    kind: onOff,
+    flag: '--no-builtin-modules',
+    help: 'do not load the built-in modules (forms, meta, server)',
+  },
+  warcMaxBytes: { kind: whole(1) },
+  onPage: { kind: callback },
+  onLog: { kind: callback },
+  onRecord: { kind: callback },
+  onProgress: { kind: callback },
+  progressMs: { kind: whole(1) },
+  signal: { kind: abortSignal },
+};
+
+/**
+ * Checks what was given to crawl() against OPTION_RULES: an unknown key or a value of
+ * the wrong kind is a CrawlOptionError naming the option. `undefined` means "not given".
+ */
+export function checkCrawlOptions(options: unknown): asserts options is CrawlOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new CrawlOptionError(`crawl() takes an options object, like { seeds: ['https://example.com/'] }`);
+  }
+  const rules: Record<string, OptionRule | undefined> = OPTION_RULES;
+  for (const [key, value] of Object.entries(options)) {
+    if (key === 'seeds') {
+      if (!Array.isArray(value) || !value.every((s) => typeof s === 'string')) {
+        throw new CrawlOptionError(`seeds must be a list of URLs, got ${shown(value)}`);
+      }
+      continue;
+    }
+    const rule = Object.hasOwn(rules, key) ? rules[key] : undefined;
+    if (rule === undefined) {
+      const near = nearestOption(key);
+      throw new CrawlOptionError(
+        `unknown option "${key}"${near === null ? '' : `; did you mean "${near}"?`} (see CrawlOptions)`,
+      );
+    }
+    if (value !== undefined && !rule.kind.check(value)) {
+      throw new CrawlOptionError(`${key} must be ${rule.kind.expected}, got ${shown(value)}`);
+    }
+  }
+  if (!('seeds' in options)) {
+    throw new CrawlOptionError(`seeds is missing: crawl({ seeds: ['https://example.com/'] })`);
+  }
+}
+
+/** The known option closest to a misspelt one, if any is close. */
+function nearestOption(key: string): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const name of ['seeds', ...Object.keys(OPTION_RULES)]) {
+    const d = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (d < bestDistance) {
+      best = name;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(
+        (row[j] ?? 0) + 1,
+        (next[j - 1] ?? 0) + 1,
+        (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    row = next;
+  }
+  return row[b.length] ?? 0;
+}

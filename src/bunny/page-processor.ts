@@ -84,6 +84,10 @@ export function processFetch(
       parsed = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType });
       [routed, links] = pageLinks(lease, parsed, opts, record);
     }
+  } else if (outcome.status >= 400 && HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) {
+    // An error page's title says what went wrong ("Gone", "Access denied"); its links are
+    // not followed, as a browser user would not be led on by them either.
+    record.title = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType }).title;
   }
   return {
     record,

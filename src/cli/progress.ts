@@ -55,21 +55,47 @@ export class ProgressReporter {
   }
 }
 
-export function summaryText(s: CrawlSummary): string {
-  const outcomes = Object.entries(s.outcomes)
-    .sort(([a], [b]) => a.localeCompare(b))
+/** "1 URL", "2 URLs", "0 calls": counts that read as English. */
+export function count(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`;
+}
+
+/** "2xx 10, 4xx 1": a breakdown, largest first. */
+function breakdown(counts: Record<string, number>): string {
+  return Object.entries(counts)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     .map(([k, v]) => `${k} ${v}`)
     .join(', ');
+}
+
+function total(counts: Record<string, number>): number {
+  return Object.values(counts).reduce((a, b) => a + b, 0);
+}
+
+export function summaryText(s: CrawlSummary): string {
+  const run = s.thisRun;
+  const failed = total(run.failed);
+  const refused = total(run.refused);
+  const httpErrors: Record<string, number> = {};
+  for (const [status, n] of Object.entries(run.fetched)) if (status >= '4xx') httpErrors[status] = n;
+  const urls = s.fetchedThisRun + failed + run.robots;
   const ended =
     s.stoppedBy === 'finished'
       ? 'finished: nothing left to fetch'
       : s.stoppedBy === 'max-pages'
-        ? `stopped at --max-pages; ${s.queued} URLs stay queued (run again with a higher --max-pages to go on)`
-        : `stopped by signal; ${s.queued} URLs stay queued (run the same command again to resume)`;
+        ? `stopped at --max-pages; ${count(s.queued, 'URL')} stay queued (run again with a higher --max-pages to go on)`
+        : `stopped by signal; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`;
+  const errors = { ...httpErrors, ...run.failed };
   return [
     `cobweb: ${ended}`,
-    `  this run: ${s.fetchedThisRun} fetched in ${duration(s.elapsedMs)} (${s.pagesPerSec.toFixed(1)} pages/s)${outcomes === '' ? '' : `: ${outcomes}`}`,
-    `  store: ${s.done} done, ${s.failed} failed, ${s.rejected} refused, ${s.queued} queued`,
+    `  this run: ${count(urls, 'URL')} in ${duration(s.elapsedMs)} (${s.pagesPerSec.toFixed(1)} pages/s)`,
+    `    fetched: ${count(s.fetchedThisRun, 'URL')}${s.fetchedThisRun > 0 ? ` (${breakdown(run.fetched)})` : ''}`,
+    `    errors: ${s.errorsThisRun}${s.errorsThisRun > 0 ? ` (${breakdown(errors)})` : ''}`,
+    ...(run.robots > 0 ? [`    disallowed by robots.txt, not fetched: ${count(run.robots, 'URL')}`] : []),
+    ...(refused > 0
+      ? [`    refused, not fetched: ${count(refused, 'URL')} (${breakdown(run.refused)})`]
+      : []),
+    `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed or disallowed, ${s.rejected} refused, ${s.queued} queued`,
     ...moduleLines(s),
     `  pages: ${s.pagesFile}`,
     `  warc:  ${s.warcFiles.length === 0 ? '(none this run)' : s.warcFiles.join(', ')}`,
@@ -77,10 +103,8 @@ export function summaryText(s: CrawlSummary): string {
 }
 
 function moduleLines(s: CrawlSummary): string[] {
-  const lines = s.modules.map(
+  return s.modules.map(
     (m) =>
-      `  module ${m.name}: ${m.calls} calls, ${m.errors} errors, ${m.timeouts} timeouts, ${m.meanMs.toFixed(2)} ms mean`,
+      `  module ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${count(m.skipped, 'page')} skipped, ${m.meanMs.toFixed(2)} ms mean`,
   );
-  for (const r of s.refusedModules) lines.push(`  module ${r.path} refused: ${r.reason}`);
-  return lines;
 }

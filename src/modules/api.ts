@@ -70,6 +70,8 @@ export interface ModuleStats {
   calls: number;
   errors: number;
   timeouts: number;
+  /** Pages that went without the module's results: its thread was stuck on another page, or it was switched off. */
+  skipped: number;
   /** Mean duration of a call in ms (timeouts count as the timeout). */
   meanMs: number;
 }

@@ -1,29 +1,39 @@
 /**
- * The modules' thread. It loads every module, then answers "run onPage on these pages"
- * and "run onSite on this site" from ModuleHost. Modules get plain data and a context;
- * a module that throws or hangs is reported, never fatal. Started by module-host.ts.
+ * One module's thread. It loads the module, then answers "run onPage on these pages"
+ * and "run onSite on this site" from ModuleThread. The module gets plain data and a
+ * context; a hook that throws or hangs is reported, never fatal. Each module has a
+ * thread of its own, so one that hangs or burns CPU holds up no other.
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CobwebModule, ModuleContext } from './api.js';
-import type { CallResult, FromWorker, LoadReport, ToWorker, WorkerSetup } from './protocol.js';
+import {
+  BEAT_MS,
+  type CallResult,
+  type FromWorker,
+  type LoadReport,
+  sharedViews,
+  type ToWorker,
+  type WorkerSetup,
+} from './protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('module-worker.js runs as a worker thread');
 const setup = workerData as WorkerSetup;
-const running = new Int32Array(setup.running);
+const { beat, started } = sharedViews(setup.shared);
+
+// The heartbeat: it stops when the module's code keeps the thread from its event loop.
+const heartbeat = () => Atomics.store(beat, 0, BigInt(Date.now()));
+heartbeat();
+setInterval(heartbeat, BEAT_MS);
+
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-interface Loaded {
-  index: number;
-  module: CobwebModule;
-  /** Lines emitted during the current message, written in one go before the answer. */
-  pending: string[];
-}
-
-const loaded: Loaded[] = [];
+let module: CobwebModule | null = null;
+/** Lines emitted during the current message, written in one go before the answer. */
+let pending: string[] = [];
+let dataDirMade = false;
 
 function send(msg: FromWorker): void {
   port?.postMessage(msg);
@@ -33,6 +43,8 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+const TIMED_OUT = Symbol('timed out');
+
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
@@ -40,9 +52,8 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
-const TIMED_OUT = Symbol('timed out');
 
-async function load(path: string, names: Set<string>): Promise<LoadReport> {
+async function load(path: string): Promise<LoadReport> {
   const report: LoadReport = { path, name: null, hooks: { page: false, site: false } };
   let mod: unknown;
   try {
@@ -68,14 +79,14 @@ async function load(path: string, names: Set<string>): Promise<LoadReport> {
       return report;
     }
   }
-  if (names.has(m.name)) {
-    report.refused = `a module named "${m.name}" is already loaded`;
+  if (m.onPage === undefined && m.onSite === undefined) {
+    report.refused = 'it has neither an onPage nor an onSite hook';
     return report;
   }
   if (setup.selfTest && m.selfTest !== undefined) {
     const selfTest = m.selfTest;
     try {
-      running[0] = loaded.length + 1;
+      heartbeat();
       const result = await withTimeout(
         Promise.resolve().then(() => selfTest.call(m)),
         setup.timeoutMs,
@@ -87,47 +98,42 @@ async function load(path: string, names: Set<string>): Promise<LoadReport> {
     } catch (err) {
       report.refused = `selfTest failed: ${describe(err)}`;
       return report;
-    } finally {
-      running[0] = 0;
     }
   }
-  names.add(m.name);
   report.hooks = { page: m.onPage !== undefined, site: m.onSite !== undefined };
-  loaded.push({ index: loaded.length, module: m as CobwebModule, pending: [] });
+  module = m as CobwebModule;
   return report;
 }
 
-function contextFor(l: Loaded, enqueued: string[]): ModuleContext {
+function contextFor(enqueued: string[]): ModuleContext {
   return {
     emit(record) {
-      l.pending.push(JSON.stringify(record));
+      pending.push(JSON.stringify(record));
     },
     enqueue(urls) {
       for (const u of urls) if (typeof u === 'string') enqueued.push(u);
     },
     log(message) {
-      send({ kind: 'log', module: l.module.name, message: String(message) });
+      send({ kind: 'log', message: String(message) });
     },
   };
 }
 
-/** Runs one hook of one module with the timeout, timing it; never throws. */
-async function call(l: Loaded, invoke: (ctx: ModuleContext) => unknown): Promise<CallResult> {
+/** Runs one hook with the timeout, timing it; never throws. */
+async function call(invoke: (ctx: ModuleContext) => unknown): Promise<CallResult> {
   const enqueue: string[] = [];
-  const ctx = contextFor(l, enqueue);
-  const started = performance.now();
+  const ctx = contextFor(enqueue);
+  const began = performance.now();
   let outcome: unknown;
   try {
-    running[0] = l.index + 1;
-    // The synchronous part runs here; `running` names whoever would hang the thread.
-    const returned = invoke(ctx);
-    running[0] = 0;
-    outcome = await withTimeout(Promise.resolve(returned), setup.timeoutMs);
+    // Each call starts with a beat: the pages of a batch run one after another, and only
+    // one call that keeps the thread past the timeout is a hang, not many short ones.
+    heartbeat();
+    outcome = await withTimeout(Promise.resolve(invoke(ctx)), setup.timeoutMs);
   } catch (err) {
-    running[0] = 0;
-    return { ms: performance.now() - started, error: describe(err) };
+    return { ms: performance.now() - began, error: describe(err) };
   }
-  const ms = performance.now() - started;
+  const ms = performance.now() - began;
   if (outcome === TIMED_OUT) return { ms, timeout: true };
   const result: CallResult = { ms };
   if (outcome !== undefined) {
@@ -142,46 +148,40 @@ async function call(l: Loaded, invoke: (ctx: ModuleContext) => unknown): Promise
   return result;
 }
 
-/** What modules emitted while answering one message, written before the answer goes. */
+/** What the module emitted while answering one message, written before the answer goes. */
 function flushEmitted(): void {
-  for (const l of loaded) {
-    if (l.pending.length === 0) continue;
-    appendFileSync(join(setup.dataDir, `${l.module.name}.jsonl`), `${l.pending.join('\n')}\n`);
-    l.pending = [];
+  if (pending.length === 0 || module === null) return;
+  if (!dataDirMade) {
+    mkdirSync(setup.dataDir, { recursive: true });
+    dataDirMade = true;
   }
+  appendFileSync(join(setup.dataDir, `${module.name}.jsonl`), `${pending.join('\n')}\n`);
+  pending = [];
 }
 
-async function answer(msg: ToWorker): Promise<FromWorker> {
+async function answer(m: CobwebModule, msg: ToWorker): Promise<FromWorker> {
   if (msg.kind === 'pages') {
+    const onPage = m.onPage;
     const results = await Promise.all(
-      msg.pages.map((page) =>
-        Promise.all(
-          loaded.map((l) => {
-            const onPage = l.module.onPage;
-            return onPage === undefined ? null : call(l, (ctx) => onPage.call(l.module, page, ctx));
-          }),
-        ),
-      ),
+      msg.pages.map((page) => (onPage === undefined ? { ms: 0 } : call((ctx) => onPage.call(m, page, ctx)))),
     );
     return { kind: 'pages', id: msg.id, results };
   }
-  const results = await Promise.all(
-    loaded.map((l) => {
-      const onSite = l.module.onSite;
-      return onSite === undefined ? null : call(l, (ctx) => onSite.call(l.module, msg.site, ctx));
-    }),
-  );
-  return { kind: 'site', id: msg.id, results };
+  const onSite = m.onSite;
+  const result = onSite === undefined ? { ms: 0 } : await call((ctx) => onSite.call(m, msg.site, ctx));
+  return { kind: 'site', id: msg.id, result };
 }
 
 async function main(): Promise<void> {
-  mkdirSync(setup.dataDir, { recursive: true });
-  const names = new Set<string>();
-  const reports: LoadReport[] = [];
-  for (const path of setup.paths) reports.push(await load(path, names));
-  send({ kind: 'loaded', modules: reports });
+  const report = await load(setup.path);
+  send({ kind: 'loaded', report });
+  const m = module;
+  if (m === null) return;
   port?.on('message', (msg: ToWorker) => {
-    void answer(msg).then((reply) => {
+    // Before any of the module's code runs: a request the thread never started on can
+    // be sent again to a fresh thread if this one gets stuck.
+    Atomics.store(started, 0, msg.id);
+    void answer(m, msg).then((reply) => {
       flushEmitted();
       send(reply);
     });

@@ -1,24 +1,33 @@
-/** Messages between the crawl (ModuleHost) and the modules' thread (module-worker.ts). */
+/** Messages between the crawl (ModuleThread) and a module's own thread (module-worker.ts). */
 import type { ModulePage, ModuleSite, PageFields } from './api.js';
 
 export interface WorkerSetup {
-  /** Module files to load, in order (file paths or file: URLs). */
-  paths: string[];
+  /** The module file to load (a file path or a file: URL). */
+  path: string;
   /** Where `ctx.emit` writes: `<dataDir>/<module name>.jsonl`. */
   dataDir: string;
   /** A call that has not settled after this long is cut off (async hangs). */
   timeoutMs: number;
-  /** Run each module's selfTest (first start), or trust the earlier verdict (a restart). */
+  /** Run the module's selfTest (first start), or trust the earlier verdict (a restart). */
   selfTest: boolean;
-  /**
-   * Int32 slot: 1 + the index of the module whose code is running right now, 0 when
-   * none. A module stuck in a loop never lets the thread answer; this is how the host
-   * knows whom to blame.
-   */
-  running: SharedArrayBuffer;
+  /** The thread's side of the watchdog; see SHARED_LAYOUT. */
+  shared: SharedArrayBuffer;
 }
 
-/** One module's load verdict. */
+/**
+ * What the thread shares with the crawl, so the crawl can tell a stuck thread (a module
+ * in an endless loop cannot answer messages, nor run its own timers) from a busy one:
+ * - BigInt64 at byte 0: the thread's heartbeat, Date.now() every BEAT_MS while its event loop turns;
+ * - Int32 at byte 8: the id of the last request the thread started on.
+ */
+export const SHARED_BYTES = 16;
+export const BEAT_MS = 100;
+
+export function sharedViews(shared: SharedArrayBuffer): { beat: BigInt64Array; started: Int32Array } {
+  return { beat: new BigInt64Array(shared, 0, 1), started: new Int32Array(shared, 8, 1) };
+}
+
+/** The module's load verdict. */
 export interface LoadReport {
   path: string;
   name: string | null;
@@ -37,15 +46,16 @@ export interface CallResult {
   enqueue?: string[];
 }
 
-export type ToWorker =
-  | { id: number; kind: 'pages'; pages: ModulePage[] }
-  | { id: number; kind: 'site'; site: ModuleSite };
+/** What the crawl asks of a module. */
+export type RequestBody = { kind: 'pages'; pages: ModulePage[] } | { kind: 'site'; site: ModuleSite };
+
+export type ToWorker = RequestBody & { id: number };
 
 export type FromWorker =
-  | { kind: 'loaded'; modules: LoadReport[] }
-  | { kind: 'log'; module: string; message: string }
-  /** results[p][m]: page p, loaded module m (null when the module has no such hook). */
-  | { kind: 'pages'; id: number; results: (CallResult | null)[][] }
-  | { kind: 'site'; id: number; results: (CallResult | null)[] };
+  | { kind: 'loaded'; report: LoadReport }
+  | { kind: 'log'; message: string }
+  /** results[p]: the module's result for page p. */
+  | { kind: 'pages'; id: number; results: CallResult[] }
+  | { kind: 'site'; id: number; result: CallResult };
 
 export type { ModulePage, ModuleSite, PageFields };

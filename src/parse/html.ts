@@ -22,7 +22,7 @@ export interface ParsedHtml {
   base: string;
   /** First <title> outside <svg>/<math>, whitespace collapsed and trimmed; null if none or empty. */
   title: string | null;
-  /** Document order, duplicates kept. */
+  /** Document order, duplicates kept; `<link>` only when its rel names a page (alternate, next, ...). */
   links: HtmlLink[];
   metaRobots: { noindex: boolean; nofollow: boolean };
   /** Raw href of the first <link rel="canonical">. */
@@ -65,6 +65,63 @@ function hasToken(list: string, token: string): boolean {
     if (before && after) return true;
     from = at + 1;
   }
+}
+
+/**
+ * `<link rel>` values that name another page (HTML's hyperlink link types, and the older
+ * navigation ones). Every other `<link>` names a resource of this page (a stylesheet,
+ * an icon, a preload) or is no link at all (`rev="made"` with an email address), so it
+ * is not followed.
+ */
+const PAGE_RELS = new Set([
+  'alternate',
+  'canonical',
+  'next',
+  'prev',
+  'previous',
+  'first',
+  'last',
+  'start',
+  'up',
+  'index',
+  'contents',
+  'home',
+  'chapter',
+  'section',
+  'subsection',
+  'appendix',
+  'glossary',
+  'help',
+  'license',
+  'author',
+  'privacy-policy',
+  'terms-of-service',
+]);
+
+/** Tokens that make a `<link>` a resource of the page even beside a page rel ("alternate stylesheet"). */
+const RESOURCE_RELS = new Set([
+  'stylesheet',
+  'icon',
+  'apple-touch-icon',
+  'manifest',
+  'preload',
+  'prefetch',
+  'modulepreload',
+  'preconnect',
+  'dns-prefetch',
+  'prerender',
+  'pingback',
+]);
+
+/** Whether a `<link rel>` value names a page to crawl. */
+function namesPage(rel: string | undefined): boolean {
+  if (rel === undefined) return false;
+  let page = false;
+  for (const token of rel.toLowerCase().split(/[\t\n\f\r ]+/)) {
+    if (RESOURCE_RELS.has(token)) return false;
+    if (PAGE_RELS.has(token)) page = true;
+  }
+  return page;
 }
 
 function isAsciiDigit(code: number): boolean {
@@ -215,7 +272,7 @@ class Collector implements Partial<Handler> {
 
   private onLink(attribs: Attributes): void {
     const rel = attribs.rel;
-    this.addLink(attribs.href, 'link', rel);
+    if (namesPage(rel)) this.addLink(attribs.href, 'link', rel);
     if (
       this.canonical === null &&
       rel !== undefined &&

@@ -138,6 +138,22 @@ describe('what the crawl follows', () => {
     expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/n`]);
   });
 
+  it('follows <link> elements that name pages, not stylesheets, icons or rev="made" addresses', async () => {
+    // PostgreSQL's docs carry <link rev="made" href="pgsql-docs@lists...">: a bare address.
+    const head = `<link rev="made" href="pgsql-docs@example.test">
+      <link rel="stylesheet" href="/style.css"><link rel="icon" href="/favicon.ico">
+      <link rel="next" href="/2"><link rel="alternate" hreflang="de" href="/de">`;
+    const a = await site('127.0.0.2', {
+      '/': `<html><head><title>1</title>${head}</head><body></body></html>`,
+      '/2': page('2'),
+      '/de': page('de'),
+      '/style.css': (_req, res) => res.writeHead(200, { 'content-type': 'text/css' }).end('p{}'),
+    });
+    await run([`${a.origin}/`]);
+    expect(fetchedUrls()).toEqual([`${a.origin}/`, `${a.origin}/2`, `${a.origin}/de`]);
+    expect(a.log.map((r) => r.path).sort()).toEqual(['/', '/2', '/de', '/robots.txt']);
+  });
+
   it('fetches each spelling of a URL once: canonical forms are deduplicated', async () => {
     const table: Record<string, string> = { '/a/c': page('c') };
     const a = await site('127.0.0.2', table);
@@ -176,6 +192,23 @@ describe('what the crawl records', () => {
     expect(pagesOf().find((r) => r.url === `${a.origin}/form`)).toMatchObject({ hasForm: true, status: 200 });
     expect(pagesOf().find((r) => r.url === `${a.origin}/`)).toMatchObject({ hasForm: false, outlinks: 2 });
     expect(agent).toBe('testbot/1.0 (+http://example.test/bot)');
+  });
+
+  it("keeps an error page's title, and does not follow its links", async () => {
+    const a = await site('127.0.0.2', {
+      '/': page('root', ['/gone', '/broken']),
+      '/gone': (_req, res) =>
+        res.writeHead(404, { 'content-type': 'text/html' }).end(page('Page not found', ['/from-404'])),
+      '/broken': (_req, res) =>
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('<title>not html</title>'),
+    });
+    await run([`${a.origin}/`]);
+    expect(pagesOf().find((r) => r.url === `${a.origin}/gone`)).toMatchObject({
+      status: 404,
+      title: 'Page not found',
+    });
+    expect(pagesOf().find((r) => r.url === `${a.origin}/broken`)).toMatchObject({ status: 500, title: null });
+    expect(a.log.map((r) => r.path)).not.toContain('/from-404');
   });
 
   it('hands onRecord every line it writes to pages.jsonl, fetched and refused alike', async () => {

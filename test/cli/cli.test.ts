@@ -35,13 +35,15 @@ describe('cobweb crawl on the command line', () => {
     const first = await cobwebAsync(...args);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/finished: nothing left to fetch/);
-    expect(first.stdout).toMatch(/this run: 2 fetched/);
+    expect(first.stdout).toMatch(/this run: 2 URLs in /);
+    expect(first.stdout).toMatch(/ {4}fetched: 2 URLs \(2xx 2\)/);
     const lines = () => readFileSync(join(data, 'pages.jsonl'), 'utf8').trim().split('\n');
     expect(lines()).toHaveLength(2);
     expect(readdirSync(join(data, 'warc')).filter((f) => f.endsWith('.warc.gz'))).toHaveLength(1);
 
     const again = await cobwebAsync(...args);
-    expect(again.stdout).toMatch(/this run: 0 fetched/);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/this run: 0 URLs in /);
     expect(lines()).toHaveLength(2);
 
     const fresh = await cobwebAsync(...args, '--fresh', '--quiet');
@@ -61,6 +63,17 @@ describe('cobweb crawl on the command line', () => {
     [['crawl', 'http://a.test/', '--include', '(unclosed'], /not a valid regular expression/],
     [['crawl', 'http://a.test/', '--resolve', 'a.test:80'], /HOST:PORT:ADDR/],
     [['crawl'], /missing required argument 'seed'/],
+    [['crawl', 'http://a.test/', '--user-agent', ''], /--user-agent <string>.*robots.txt product token/],
+    [['crawl', 'http://a.test/', '--user-agent', '/1.0'], /--user-agent <string>.*robots.txt product token/],
+    [['crawl', 'http://a.test/', '--max-depth', '-1'], /--max-depth <n>.*whole number of at least 0/],
+    [
+      ['crawl', 'http://a.test/', '--max-pages', 'abc'],
+      /--max-pages <n>.*whole number of at least 0, got "abc"/,
+    ],
+    [
+      ['crawl', 'http://a.test/', '--module', ''],
+      /--module <path>.*expected a list of file names, none empty/,
+    ],
   ])('refuses %j with one clear line and exit code 2', (args, message) => {
     const r = cobweb(...args, '--data', dir);
     expect(r.code).toBe(2);

@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CrawlProgress } from '../../src/bunny/options.js';
-import { ProgressReporter, progressLine } from '../../src/cli/progress.js';
+import type { CrawlProgress, CrawlSummary } from '../../src/bunny/options.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { ProgressReporter, progressLine, summaryText } from '../../src/cli/progress.js';
 
 /** A real stream that collects what is written, with the TTY properties a terminal has or not. */
 function stream(isTTY: boolean): { out: NodeJS.WriteStream; text: () => string } {
@@ -62,5 +63,68 @@ describe('progress', () => {
         .split('\n')
         .map((l) => l.split('  ').at(-1)),
     ).toEqual(['elapsed 5s', 'elapsed 10s']);
+  });
+});
+
+const summary = (over: Partial<CrawlSummary>): CrawlSummary => ({
+  ...at(3000, 1),
+  fetchedThisRun: 1,
+  errorsThisRun: 0,
+  modules: [],
+  data: '/d',
+  pagesFile: '/d/pages.jsonl',
+  warcFiles: [],
+  stoppedBy: 'finished',
+  thisRun: { fetched: { '2xx': 1 }, failed: {}, robots: 0, refused: {} },
+  changedSettings: [],
+  ...over,
+});
+
+describe('the summary', () => {
+  it('reads as English: 1 URL, 1 call, 2 URLs', () => {
+    const text = summaryText(
+      summary({
+        queued: 1,
+        stoppedBy: 'max-pages',
+        thisRun: { fetched: { '2xx': 1 }, failed: {}, robots: 1, refused: { depth: 1 } },
+        modules: [{ name: 'm', calls: 1, errors: 1, timeouts: 1, skipped: 1, meanMs: 2 }],
+      }),
+    );
+    expect(text).toContain('1 URL stay queued');
+    expect(text).toContain('  this run: 2 URLs in 3s');
+    expect(text).toContain('    fetched: 1 URL (2xx 1)');
+    expect(text).toContain('    disallowed by robots.txt, not fetched: 1 URL');
+    expect(text).toContain('    refused, not fetched: 1 URL (depth 1)');
+    expect(text).toContain('  module m: 1 call, 1 error, 1 timeout, 1 page skipped, 2.00 ms mean');
+    const many = summaryText(
+      summary({ modules: [{ name: 'm', calls: 2, errors: 0, timeouts: 2, skipped: 0, meanMs: 0 }] }),
+    );
+    expect(many).toContain('  module m: 2 calls, 0 errors, 2 timeouts, 0 pages skipped, 0.00 ms mean');
+  });
+});
+
+describe('the exit code of a finished crawl', () => {
+  it('is 4 when every URL tried failed without a response, whatever the reason', () => {
+    const failures: Record<string, number>[] = [{ dns: 1 }, { refused: 2 }, { timeout: 1, dns: 1 }];
+    for (const failed of failures) {
+      expect(
+        exitCodeOf(
+          summary({ fetchedThisRun: 0, thisRun: { fetched: {}, failed, robots: 0, refused: {} } }),
+          null,
+        ),
+      ).toBe(4);
+    }
+  });
+
+  it('is 0 when something answered, or when nothing was left to try', () => {
+    const one = { fetched: { '5xx': 1 }, failed: { dns: 3 }, robots: 0, refused: {} };
+    expect(exitCodeOf(summary({ fetchedThisRun: 1, thisRun: one }), null)).toBe(0);
+    const none = { fetched: {}, failed: {}, robots: 0, refused: {} };
+    expect(exitCodeOf(summary({ fetchedThisRun: 0, thisRun: none }), null)).toBe(0);
+  });
+
+  it('is 128 + the signal when a signal stopped it', () => {
+    expect(exitCodeOf(summary({ stoppedBy: 'signal' }), 'SIGINT')).toBe(130);
+    expect(exitCodeOf(summary({ stoppedBy: 'signal' }), 'SIGTERM')).toBe(143);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ModuleLoadError } from '../../src/bunny/errors.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
@@ -167,35 +168,133 @@ describe('a module that misbehaves', () => {
     expect(looperStats?.timeouts).toBeGreaterThanOrEqual(1);
     // the pages the loop did not stall were seen by the other module
     expect(emitted('counter').map((r) => r.url)).toContain(`${a.origin}/`);
-    expect(logs.some((l) => l.includes('looper') && l.includes('restarting'))).toBe(true);
+    expect(logs.some((l) => l.includes('looper') && l.includes('starting its thread again'))).toBe(true);
   });
 
-  it('failing its selfTest, or reusing a name, is refused with the reason', async () => {
-    const a = await smallSite();
-    const broken = moduleFile(
-      'broken',
-      `export default { name: 'broken', selfTest() { throw new Error('no dictionary'); }, onPage() {} };`,
+  it('hanging its thread on one page costs only itself: the others run on every page', async () => {
+    const table: Record<string, string> = {};
+    const paths = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+    table['/'] = page('root', paths);
+    for (const p of paths) table[p] = page(p);
+    const a = await site('127.0.0.2', table);
+    // Burns the CPU far past the timeout on the seed, before any other page is fetched.
+    const spinner = moduleFile(
+      'spinner',
+      `export default { name: 'spinner', onPage(page, ctx) {
+        if (page.url.endsWith('/')) { const end = Date.now() + 3000; while (Date.now() < end) {} }
+        ctx.emit({ url: page.url });
+      } };`,
     );
-    const one = moduleFile(
-      'one',
-      `export default { name: 'same', onPage(p, ctx) { ctx.emit({ from: 'one' }); } };`,
+    const counter = moduleFile(
+      'counter',
+      `export default { name: 'counter', onPage(p, ctx) { ctx.emit({ url: p.url }); return { counted: true }; } };`,
     );
-    const two = moduleFile(
-      'two',
-      `export default { name: 'same', onPage(p, ctx) { ctx.emit({ from: 'two' }); } };`,
-    );
-    const notAModule = moduleFile('nothing', `export const x = 1;`);
     const summary = await run([`${a.origin}/`], {
-      modules: [broken, one, two, notAModule],
+      modules: [spinner, counter],
+      moduleTimeoutMs: 200,
+      perHost: 4,
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    const all = [`${a.origin}/`, ...paths.map((p) => `${a.origin}${p}`)].sort();
+    // The well-behaved modules, a built-in among them, saw every page.
+    expect(
+      emitted('counter')
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(all);
+    expect(
+      emitted('meta')
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(all);
+    expect(h.pages().every((r) => (r as { counted?: boolean }).counted === true)).toBe(true);
+    const stats = (name: string) => summary.modules.find((m) => m.name === name);
+    expect(stats('counter')).toMatchObject({ calls: 13, errors: 0, timeouts: 0, skipped: 0 });
+    expect(stats('meta')).toMatchObject({ calls: 13, errors: 0, timeouts: 0, skipped: 0 });
+    // The spinner's own count adds up: every page was either a call of its or skipped.
+    const spin = stats('spinner');
+    expect(spin?.timeouts).toBe(1);
+    expect((spin?.calls ?? 0) + (spin?.skipped ?? 0)).toBe(13);
+    expect(emitted('spinner').length).toBe((spin?.calls ?? 0) - 1);
+    expect(logs.some((l) => l.includes('spinner') && l.includes('starting its thread again'))).toBe(true);
+  });
+});
+
+describe('a module that cannot be loaded', () => {
+  const cases: [string, string, RegExp][] = [
+    ['a syntax error', `export default { name: 'x', onPage( };`, /cannot be imported: .*/],
+    ['no name', `export default { onPage() {} };`, /its default export must be an object with a name/],
+    ['no default export', `export const x = 1;`, /its default export must be an object with a name/],
+    ['no hooks', `export default { name: 'idle' };`, /neither an onPage nor an onSite hook/],
+    [
+      'a failing selfTest',
+      `export default { name: 'broken', selfTest() { throw new Error('no dictionary'); }, onPage() {} };`,
+      /selfTest failed: no dictionary/,
+    ],
+    [
+      'a selfTest that never returns',
+      `export default { name: 'stuck', selfTest() { for (;;) {} }, onPage() {} };`,
+      /did not finish loading within 200 ms/,
+    ],
+  ];
+
+  it.each(cases)('with %s stops the crawl before it starts, saying why', async (_what, source, why) => {
+    const a = await smallSite();
+    const path = moduleFile('bad', source);
+    const data = join(h.dir, 'never-made');
+    const crawl = run([`${a.origin}/`], {
+      modules: [path],
+      data,
+      moduleTimeoutMs: 200,
       builtinModules: false,
     });
-    expect(summary.refusedModules).toEqual([
-      { path: broken, reason: 'selfTest failed: no dictionary' },
-      { path: two, reason: 'a module named "same" is already loaded' },
-      { path: notAModule, reason: 'its default export must be an object with a name' },
+    await expect(crawl).rejects.toThrow(ModuleLoadError);
+    await expect(crawl).rejects.toThrow(new RegExp(`^module ${path} cannot be loaded: .*${why.source}`));
+    expect(a.log).toEqual([]);
+    expect(existsSync(data)).toBe(false);
+  });
+
+  it('that is missing, or reuses a name, stops the crawl too', async () => {
+    const a = await smallSite();
+    const missing = join(modulesDir, 'nowhere.mjs');
+    await expect(run([`${a.origin}/`], { modules: [missing] })).rejects.toThrow(
+      new RegExp(`module ${missing} cannot be loaded: cannot be imported`),
+    );
+    const one = moduleFile('one', `export default { name: 'same', onPage() {} };`);
+    const two = moduleFile('two', `export default { name: 'same', onPage() {} };`);
+    await expect(run([`${a.origin}/`], { modules: [one, two] })).rejects.toThrow(
+      `module ${two} cannot be loaded: a module named "same" is already loaded`,
+    );
+    expect(a.log).toEqual([]);
+  });
+});
+
+describe("the library's onPage", () => {
+  it('that throws is counted and logged like a module hook, and the crawl goes on', async () => {
+    const a = await smallSite();
+    const summary = await run([`${a.origin}/`], {
+      builtinModules: false,
+      onPage(page) {
+        if (page.url.endsWith('/a')) throw new Error('my bug');
+      },
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    expect(summary.fetchedThisRun).toBe(3);
+    expect(summary.modules).toEqual([
+      expect.objectContaining({ name: '(onPage)', calls: 3, errors: 1, timeouts: 0, skipped: 0 }),
     ]);
-    expect(summary.modules.map((m) => m.name)).toEqual(['same']);
-    expect(new Set(emitted('same').map((r) => r.from))).toEqual(new Set(['one']));
+    expect(logs.filter((l) => l.includes('onPage threw') && l.includes('my bug'))).toHaveLength(1);
+  });
+
+  it('that never settles is cut off after the module timeout', async () => {
+    const a = await smallSite();
+    const summary = await run([`${a.origin}/`], {
+      builtinModules: false,
+      moduleTimeoutMs: 100,
+      onPage: (page) => (page.url.endsWith('/b') ? new Promise(() => {}) : undefined),
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    expect(summary.modules).toEqual([expect.objectContaining({ name: '(onPage)', calls: 3, timeouts: 1 })]);
   });
 });
 

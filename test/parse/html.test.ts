@@ -28,15 +28,30 @@ describe('links', () => {
       <frameset><frame src="/frame"></frameset>
       </body></html>`);
     expect(page.links).toEqual([
-      link('/style.css', 'link'),
       link('/de/', 'link'),
-      link('/favicon.ico', 'link'),
       link('/next', 'meta-refresh'),
       link('/a', 'a'),
       link('/area', 'area'),
       link('/iframe', 'iframe'),
       link('/frame', 'frame'),
     ]);
+  });
+
+  it('takes a <link> only when its rel names a page, not a resource or a rev="made" address', () => {
+    const page = parse(`<head>
+      <link rev="made" href="mailto:webmaster@example.com">
+      <link href="/no-rel">
+      <link rel="stylesheet" href="/style.css">
+      <link rel="alternate stylesheet" href="/high-contrast.css">
+      <link rel="shortcut icon" href="/favicon.ico">
+      <link rel="preload" href="/font.woff2">
+      <link rel="Next" href="/page/2">
+      <link rel="prev" href="/page/0">
+      <link rel="alternate" type="application/rss+xml" href="/feed.xml">
+      <link rel="up  contents" href="/toc">
+      <link rel="canonical" href="/page/1">
+    </head>`);
+    expect(page.links.map((l) => l.href)).toEqual(['/page/2', '/page/0', '/feed.xml', '/toc', '/page/1']);
   });
 
   it('reports hrefs raw: entity-decoded and trimmed, but not resolved', () => {
