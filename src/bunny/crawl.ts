@@ -36,6 +36,7 @@ import {
   type LogLevel,
 } from './options.js';
 import type { ProcessOptions } from './page-processor.js';
+import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
 import { RunCounter } from './run-counts.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type VisitParts, visit } from './visit.js';
@@ -209,13 +210,21 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 
     // Lines a killed run stored but never wrote: write them now.
     await loop.record(await frontier.reclaimRecords(crawler));
-    // Seeds are taken as given: they define the scope, so the filter does not judge them.
-    const seeded = await frontier.add(
-      seeds.map((url) => ({ url, depth: 0, via: null })),
-      [],
-      crawler,
-    );
+    if (changedSettings.length > 0) {
+      const again = await reconsiderRefused(frontier, rules);
+      if (again > 0) log(`${urls(again)} refused under the last run's rules are queued again`, 'info');
+    }
+    if (o.retryFailed === true) {
+      log(`--retry-failed: ${urls(await retryFailed(frontier))} that failed are queued again`, 'info');
+    }
+    const seeded = await addSeeds(frontier, seeds, crawler);
     await loop.record(seeded.records);
+    if (seeded.known > 0) {
+      log(
+        `${seeded.known === 1 ? '1 seed was' : `${seeded.known} seeds were`} met by an earlier run in this folder and ${seeded.known === 1 ? 'is' : 'are'} not fetched again (--fresh starts over, --retry-failed retries failures)`,
+        'info',
+      );
+    }
     const stoppedBy = await loop.run();
     const end = await progress();
     return {
@@ -231,6 +240,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   } finally {
     await closeAll(closers.reverse());
   }
+}
+
+function urls(n: number): string {
+  return n === 1 ? '1 URL' : `${n} URLs`;
 }
 
 /** Loads the modules; one that cannot be loaded stops the crawl before it starts. */

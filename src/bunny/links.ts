@@ -21,7 +21,7 @@ export interface RoutedLinks {
 
 /**
  * canonicalize -> filter, the first two steps every discovered URL takes (docs/architecture.md,
- * "How one URL travels"); the frontier does the seen check. Unsupported schemes
+ * "The data flow"); the frontier does the seen check. Unsupported schemes
  * (mailto:, javascript:, ...) and unparseable hrefs are dropped silently; a URL that
  * is too long is refused and recorded.
  */
@@ -61,7 +61,8 @@ export function routeLinks(
   return { accepted, rejected, urls: [...seen] };
 }
 
-function refusal(
+/** Why the rules refuse a canonical URL found at this depth, or null: the filter every link passes. */
+export function refusal(
   url: string,
   depth: number,
   redirects: number,

@@ -30,6 +30,8 @@ export interface CrawlOptions {
   data?: string;
   /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
+  /** Queue the URLs whose fetch failed in earlier runs once more. */
+  retryFailed?: boolean;
   maxPages?: number;
   /** Seeds are depth 0. */
   maxDepth?: number;
@@ -198,6 +200,11 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     kind: onOff,
     flag: '--fresh',
     help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over",
+  },
+  retryFailed: {
+    kind: onOff,
+    flag: '--retry-failed',
+    help: 'queue the URLs whose fetch failed in earlier runs once more',
   },
   maxPages: {
     kind: whole(0, true),

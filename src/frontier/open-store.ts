@@ -1,5 +1,5 @@
 import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
-import type { Frontier, FrontierSettings } from './types.js';
+import type { FrontierSettings, LocalFrontier } from './types.js';
 
 /** A store named on the command line (--store) is not one cobweb can open. */
 export class StoreSpecError extends Error {}
@@ -17,7 +17,7 @@ export async function openFrontier(
   spec: string,
   settings: FrontierSettings,
   options: OpenOptions = {},
-): Promise<Frontier> {
+): Promise<LocalFrontier> {
   if (spec.startsWith('sqlite:'))
     return new SqliteFrontier(spec.slice('sqlite:'.length), settings, options.now);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {

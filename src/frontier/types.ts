@@ -225,6 +225,18 @@ export interface Frontier {
   claimSite(origin: string, crawler: CrawlerId): Promise<boolean>;
   /** Stores what the site's hooks found; completes the claim. */
   recordSite(site: SiteFacts): Promise<void>;
+  stats(): Promise<FrontierStats>;
+  /** Gives every lease of this crawler back at once (it is stopping or disconnected). */
+  leave(crawler: CrawlerId): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * What the process that owns a store (cobweb crawl, cobweb server) asks of it besides
+ * crawling: the sites for `show` and `log`, and the stored URLs a resumed crawl may want
+ * back. Crawlers talking to a server do not get these.
+ */
+export interface FrontierAdmin {
   /** Every site recorded, for `show` and `log`. */
   sites(): Promise<SiteFacts[]>;
   /**
@@ -235,11 +247,10 @@ export interface Frontier {
   findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]>;
   /** Queues refused or failed URLs once more (ids from findStored); resolves to how many were queued. */
   requeue(ids: readonly RecordId[]): Promise<number>;
-  stats(): Promise<FrontierStats>;
-  /** Gives every lease of this crawler back at once (it is stopping or disconnected). */
-  leave(crawler: CrawlerId): Promise<void>;
-  close(): Promise<void>;
 }
+
+/** A store this process owns: the contract and the owner's calls. */
+export type LocalFrontier = Frontier & FrontierAdmin;
 
 /** How far apart requests to one host must be, when to give up on a host, and the crawl's limits. */
 export interface FrontierSettings {

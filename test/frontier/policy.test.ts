@@ -92,6 +92,8 @@ describe('back-off, retirement, budgets, lease expiry', () => {
     expect(crawlEnd(inf, { queued: 0, leased: 1, retrying: 0, final: 5 })).toBeNull();
     expect(crawlEnd(inf, { queued: 0, leased: 0, retrying: 1, final: 5 })).toBeNull();
     expect(crawlEnd(5, { queued: 9, leased: 0, retrying: 0, final: 5 })).toBe('max-pages');
+    // the budget is spent but nothing is left anyway: the crawl finished
+    expect(crawlEnd(5, { queued: 0, leased: 0, retrying: 0, final: 5 })).toBe('finished');
     expect(crawlEnd(5, { queued: 9, leased: 1, retrying: 0, final: 4 })).toBeNull();
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openFrontier } from '../../src/frontier/open-store.js';
-import type { Frontier, FrontierSettings } from '../../src/frontier/types.js';
+import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 
 /**
  * Every store the contract suite runs against. A kind makes a fresh, empty store for
@@ -14,7 +14,18 @@ export interface StoreKind {
   /** Why the kind cannot run on this machine, or null. */
   unavailable(): Promise<string | null>;
   /** A fresh store for one test; `dispose` removes it. */
-  create(): Promise<{ spec: string; dispose: () => Promise<void> }>;
+  create(): Promise<TestStore>;
+}
+
+/** A store the owner's calls (FrontierAdmin) may be missing from: a server's crawlers do not get them. */
+export type AnyFrontier = Frontier & Partial<FrontierAdmin>;
+
+export interface TestStore {
+  /** What a child process passes to openFrontier() to reach the store. */
+  spec: string;
+  /** A handle on the store in this process, with these settings and this clock. */
+  open(settings: Partial<FrontierSettings>, now?: () => number): Promise<AnyFrontier>;
+  dispose(): Promise<void>;
 }
 
 export const STORE_KINDS: StoreKind[] = [
@@ -25,8 +36,10 @@ export const STORE_KINDS: StoreKind[] = [
     },
     async create() {
       const dir = mkdtempSync(join(tmpdir(), 'cobweb-store-'));
+      const spec = `sqlite:${join(dir, 'frontier.db')}`;
       return {
-        spec: `sqlite:${join(dir, 'frontier.db')}`,
+        spec,
+        open: (settings, now) => open(spec, settings, now),
         dispose: async () => rmSync(dir, { recursive: true, force: true }),
       };
     },
@@ -51,6 +64,6 @@ export function open(
   spec: string,
   settings: Partial<FrontierSettings>,
   now?: () => number,
-): Promise<Frontier> {
+): Promise<LocalFrontier> {
   return openFrontier(spec, { ...TEST_SETTINGS, ...settings }, now === undefined ? {} : { now });
 }

@@ -21,7 +21,7 @@ export function pagesLeft(maxPages: number, c: CrawlCounts): number {
 /** The crawl is over when nothing can happen any more: the store decides, never a crawler. */
 export function crawlEnd(maxPages: number, c: CrawlCounts): CrawlEnd | null {
   if (c.leased > 0) return null;
-  if (c.final >= maxPages) return 'max-pages';
   if (c.queued === 0 && c.retrying === 0) return 'finished';
+  if (c.final >= maxPages) return 'max-pages';
   return null;
 }

@@ -25,13 +25,13 @@ import type {
   Completion,
   CrawlerId,
   FetchReport,
-  Frontier,
   FrontierSettings,
   FrontierStats,
   Lease,
   LeaseBatch,
   LeaseId,
   LeaseOptions,
+  LocalFrontier,
   NewLink,
   PendingRecord,
   RecordId,
@@ -78,7 +78,7 @@ const POLL_SLICE_MS = 200;
  * transaction, so every process sees one crawl. The policies (the gap, the budgets,
  * retirement, lease expiry) are the shared pieces in ../policy.
  */
-export class SqliteFrontier implements Frontier {
+export class SqliteFrontier implements LocalFrontier {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
