@@ -1,4 +1,5 @@
 import type { CrawlEnd, CrawlerId, Frontier, Lease, PendingRecord, Release } from '../frontier/types.js';
+import type { ModuleSite } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
@@ -184,9 +185,10 @@ export class CrawlLoop {
   private async runModules(batch: readonly Visit[]): Promise<ModuleResults | null> {
     const modules = this.parts.modules;
     if (modules === null) return null;
-    const claimed = new Set<string>();
-    for (const origin of modules.newOrigins(batch)) {
-      if (await this.parts.frontier.claimSite(origin, this.settings.crawler)) claimed.add(origin);
+    const claimed: ModuleSite[] = [];
+    for (const site of modules.newSites(batch)) {
+      const facts = site as unknown as Record<string, unknown>;
+      if (await this.parts.frontier.claimSite(site.origin, this.settings.crawler, facts)) claimed.push(site);
     }
     return modules.run(batch, claimed);
   }
@@ -207,6 +209,8 @@ export class CrawlLoop {
           const fields = results?.fields.get(f);
           if (fields !== undefined) joinFields(record as unknown as Record<string, unknown>, fields);
           records.push(record);
+          // A store that keeps the crawl's outputs (a server) writes the line itself.
+          f.page.completion.record = record as unknown as Record<string, unknown>;
         }
         const links = results?.links.get(f);
         if (links !== undefined) {
@@ -220,10 +224,12 @@ export class CrawlLoop {
       // A site is recorded only after its hooks ran: a crash in between runs them again, not never.
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       await this.releaseFinished();
-      const done = await frontier.complete(
-        batch.map((f) => f.page.completion),
-        this.settings.crawler,
-      );
+      const completions = batch.map((f) => f.page.completion);
+      const first = completions[0];
+      if (first !== undefined && results !== null && results.emitted.length > 0) {
+        first.moduleRecords = results.emitted;
+      }
+      const done = await frontier.complete(completions, this.settings.crawler);
       await this.record(done.records);
     } catch (err) {
       this.fatal = err;

@@ -15,6 +15,12 @@ export interface DataLayout {
   lock: string;
   /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
   marker: string;
+  /** A server's book of sites (the log format), kept across restarts. */
+  sites: string;
+  /** What a server's QUIT writes: the sites and their module info. */
+  log: string;
+  /** A server's token (mode 0600). */
+  token: string;
 }
 
 export function layoutOf(dir: string): DataLayout {
@@ -27,6 +33,9 @@ export function layoutOf(dir: string): DataLayout {
     moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
     marker: join(root, 'cobweb.json'),
+    sites: join(root, 'sites.jsonl'),
+    log: join(root, 'cobweb.log'),
+    token: join(root, 'token'),
   };
 }
 
@@ -112,7 +121,8 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
  */
 export function clearCrawl(layout: DataLayout): void {
   if (checkDataDir(layout) !== 'cobweb') return;
-  for (const f of [layout.store, `${layout.store}-wal`, `${layout.store}-shm`, layout.pages]) {
+  const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
+  for (const f of [...store, layout.pages, layout.sites, layout.log]) {
     rmSync(f, { force: true });
   }
   removeOwn(layout.warc, OWN_WARC);

@@ -8,6 +8,8 @@ import type { Visit } from './visit.js';
 
 export interface ModuleStepParts {
   host: ModuleHost | null;
+  /** Run site hooks here; false when the store's owner runs them (a cobweb server). */
+  siteHooks?: boolean;
   robots: RobotsCache | null;
   rules: LinkRules;
   /** The library's own per-page callback, run on the crawl's thread. */
@@ -22,6 +24,8 @@ export interface ModuleResults {
   links: Map<Visit, RoutedLinks>;
   /** Sites whose hooks ran, with what they found, to be recorded. */
   sites: SiteFacts[];
+  /** What the modules emitted, when they have no data folder of their own (a bunny). */
+  emitted: { module: string; record: Record<string, unknown> }[];
 }
 
 /**
@@ -35,29 +39,33 @@ export class ModuleStep {
 
   constructor(private readonly parts: ModuleStepParts) {}
 
-  /** Origins first met in this batch: the crawl loop asks the store which are new to the crawl. */
-  newOrigins(batch: readonly Visit[]): string[] {
-    const out: string[] = [];
+  /**
+   * Sites first met in this batch, with what this crawler knows of them: the crawl loop
+   * asks the store which are new to the crawl (claimSite).
+   */
+  newSites(batch: readonly Visit[]): ModuleSite[] {
+    const out: ModuleSite[] = [];
     for (const v of batch) {
       if (v.page.page === null) continue;
       const origin = originOf(v.lease.url);
       if (this.met.has(origin)) continue;
       this.met.add(origin);
-      out.push(origin);
+      out.push(this.siteOf(origin, v));
     }
     return out;
   }
 
-  /** Runs the hooks for a batch; `claimed` are the origins whose site hooks this crawler runs. */
-  async run(batch: readonly Visit[], claimed: ReadonlySet<string>): Promise<ModuleResults> {
-    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [] };
+  /** Runs the hooks for a batch; `claimed` are the sites whose hooks this crawler runs. */
+  async run(batch: readonly Visit[], claimed: readonly ModuleSite[]): Promise<ModuleResults> {
+    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: [] };
     const visits = batch.filter((v) => v.page.page !== null);
     if (visits.length === 0) return results;
     await Promise.all([
       this.pageHooks(visits, results),
-      this.siteHooks(visits, claimed, results),
+      this.parts.siteHooks === false ? null : this.siteHooks(visits, claimed, results),
       this.callback(visits),
     ]);
+    results.emitted = this.parts.host?.takeEmitted() ?? [];
     return results;
   }
 
@@ -74,24 +82,23 @@ export class ModuleStep {
 
   private async siteHooks(
     visits: readonly Visit[],
-    claimed: ReadonlySet<string>,
+    claimed: readonly ModuleSite[],
     results: ModuleResults,
   ): Promise<void> {
-    const firsts = new Map<string, Visit>();
-    for (const v of visits) {
-      const origin = originOf(v.lease.url);
-      if (claimed.has(origin) && !firsts.has(origin)) firsts.set(origin, v);
-    }
-    await Promise.all([...firsts].map(([origin, v]) => this.newSite(origin, v, results)));
+    await Promise.all(
+      claimed.map((site) => {
+        const visit = visits.find((v) => originOf(v.lease.url) === site.origin);
+        return visit === undefined ? null : this.newSite(site, visit, results);
+      }),
+    );
   }
 
-  private async newSite(origin: string, visit: Visit, results: ModuleResults): Promise<void> {
-    const page = visit.page.page as ModulePage;
+  private siteOf(origin: string, visit: Visit): ModuleSite {
     const summary = this.parts.robots?.summaryOf(origin);
-    const site: ModuleSite = {
+    return {
       origin,
       address: visit.page.report.address ?? null,
-      headers: page.headers,
+      headers: (visit.page.page as ModulePage).headers,
       robots:
         summary === undefined
           ? null
@@ -102,10 +109,18 @@ export class ModuleStep {
               sitemaps: summary.sitemaps,
             },
     };
+  }
+
+  private async newSite(site: ModuleSite, visit: Visit, results: ModuleResults): Promise<void> {
     const host = this.parts.host;
     const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [] };
     this.enqueue(visit, verdict.enqueue, results);
-    results.sites.push({ origin, address: site.address, firstSeen: Date.now(), info: verdict.info });
+    results.sites.push({
+      origin: site.origin,
+      address: site.address,
+      firstSeen: Date.now(),
+      info: verdict.info,
+    });
   }
 
   private async callback(visits: readonly Visit[]): Promise<void> {

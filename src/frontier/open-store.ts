@@ -1,5 +1,6 @@
+import { RemoteFrontier } from './remote/remote-frontier.js';
 import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
-import type { FrontierSettings, LocalFrontier } from './types.js';
+import type { Frontier, FrontierSettings, LocalFrontier } from './types.js';
 
 /** A store named on the command line (--store) is not one cobweb can open. */
 export class StoreSpecError extends Error {}
@@ -7,6 +8,29 @@ export class StoreSpecError extends Error {}
 export interface OpenOptions {
   /** The store's clock (tests move it by hand). */
   now?: () => number;
+}
+
+/** A server's address as a spec: `cobweb://HOST:PORT`. */
+const SERVER_SPEC = /^cobweb:\/\/(\[[^\]]+\]|[^:/]+):(\d{1,5})\/?$/;
+
+/**
+ * The frontier a spec names, for a crawling process: a store (see openFrontier), or
+ * `cobweb://HOST:PORT`, a cobweb server (the token from COBWEB_TOKEN when it needs one).
+ */
+export async function openCrawlerFrontier(
+  spec: string,
+  settings: FrontierSettings,
+  options: OpenOptions = {},
+): Promise<Frontier> {
+  const server = SERVER_SPEC.exec(spec);
+  if (server === null) return openFrontier(spec, settings, options);
+  const host = (server[1] as string).replace(/^\[|\]$/g, '');
+  return new RemoteFrontier({
+    host,
+    port: Number(server[2]),
+    token: process.env.COBWEB_TOKEN,
+    name: 'bunny',
+  });
 }
 
 /**
@@ -21,7 +45,9 @@ export async function openFrontier(
   if (spec.startsWith('sqlite:'))
     return new SqliteFrontier(spec.slice('sqlite:'.length), settings, options.now);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {
-    throw new StoreSpecError(`unknown store "${spec}": expected sqlite:FILE`);
+    throw new StoreSpecError(
+      `unknown store "${spec}": expected sqlite:FILE, or cobweb://HOST:PORT for a server`,
+    );
   }
   return new SqliteFrontier(spec, settings, options.now);
 }

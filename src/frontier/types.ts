@@ -128,6 +128,13 @@ export interface Completion {
   rejected: readonly RejectedLink[];
   /** The page has a form (the `forms` module's mark; kept in the store). */
   hasForm?: boolean;
+  /**
+   * The URL's pages.jsonl line and what modules emitted for it. A store that keeps the
+   * crawl's outputs (a cobweb server) writes them before it completes the lease; a store
+   * in the caller's process leaves them to the caller, who wrote them already.
+   */
+  record?: Record<string, unknown> | null;
+  moduleRecords?: readonly { module: string; record: Record<string, unknown> }[];
 }
 
 export interface AddResult {
@@ -187,6 +194,13 @@ export interface StoredLink extends RejectedLink {
 }
 
 export interface Frontier {
+  /**
+   * Set by a store whose owner keeps the crawl's outputs itself (a cobweb server): it
+   * writes the pages.jsonl lines and module records completions carry and the records of
+   * refused URLs (add and complete hand none back), and it runs site hooks when a site
+   * is claimed, recording the site at once.
+   */
+  readonly keepsOutputs?: boolean;
   /** A crawler id from the store's own sequence; every pages.jsonl line carries it. */
   registerCrawler(name: string): Promise<CrawlerId>;
   /**
@@ -220,9 +234,11 @@ export interface Frontier {
   reclaimRecords(crawler: CrawlerId): Promise<PendingRecord[]>;
   /**
    * True for exactly one caller per origin: that caller runs the site's hooks and then
-   * calls recordSite(). A claim whose crawler died before recording can be claimed again.
+   * calls recordSite(), unless the store's owner runs them itself (a cobweb server, with
+   * `facts`: what the caller knows of the site, the module API's ModuleSite). A claim
+   * whose crawler died before recording can be claimed again.
    */
-  claimSite(origin: string, crawler: CrawlerId): Promise<boolean>;
+  claimSite(origin: string, crawler: CrawlerId, facts?: Record<string, unknown>): Promise<boolean>;
   /** Stores what the site's hooks found; completes the claim. */
   recordSite(site: SiteFacts): Promise<void>;
   stats(): Promise<FrontierStats>;
@@ -247,6 +263,8 @@ export interface FrontierAdmin {
   findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]>;
   /** Queues refused or failed URLs once more (ids from findStored); resolves to how many were queued. */
   requeue(ids: readonly RecordId[]): Promise<number>;
+  /** The hosts with the most URLs queued, most first, for `show`. */
+  hostQueues(limit: number): Promise<{ host: string; queued: number }[]>;
 }
 
 /** A store this process owns: the contract and the owner's calls. */

@@ -5,8 +5,11 @@ import type { CallResult, LoadReport } from './protocol.js';
 export interface ModuleHostOptions {
   /** Module files, built-ins first. */
   paths: readonly string[];
-  /** `<data>/data`: where modules' emitted records go. */
-  dataDir: string;
+  /**
+   * `<data>/data`: where modules' emitted records go. null: they are kept for
+   * takeEmitted() (a bunny sends them to its server, which keeps the crawl's records).
+   */
+  dataDir: string | null;
   timeoutMs: number;
   /** Module logs (ctx.log) and what happens to them: errors, timeouts, restarts. */
   log: (line: string, level: 'error' | 'info') => void;
@@ -41,9 +44,54 @@ interface Loaded {
  */
 export class ModuleHost {
   private modules: Loaded[] = [];
+  private emitted: { module: string; record: Record<string, unknown> }[] = [];
   private closed = false;
 
   private constructor(private readonly options: ModuleHostOptions) {}
+
+  /**
+   * Loads one more module while the crawl runs (loadmod): on its own thread, after its
+   * selfTest. Its report says whether it was taken.
+   */
+  async add(path: string): Promise<LoadReport> {
+    const { thread, report } = await ModuleThread.load({
+      path,
+      dataDir: this.options.dataDir,
+      timeoutMs: this.options.timeoutMs,
+      log: (line) => this.options.log(`module ${report.name ?? path}: ${line}`, 'info'),
+      warn: (line) => this.options.log(`module ${report.name ?? path}: ${line}`, 'error'),
+    });
+    if (
+      report.refused === undefined &&
+      report.name !== null &&
+      this.modules.some((m) => m.name === report.name)
+    ) {
+      report.refused = `a module named "${report.name}" is already loaded`;
+    }
+    if (report.refused !== undefined || report.name === null || this.closed) {
+      await thread.close();
+      return report;
+    }
+    this.modules.push({
+      name: report.name,
+      thread,
+      hooks: report.hooks,
+      counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
+    });
+    return report;
+  }
+
+  /** The names of the modules loaded. */
+  get names(): string[] {
+    return this.modules.map((m) => m.name);
+  }
+
+  /** What modules emitted since the last call, when they have no data folder of their own. */
+  takeEmitted(): { module: string; record: Record<string, unknown> }[] {
+    const out = this.emitted;
+    this.emitted = [];
+    return out;
+  }
 
   /**
    * Loads every module, each on its own thread and at once (each runs its selfTest).
@@ -105,6 +153,7 @@ export class ModuleHost {
         return;
       }
       if (answer.kind !== 'pages') return;
+      this.keepEmitted(m.name, answer.emitted);
       answer.results.forEach((r, p) => {
         this.count(m, r);
         const verdict = verdicts[p] as PageVerdict;
@@ -129,6 +178,7 @@ export class ModuleHost {
         return;
       }
       if (answer.kind !== 'site') return;
+      this.keepEmitted(m.name, answer.emitted);
       this.count(m, answer.result);
       if (answer.result.value !== undefined) verdict.info[m.name] = answer.result.value;
       if (answer.result.enqueue !== undefined) verdict.enqueue.push(...answer.result.enqueue);
@@ -151,6 +201,12 @@ export class ModuleHost {
     if (this.closed) return;
     this.closed = true;
     await Promise.all(this.modules.map((m) => m.thread.close()));
+  }
+
+  private keepEmitted(module: string, lines: readonly string[] | undefined): void {
+    for (const line of lines ?? []) {
+      this.emitted.push({ module, record: JSON.parse(line) as Record<string, unknown> });
+    }
   }
 
   private count(m: Loaded, r: CallResult): void {

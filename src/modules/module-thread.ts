@@ -13,8 +13,8 @@ import {
 export interface ModuleThreadOptions {
   /** The module file. */
   path: string;
-  /** `<data>/data`: where the module's emitted records go. */
-  dataDir: string;
+  /** `<data>/data`: where the module's emitted records go; null: back with each answer. */
+  dataDir: string | null;
   timeoutMs: number;
   /** The module's own log lines (ctx.log). */
   log: (line: string) => void;

@@ -148,9 +148,17 @@ async function call(invoke: (ctx: ModuleContext) => unknown): Promise<CallResult
   return result;
 }
 
-/** What the module emitted while answering one message, written before the answer goes. */
-function flushEmitted(): void {
+/**
+ * What the module emitted while answering one message: written before the answer goes,
+ * or (no data folder: a bunny, whose server keeps the crawl's records) sent with it.
+ */
+function flushEmitted(reply: FromWorker): void {
   if (pending.length === 0 || module === null) return;
+  if (setup.dataDir === null) {
+    if (reply.kind === 'pages' || reply.kind === 'site') reply.emitted = pending;
+    pending = [];
+    return;
+  }
   if (!dataDirMade) {
     mkdirSync(setup.dataDir, { recursive: true });
     dataDirMade = true;
@@ -182,7 +190,7 @@ async function main(): Promise<void> {
     // be sent again to a fresh thread if this one gets stuck.
     Atomics.store(started, 0, msg.id);
     void answer(m, msg).then((reply) => {
-      flushEmitted();
+      flushEmitted(reply);
       send(reply);
     });
   });

@@ -4,8 +4,8 @@ import type { ModulePage, ModuleSite, PageFields } from './api.js';
 export interface WorkerSetup {
   /** The module file to load (a file path or a file: URL). */
   path: string;
-  /** Where `ctx.emit` writes: `<dataDir>/<module name>.jsonl`. */
-  dataDir: string;
+  /** Where `ctx.emit` writes: `<dataDir>/<module name>.jsonl`; null: the records go back with the answer. */
+  dataDir: string | null;
   /** A call that has not settled after this long is cut off (async hangs). */
   timeoutMs: number;
   /** Run the module's selfTest (first start), or trust the earlier verdict (a restart). */
@@ -55,7 +55,7 @@ export type FromWorker =
   | { kind: 'loaded'; report: LoadReport }
   | { kind: 'log'; message: string }
   /** results[p]: the module's result for page p. */
-  | { kind: 'pages'; id: number; results: CallResult[] }
-  | { kind: 'site'; id: number; result: CallResult };
+  | { kind: 'pages'; id: number; results: CallResult[]; emitted?: string[] }
+  | { kind: 'site'; id: number; result: CallResult; emitted?: string[] };
 
 export type { ModulePage, ModuleSite, PageFields };

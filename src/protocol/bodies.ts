@@ -32,6 +32,7 @@ import type {
   WireRejected,
   WireRelease,
   WireReport,
+  WireStats,
 } from './types.js';
 
 const KINDS = ['page', 'sitemap'] as const;
@@ -188,7 +189,14 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   ADD: (o, w) => ({ links: array(o, 'links', w, link), rejected: array(o, 'rejected', w, rejected, true) }),
   ADDED: (o, w) => ({ added: integer(o, 'added', w), records: array(o, 'records', w, record) }),
   ACK: (o, w) => ({ ids: array(o, 'ids', w, stringItem) }),
-  CLAIMSITE: (o, w) => ({ origin: string(o, 'origin', w, true), address: nullableString(o, 'address', w) }),
+  CLAIMSITE: (o, w, free) => {
+    const claim: Bodies['CLAIMSITE'] = {
+      origin: string(o, 'origin', w, true),
+      address: nullableString(o, 'address', w),
+    };
+    if (o.site !== undefined) claim.site = free(o.site, `${w}.site`);
+    return claim;
+  },
   CLAIMED: (o, w) => ({ claimed: boolean(o, 'claimed', w) }),
   RECORDSITE: (o, w, free) => ({
     origin: string(o, 'origin', w, true),
@@ -197,15 +205,23 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     info: free(o.info, `${w}.info`),
   }),
   STATS: () => ({}),
-  STATSREPLY: (o, w) => ({
-    queued: integer(o, 'queued', w),
-    inFlight: integer(o, 'inFlight', w),
-    done: integer(o, 'done', w),
-    failed: integer(o, 'failed', w),
-    rejected: integer(o, 'rejected', w),
-    hosts: integer(o, 'hosts', w),
-    bunnies: integer(o, 'bunnies', w),
-  }),
+  LEAVE: () => ({}),
+  STATSREPLY: (o, w) => {
+    const s: WireStats = {
+      queued: integer(o, 'queued', w),
+      inFlight: integer(o, 'inFlight', w),
+      done: integer(o, 'done', w),
+      failed: integer(o, 'failed', w),
+      rejected: integer(o, 'rejected', w),
+      hosts: integer(o, 'hosts', w),
+      bunnies: integer(o, 'bunnies', w),
+    };
+    for (const key of ['retrying', 'staleCompletions', 'expiredLeases'] as const) {
+      if (o[key] !== undefined) s[key] = integer(o, key, w);
+    }
+    if (o.budgetLeft !== undefined) s.budgetLeft = nullableInteger(o, 'budgetLeft', w);
+    return s;
+  },
   MODULE: (o, w) => {
     const sha256 = string(o, 'sha256', w);
     if (!SHA256.test(sha256)) bad(`${w}.sha256`, 'must be 64 lowercase hex digits');

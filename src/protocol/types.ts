@@ -37,6 +37,7 @@ export const PacketCode = {
   MODULE: 34,
   OK: 35,
   ERROR: 36,
+  LEAVE: 37,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -199,6 +200,14 @@ export interface WireStats {
   rejected: number;
   hosts: number;
   bunnies: number;
+  /** Optional: waiting for their retry time. */
+  retrying?: number;
+  /** Optional: completions refused because their lease had gone to someone else. */
+  staleCompletions?: number;
+  /** Optional: leases that ran out. */
+  expiredLeases?: number;
+  /** Optional: pages the crawl may still start; null when there is no limit. */
+  budgetLeft?: number | null;
 }
 
 export interface Bodies {
@@ -215,13 +224,16 @@ export interface Bodies {
   ADD: { links: WireLink[]; rejected: WireRejected[] };
   ADDED: { added: number; records: WireRecord[] };
   ACK: { ids: string[] };
-  CLAIMSITE: { origin: string; address: string | null };
+  /** `site`: what the client knows of the site (its first response's headers, its robots.txt), for site hooks. */
+  CLAIMSITE: { origin: string; address: string | null; site?: JsonObject };
   CLAIMED: { claimed: boolean };
   RECORDSITE: { origin: string; address: string | null; firstSeen: number; info: JsonObject };
   STATS: Record<string, never>;
   STATSREPLY: WireStats;
   MODULE: { name: string; sha256: string; source: string };
   OK: Record<string, never>;
+  /** The bunny is stopping: its leases go back to the queue now. */
+  LEAVE: Record<string, never>;
   ERROR: { code: number; message: string };
 }
 
@@ -274,6 +286,7 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   MODULE: 'server',
   OK: 'server',
   ERROR: 'server',
+  LEAVE: 'client',
 };
 
 /**
@@ -303,6 +316,7 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   MODULE: 'zero',
   OK: 'required',
   ERROR: 'any',
+  LEAVE: 'required',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -332,6 +346,7 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   RELEASE: 'OK',
   ACK: 'OK',
   RECORDSITE: 'OK',
+  LEAVE: 'OK',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

@@ -261,6 +261,7 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
     }),
     MODULE: () => ({ name: word(), sha256: 'ab'.repeat(32), source: text(200) }),
     OK: () => ({}),
+    LEAVE: () => ({}),
     ERROR: () => ({ code: pick([100, 106, 200, 304]), message: text(60) }),
   };
 

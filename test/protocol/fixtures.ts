@@ -531,6 +531,18 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    name: 'LEAVE',
+    from: 'client',
+    packet: { type: 'LEAVE', requestId: 9, more: false, body: {} },
+    bytes: bytes(
+      [0x00, 0x0a], // length 10
+      [0x25], // type 37 LEAVE
+      [0, 0, 0, 9], // request id 9
+      [0x00],
+      '{}',
+    ),
+  },
+  {
     name: 'ERROR',
     from: 'server',
     packet: {

@@ -292,6 +292,10 @@ export class SqliteFrontier implements LocalFrontier {
     return queued;
   }
 
+  async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
+    return this.st.hostQueues.all(limit) as { host: string; queued: number }[];
+  }
+
   async stats(): Promise<FrontierStats> {
     const t = this.totals();
     return {

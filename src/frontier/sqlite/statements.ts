@@ -5,6 +5,7 @@ const S = URL_STATE;
 
 /** Every statement the SQLite store runs more than once, by name. */
 const SQL = {
+  hostQueues: `SELECT host, queued FROM hosts WHERE queued > 0 ORDER BY queued DESC, host LIMIT ?`,
   leaseUrl: `UPDATE urls SET state = ${S.leased}, lease_gen = lease_gen + 1, due_at = ?, crawler = ?, released = 0
     WHERE seq = ? RETURNING lease_gen`,
   leaseOf: `SELECT seq, lease_gen, released, host, depth FROM urls WHERE seq = ? AND state = ${S.leased}`,

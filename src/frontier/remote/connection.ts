@@ -1,0 +1,255 @@
+import { EventEmitter } from 'node:events';
+import { connect, type Socket } from 'node:net';
+import {
+  type Bodies,
+  encodeMessage,
+  type Message,
+  MessageJoiner,
+  type OurPacket,
+  type OurPacketName,
+  PacketDecoder,
+  PROTOCOL_VERSION,
+} from '../../protocol/index.js';
+import { VERSION } from '../../version.js';
+import { backoffMs } from '../policy/backoff.js';
+
+export interface ConnectionOptions {
+  host: string;
+  port: number;
+  /** Sent as AUTH, first, when given. */
+  token?: string | undefined;
+  /** The bunny's name in HELLO. */
+  name: string;
+  /** How long to go on trying to reach a server that went away before giving up. */
+  reconnectForMs?: number;
+}
+
+/** What the server said in WELCOME. */
+export type Welcome = Bodies['WELCOME'];
+
+/** The server could not be reached, or refused us for good (a wrong token). */
+export class ServerUnreachableError extends Error {}
+
+/** Requests with a reply of their own, and the type of that reply. */
+type Reply<T extends OurPacketName> = T extends 'LEASE'
+  ? Bodies['LEASES']
+  : T extends 'COMPLETE'
+    ? Bodies['COMPLETED']
+    : T extends 'EXTEND'
+      ? Bodies['EXTENDED']
+      : T extends 'ADD'
+        ? Bodies['ADDED']
+        : T extends 'CLAIMSITE'
+          ? Bodies['CLAIMED']
+          : T extends 'STATS'
+            ? Bodies['STATSREPLY']
+            : Bodies['OK'];
+
+interface Outstanding {
+  type: OurPacketName;
+  body: unknown;
+  resolve: (body: unknown) => void;
+  reject: (err: Error) => void;
+}
+
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5000;
+
+/**
+ * A bunny's connection to a cobweb server: AUTH and HELLO, requests paired with their
+ * replies by request id (a LEASE that waits at the server holds nothing else up), and
+ * pushes (MODULE). When the server goes away it reconnects with back-off, says HELLO
+ * again, and sends every request still unanswered once more: the server refuses, as
+ * stale, completions of leases it gave back meanwhile, so nothing is stored twice.
+ */
+export class ServerConnection extends EventEmitter {
+  private socket: Socket | null = null;
+  private decoder = new PacketDecoder({ from: 'server' });
+  private joiner = new MessageJoiner();
+  private readonly outstanding = new Map<number, Outstanding>();
+  private nextId = 1;
+  private welcome: Welcome | null = null;
+  private ready: Promise<Welcome> | null = null;
+  private closed = false;
+  private fatal: Error | null = null;
+
+  constructor(private readonly options: ConnectionOptions) {
+    super();
+  }
+
+  /** Connects (or waits for the connection under way) and answers WELCOME. */
+  open(): Promise<Welcome> {
+    if (this.fatal !== null) return Promise.reject(this.fatal);
+    this.ready ??= this.establish();
+    return this.ready;
+  }
+
+  get crawlerId(): string | null {
+    return this.welcome?.crawlerId ?? null;
+  }
+
+  async request<T extends OurPacketName>(type: T, body: Bodies[T]): Promise<Reply<T>> {
+    await this.open();
+    return new Promise((resolve, reject) => {
+      const id = this.takeId();
+      this.outstanding.set(id, { type, body, resolve: resolve as (b: unknown) => void, reject });
+      this.send(type, id, body);
+    });
+  }
+
+  /** A request whose reply nobody waits for (request id 0); lost if the connection is down. */
+  tell<T extends OurPacketName>(type: T, body: Bodies[T]): void {
+    if (this.socket !== null && this.welcome !== null) this.send(type, 0, body);
+  }
+
+  /** Says LEAVE (the server gives this crawler's leases back and answers), then closes. */
+  async leave(): Promise<void> {
+    if (this.socket !== null && this.welcome !== null) {
+      await this.request('LEAVE', {}).catch(() => {});
+    }
+    this.close();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.socket?.end();
+    this.socket?.destroy();
+    this.socket = null;
+    const err = new ServerUnreachableError('the connection to the server was closed');
+    for (const o of this.outstanding.values()) o.reject(err);
+    this.outstanding.clear();
+  }
+
+  private async establish(): Promise<Welcome> {
+    const started = Date.now();
+    const limit = this.options.reconnectForMs ?? 60_000;
+    for (let attempt = 1; ; attempt++) {
+      if (this.closed) throw new ServerUnreachableError('the connection to the server was closed');
+      try {
+        return await this.connectOnce();
+      } catch (err) {
+        if (this.fatal !== null) throw this.fatal;
+        if (Date.now() - started >= limit) {
+          const why = err instanceof Error ? err.message : String(err);
+          const fail = new ServerUnreachableError(
+            `cannot reach the cobweb server at ${this.options.host}:${this.options.port} (${why}); is it running?`,
+          );
+          this.fatal = fail;
+          throw fail;
+        }
+        await new Promise((r) => setTimeout(r, backoffMs(FIRST_RETRY_MS, attempt, MAX_RETRY_MS)));
+      }
+    }
+  }
+
+  private connectOnce(): Promise<Welcome> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: this.options.host, port: this.options.port });
+      socket.setNoDelay(true);
+      this.decoder = new PacketDecoder({ from: 'server' });
+      this.joiner = new MessageJoiner();
+      let settled = false;
+      const helloId = this.takeId();
+      const fail = (err: Error) => {
+        if (settled) return;
+        settled = true;
+        socket.destroy();
+        reject(err);
+      };
+      socket.once('connect', () => {
+        this.socket = socket;
+        if (this.options.token !== undefined) this.send('AUTH', 0, { token: this.options.token });
+        this.send('HELLO', helloId, {
+          name: this.options.name,
+          protocol: PROTOCOL_VERSION,
+          version: VERSION,
+        });
+      });
+      socket.on('data', (chunk) => {
+        const { packets, error } = this.decoder.push(chunk);
+        for (const p of packets) {
+          let m: Message | null;
+          try {
+            m = this.joiner.push(p);
+          } catch (err) {
+            fail(err as Error);
+            return;
+          }
+          if (m === null) continue;
+          if (!settled && m.type === 'WELCOME' && m.requestId === helloId) {
+            settled = true;
+            this.welcome = m.body;
+            resolve(m.body);
+            this.resendOutstanding();
+            continue;
+          }
+          if (!settled && m.type === 'ERROR') {
+            const body = m.body as Bodies['ERROR'];
+            // A wrong token or protocol will not get better by trying again.
+            if (body.code === 201 || body.code === 200 || body.code === 205) {
+              this.fatal = new ServerUnreachableError(`the cobweb server refused us: ${body.message}`);
+            }
+            fail(new Error(body.message));
+            return;
+          }
+          this.deliver(m);
+        }
+        if (error !== null) socket.destroy(error);
+      });
+      socket.once('error', (err) => fail(err));
+      socket.once('close', () => {
+        if (!settled) {
+          fail(new Error('the server closed the connection'));
+          return;
+        }
+        if (this.socket === socket) this.socket = null;
+        this.welcome = null;
+        if (this.closed) return;
+        // Gone: reconnect, and everything unanswered is sent again once HELLO is done.
+        this.ready = this.establish();
+        this.ready.then(
+          (w) => this.emit('reconnected', w),
+          (err: Error) => {
+            for (const o of this.outstanding.values()) o.reject(err);
+            this.outstanding.clear();
+          },
+        );
+      });
+    });
+  }
+
+  private deliver(m: Message): void {
+    if (m.type === 'MODULE') {
+      this.emit('module', m.body);
+      return;
+    }
+    if (!('requestId' in m)) return;
+    const o = this.outstanding.get(m.requestId);
+    if (o === undefined) return;
+    this.outstanding.delete(m.requestId);
+    if (m.type === 'ERROR') {
+      const body = m.body as Bodies['ERROR'];
+      o.reject(new Error(`the server refused ${o.type}: ${body.message} (${body.code})`));
+    } else {
+      o.resolve(m.body);
+    }
+  }
+
+  private resendOutstanding(): void {
+    for (const [id, o] of this.outstanding) this.send(o.type, id, o.body as Bodies[typeof o.type]);
+  }
+
+  private send<T extends OurPacketName>(type: T, requestId: number, body: Bodies[T]): void {
+    const socket = this.socket;
+    if (socket === null) return; // resent after the reconnect
+    // The type and its body match by construction (Bodies[T]); the union cannot see it.
+    const packet = { type, requestId, more: false, body } as unknown as OurPacket;
+    for (const frame of encodeMessage(packet)) socket.write(frame);
+  }
+
+  private takeId(): number {
+    const id = this.nextId;
+    this.nextId = this.nextId >= 0xffff_fffe ? 1 : this.nextId + 1;
+    return id;
+  }
+}

@@ -1,0 +1,168 @@
+import type {
+  AddResult,
+  CompleteResult,
+  Completion,
+  CrawlerId,
+  Frontier,
+  FrontierStats,
+  LeaseBatch,
+  LeaseId,
+  LeaseOptions,
+  NewLink,
+  PendingRecord,
+  RecordId,
+  RejectedLink,
+  Release,
+  SiteFacts,
+} from '../types.js';
+import { type ConnectionOptions, ServerConnection, type Welcome } from './connection.js';
+import {
+  completionToWire,
+  idFromWire,
+  idOnWire,
+  leaseFromWire,
+  linkToWire,
+  recordFromWire,
+  rejectedToWire,
+  reportToWire,
+} from './wire.js';
+
+/**
+ * The Frontier contract over the packet protocol: a cobweb server holds the store, and
+ * this is a bunny's view of it. The connection is the crawler: the server registers it
+ * at HELLO and gives its leases back when it goes away. The server writes pages.jsonl
+ * and the modules' records from what completions carry, and it writes the records of
+ * refused URLs itself, so none come back here to be written.
+ */
+export class RemoteFrontier implements Frontier {
+  readonly keepsOutputs = true;
+  /** Each crawler is one connection: the server knows a crawler by its connection. */
+  private readonly crawlers = new Map<CrawlerId, ServerConnection>();
+  private first: ServerConnection | null = null;
+  /** The first connection is some crawler's already. */
+  private firstTaken = false;
+
+  constructor(private readonly options: Omit<ConnectionOptions, 'name'> & { name?: string }) {}
+
+  /** The connection of the first crawler (opened now if none is): WELCOME, and MODULE pushes. */
+  get connection(): ServerConnection {
+    this.first ??= new ServerConnection({ ...this.options, name: this.options.name ?? 'bunny' });
+    return this.first;
+  }
+
+  /** A connection for calls that name no crawler: the first crawler's, or any other open one. */
+  private anyConnection(): ServerConnection {
+    return this.first ?? this.crawlers.values().next().value ?? this.connection;
+  }
+
+  /** Connects; what the server said to this process's first crawler. */
+  welcome(): Promise<Welcome> {
+    return this.connection.open();
+  }
+
+  async registerCrawler(name: string): Promise<CrawlerId> {
+    // The first crawler takes the connection opened for WELCOME; each other, one of its own.
+    const c =
+      this.first !== null && !this.firstTaken ? this.first : new ServerConnection({ ...this.options, name });
+    this.first ??= c;
+    if (c === this.first) this.firstTaken = true;
+    const id = idFromWire((await c.open()).crawlerId);
+    this.crawlers.set(id, c);
+    return id;
+  }
+
+  private of(crawler: CrawlerId): ServerConnection {
+    return this.crawlers.get(crawler) ?? this.connection;
+  }
+
+  async add(
+    links: readonly NewLink[],
+    rejected: readonly RejectedLink[],
+    _crawler: CrawlerId,
+  ): Promise<AddResult> {
+    const r = await this.connection.request('ADD', {
+      links: links.map(linkToWire),
+      rejected: rejected.map(rejectedToWire),
+    });
+    return { added: r.added, records: r.records.map(recordFromWire) };
+  }
+
+  async lease(n: number, crawler: CrawlerId, options: LeaseOptions = {}): Promise<LeaseBatch> {
+    const r = await this.of(crawler).request('LEASE', { n, waitMs: Math.round(options.waitMs ?? 0) });
+    return { leases: r.leases.map(leaseFromWire), ended: r.ended, nextReadyAt: r.nextReadyAt };
+  }
+
+  /** Answered (OK) before it resolves: a lease asked for next sees the hosts it freed. */
+  async release(batch: readonly Release[]): Promise<void> {
+    if (batch.length === 0) return;
+    await this.anyConnection().request('RELEASE', {
+      releases: batch.map((r) => ({ lease: idOnWire(r.leaseId), report: reportToWire(r.report) })),
+    });
+  }
+
+  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+    const r = await this.anyConnection().request('EXTEND', { leases: leaseIds.map(idOnWire) });
+    return r.leases.map((l) => idFromWire(l.id));
+  }
+
+  async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
+    const r = await this.of(crawler).request('COMPLETE', { completions: batch.map(completionToWire) });
+    return { added: r.added, records: r.records.map(recordFromWire), stale: r.stale.map(idFromWire) };
+  }
+
+  async acknowledge(ids: readonly RecordId[]): Promise<void> {
+    if (ids.length > 0) this.anyConnection().tell('ACK', { ids: ids.map(idOnWire) });
+  }
+
+  /** The server writes the records of its crawlers that went away itself. */
+  async reclaimRecords(_crawler: CrawlerId): Promise<PendingRecord[]> {
+    return [];
+  }
+
+  /** The server runs the site's hooks itself, with `facts`, before it answers. */
+  async claimSite(origin: string, crawler: CrawlerId, facts?: Record<string, unknown>): Promise<boolean> {
+    const address = typeof facts?.address === 'string' ? facts.address : null;
+    const claim = facts === undefined ? { origin, address } : { origin, address, site: facts };
+    return (await this.of(crawler).request('CLAIMSITE', claim)).claimed;
+  }
+
+  async recordSite(site: SiteFacts): Promise<void> {
+    await this.anyConnection().request('RECORDSITE', {
+      origin: site.origin,
+      address: site.address,
+      firstSeen: site.firstSeen,
+      info: site.info,
+    });
+  }
+
+  async stats(): Promise<FrontierStats> {
+    const s = await this.anyConnection().request('STATS', {});
+    return {
+      queued: s.queued,
+      leased: s.inFlight,
+      retrying: s.retrying ?? 0,
+      done: s.done,
+      failed: s.failed,
+      rejected: s.rejected,
+      hosts: s.hosts,
+      staleCompletions: s.staleCompletions ?? 0,
+      expiredLeases: s.expiredLeases ?? 0,
+      budgetLeft: s.budgetLeft ?? null,
+    };
+  }
+
+  /** Closing its connection is leaving: the server gives the crawler's leases back at once. */
+  async leave(crawler: CrawlerId): Promise<void> {
+    const c = this.crawlers.get(crawler);
+    if (c === undefined) return;
+    this.crawlers.delete(crawler);
+    await c.leave();
+    if (c === this.first) this.first = null;
+  }
+
+  async close(): Promise<void> {
+    for (const c of new Set([...this.crawlers.values(), ...(this.first === null ? [] : [this.first])]))
+      c.close();
+    this.crawlers.clear();
+  }
+}

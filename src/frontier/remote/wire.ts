@@ -1,0 +1,110 @@
+import type {
+  WireCompletion,
+  WireLease,
+  WireLink,
+  WireOutcome,
+  WireRecord,
+  WireRejected,
+  WireReport,
+} from '../../protocol/index.js';
+import type {
+  Completion,
+  FetchReport,
+  Lease,
+  NewLink,
+  Outcome,
+  PendingRecord,
+  RejectedLink,
+} from '../types.js';
+
+/**
+ * The Frontier contract's shapes to the packet protocol's and back: the one place where
+ * the two meet, used by the remote store (client side) and the server. Ids are numbers
+ * in the contract and opaque strings on the wire.
+ */
+
+export function idOnWire(id: number): string {
+  return String(id);
+}
+
+/** An id the other side sent; NaN (matching nothing) when it is not one of ours. */
+export function idFromWire(id: string): number {
+  return /^\d{1,16}$/.test(id) ? Number(id) : Number.NaN;
+}
+
+export function leaseToWire(l: Lease): WireLease {
+  return { ...l, id: idOnWire(l.id) };
+}
+
+export function leaseFromWire(l: WireLease): Lease {
+  return { ...l, id: idFromWire(l.id) };
+}
+
+export function linkToWire(l: NewLink): WireLink {
+  const w: WireLink = { url: l.url, depth: l.depth, via: l.via };
+  if (l.redirects !== undefined) w.redirects = l.redirects;
+  if (l.kind !== undefined) w.kind = l.kind;
+  return w;
+}
+
+export function linkFromWire(l: WireLink): NewLink {
+  return linkToWire(l);
+}
+
+export function rejectedToWire(r: RejectedLink): WireRejected {
+  return { url: r.url, depth: r.depth, via: r.via, reason: r.reason };
+}
+
+export function recordToWire(r: PendingRecord): WireRecord {
+  return { ...rejectedToWire(r), id: idOnWire(r.id) };
+}
+
+export function recordFromWire(r: WireRecord): PendingRecord {
+  return { ...rejectedToWire(r), id: idFromWire(r.id) };
+}
+
+export function reportToWire(r: FetchReport): WireReport {
+  const w: WireReport = { fetchMs: Math.max(0, r.fetchMs) };
+  if (r.crawlDelayMs !== undefined) w.crawlDelayMs = r.crawlDelayMs;
+  if (r.retryAfterMs !== undefined) w.retryAfterMs = r.retryAfterMs;
+  if (r.connectFailed !== undefined) w.connectFailed = r.connectFailed;
+  if (r.address !== undefined) w.address = r.address;
+  if (r.noRequest !== undefined) w.noRequest = r.noRequest;
+  return w;
+}
+
+export function reportFromWire(w: WireReport): FetchReport {
+  return reportToWire(w);
+}
+
+function outcomeToWire(o: Outcome): WireOutcome {
+  return o.kind === 'retry' ? { ...o, afterMs: Math.max(0, Math.round(o.afterMs)) } : o;
+}
+
+export function completionToWire(c: Completion): WireCompletion {
+  const w: WireCompletion = {
+    lease: idOnWire(c.leaseId),
+    outcome: outcomeToWire(c.outcome),
+    report: reportToWire(c.report ?? { fetchMs: 0 }),
+    page: c.record ?? null,
+    outlinks: c.outlinks.map(linkToWire),
+    rejected: c.rejected.map(rejectedToWire),
+    modules: (c.moduleRecords ?? []).map((m) => ({ module: m.module, record: m.record })),
+  };
+  if (c.hasForm !== undefined) w.hasForm = c.hasForm;
+  return w;
+}
+
+export function completionFromWire(w: WireCompletion): Completion {
+  const c: Completion = {
+    leaseId: idFromWire(w.lease),
+    outcome: w.outcome,
+    report: reportFromWire(w.report),
+    outlinks: w.outlinks.map(linkFromWire),
+    rejected: w.rejected,
+    record: w.page,
+    moduleRecords: w.modules,
+  };
+  if (w.hasForm !== undefined) c.hasForm = w.hasForm;
+  return c;
+}

@@ -1,0 +1,120 @@
+import { once } from 'node:events';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { ErrorCode } from '../protocol/index.js';
+import { Control } from './control.js';
+import type { CrawlService } from './crawl-service.js';
+import { Session, type SessionLimits } from './session.js';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  service: CrawlService;
+  dataDir: string;
+  modulesDir: string | null;
+  token: string;
+  limits: SessionLimits;
+  maxConnections: number;
+  /** Called once the server stopped on QUIT. */
+  onQuit?: () => void;
+}
+
+export const DEFAULT_LIMITS: SessionLimits = {
+  idleMs: 5 * 60_000,
+  maxBufferedBytes: 16 * 1024 * 1024,
+  maxOutstanding: 256,
+};
+
+/**
+ * `cobweb server`: the crawl's store behind the packet protocol. Bunnies lease, fetch
+ * and complete over it; the control commands steer it. It listens on loopback unless
+ * told otherwise, and then every packet needs the token.
+ */
+export class CobwebServer {
+  private readonly sessions = new Set<Session>();
+  private readonly bunnies = new Set<Session>();
+  private readonly control: Control;
+  private stopping: Promise<void> | null = null;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: ServerOptions,
+  ) {
+    this.control = new Control({
+      service: options.service,
+      dataDir: options.dataDir,
+      modulesDir: options.modulesDir,
+      bunnies: this.bunnies,
+      stop: async () => {
+        await this.stop();
+        options.onQuit?.();
+      },
+    });
+    server.on('connection', (socket: Socket) => this.accept(socket));
+  }
+
+  static async start(options: ServerOptions): Promise<CobwebServer> {
+    const server = createServer();
+    const s = new CobwebServer(server, options);
+    server.listen(options.port, options.host);
+    await once(server, 'listening');
+    return s;
+  }
+
+  /** Where it listens (the port is known once listening, also for port 0). */
+  get address(): { host: string; port: number } {
+    const a = this.server.address();
+    if (a === null || typeof a === 'string') return { host: this.options.host, port: this.options.port };
+    return { host: a.address, port: a.port };
+  }
+
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  /** cobweb.log, as QUIT writes it. */
+  writeLog(): void {
+    this.control.writeLog();
+  }
+
+  /** Stops: every connection gets SHUTTING_DOWN, and no new one is taken. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      this.server.close();
+      for (const s of this.sessions) s.close(ErrorCode.SHUTTING_DOWN, 'the server is stopping');
+      this.options.service.sites.save();
+      await once(this.server, 'close').catch(() => {});
+    })();
+    return this.stopping;
+  }
+
+  private accept(socket: Socket): void {
+    if (this.stopping !== null) {
+      socket.destroy();
+      return;
+    }
+    const session = new Session(socket, {
+      service: this.options.service,
+      token: this.options.token,
+      tokenEverywhere: !isLoopback(this.options.host),
+      limits: this.options.limits,
+      bunnies: this.bunnies,
+      moduleSources: () => this.control.loaded,
+      control: this.control,
+    });
+    this.sessions.add(session);
+    socket.on('close', () => this.sessions.delete(session));
+    if (this.sessions.size > this.options.maxConnections) {
+      session.close(
+        ErrorCode.TOO_MANY_CONNECTIONS,
+        `the server takes at most ${this.options.maxConnections} connections`,
+      );
+    }
+  }
+}
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}

@@ -1,0 +1,421 @@
+import type { Socket } from 'node:net';
+import { leaseFromWire } from '../frontier/remote/wire.js';
+import type { CrawlerId, Lease } from '../frontier/types.js';
+import {
+  type Bodies,
+  ErrorCode,
+  encode,
+  encodeMessage,
+  type Message,
+  MessageJoiner,
+  type OriginalTarget,
+  type OurPacket,
+  type OurPacketName,
+  originalFromUrl,
+  PacketDecoder,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  textAnswerBytes,
+  urlFromOriginal,
+} from '../protocol/index.js';
+import { canonicalize } from '../url/canonicalize.js';
+import type { CrawlService } from './crawl-service.js';
+import { tokenMatches } from './token.js';
+
+export interface SessionLimits {
+  /** A connection with half a packet, or with nothing sent and no request waiting, for this long is closed. */
+  idleMs: number;
+  /** Bytes waiting to be written to a client that does not read: past this, BUSY. */
+  maxBufferedBytes: number;
+  /** Requests of one connection being answered at once: past this, BUSY. */
+  maxOutstanding: number;
+}
+
+/** What every session of one server shares. */
+export interface SessionContext {
+  service: CrawlService;
+  token: string;
+  /** The server listens on an address that is not loopback: every packet needs the token. */
+  tokenEverywhere: boolean;
+  limits: SessionLimits;
+  /** Connections that said HELLO: they get MODULE pushes. */
+  bunnies: Set<Session>;
+  /** The modules loadmod loaded, as MODULE packets send them. */
+  moduleSources(): Bodies['MODULE'][];
+  /** The control commands that touch files and modules (control.ts). */
+  control: {
+    show(): Promise<string>;
+    modstat(): string;
+    logTo(name: string): Promise<void>;
+    readFrom(name: string): Promise<void>;
+    loadModule(name: string): Promise<string>;
+    quit(): Promise<void>;
+  };
+}
+
+/** Packets that always need the token, on loopback too. */
+const TOKEN_ALWAYS = new Set(['QUIT', 'NEWMOD', 'LOGDATA', 'READDATA']);
+/** Packets that need HELLO first. */
+const BUNNY_ONLY = new Set([
+  'LEASE',
+  'COMPLETE',
+  'RELEASE',
+  'EXTEND',
+  'ADD',
+  'ACK',
+  'CLAIMSITE',
+  'RECORDSITE',
+  'LEAVE',
+]);
+
+/** A control command's refusal: an ERROR packet with a code, then the connection closes. */
+export class ControlError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * One client connection: its bytes become packets (PacketDecoder, MessageJoiner), its
+ * packets calls on the crawl (CrawlService), and the answers packets again. A malformed
+ * packet costs the sender its connection, never the server. Requests of ours run side by
+ * side (a LEASE may wait while COMPLETEs are answered); the original packets run one
+ * after the other, as their clients expect.
+ */
+export class Session {
+  private readonly decoder = new PacketDecoder({ from: 'client' });
+  private readonly joiner = new MessageJoiner();
+  private packets = 0;
+  private authed = false;
+  private outstanding = 0;
+  private closed = false;
+  private idle: NodeJS.Timeout | null = null;
+  /** Set at HELLO: the crawler id the store gave this bunny. */
+  private hello: Promise<CrawlerId> | null = null;
+  /** An original client's crawler, registered at its first DEQUEUE or ENQUEUE. */
+  private original: Promise<CrawlerId> | null = null;
+  /** Leases an original client took with DEQUEUE, by URL; the latest last. */
+  private readonly dequeued = new Map<string, Lease>();
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly ctx: SessionContext,
+  ) {
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.onData(chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => void this.onClose());
+    this.armIdle();
+  }
+
+  /** Sends a MODULE push (loadmod) to this bunny. */
+  pushModule(module: Bodies['MODULE']): void {
+    this.writeMessage('MODULE', 0, module);
+  }
+
+  /** Ends the connection, with an ERROR first when a code is given. */
+  close(code?: number, message?: string, requestId = 0): void {
+    if (this.closed) return;
+    if (code !== undefined) this.writeMessage('ERROR', requestId, { code, message: message ?? '' });
+    this.closed = true;
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.socket.end();
+    // A client that never reads would keep end() waiting: it has a moment, then it goes.
+    setTimeout(() => this.socket.destroy(), 2000).unref();
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closed) return;
+    this.armIdle();
+    const { packets, error } = this.decoder.push(chunk);
+    for (const p of packets) {
+      let m: Message | null;
+      try {
+        m = this.joiner.push(p);
+      } catch (err) {
+        this.refuse(err);
+        return;
+      }
+      if (m !== null) this.handle(m);
+      if (this.closed) return;
+    }
+    if (error !== null) this.close(error.code, error.message);
+  }
+
+  private handle(m: Message): void {
+    const first = this.packets++ === 0;
+    if (m.type === 'AUTH') {
+      if (!first)
+        return this.close(ErrorCode.AUTH_NOT_FIRST, 'AUTH must be the first packet on a connection');
+      if (!tokenMatches(this.ctx.token, m.body.token)) {
+        return this.close(ErrorCode.AUTH_FAILED, 'the token is wrong: use the one in DATA/token or --token');
+      }
+      this.authed = true;
+      if (m.requestId !== 0) this.writeMessage('OK', m.requestId, {});
+      return;
+    }
+    if (!this.authed && (this.ctx.tokenEverywhere || TOKEN_ALWAYS.has(m.type))) {
+      return this.close(
+        ErrorCode.AUTH_REQUIRED,
+        `${m.type} needs the token: send AUTH first (the server printed it, and keeps it in DATA/token)`,
+      );
+    }
+    if ('requestId' in m) {
+      this.ours(m);
+      return;
+    }
+    if (m.type === 'DEQUEUE_REPLY') return;
+    // The original packets, one after the other.
+    this.chain = this.chain.then(() => this.originalPacket(m)).catch((err) => this.refuse(err));
+  }
+
+  private ours(m: Extract<Message, { requestId: number }>): void {
+    const { type, requestId } = m;
+    if (BUNNY_ONLY.has(type) && this.hello === null) {
+      this.writeMessage('ERROR', requestId, {
+        code: ErrorCode.HELLO_REQUIRED,
+        message: `${type} needs HELLO first`,
+      });
+      return;
+    }
+    if (++this.outstanding > this.ctx.limits.maxOutstanding) {
+      return this.close(ErrorCode.BUSY, `more than ${this.ctx.limits.maxOutstanding} requests at once`);
+    }
+    void this.answer(m)
+      .then(
+        (reply) => {
+          if (reply !== null) this.writeMessage(reply.type, requestId, reply.body as Bodies[OurPacketName]);
+        },
+        (err: unknown) => {
+          if (err instanceof ControlError) return this.close(err.code, err.message, requestId);
+          const message = err instanceof Error ? err.message : String(err);
+          this.writeMessage('ERROR', requestId, { code: ErrorCode.INTERNAL, message: message.slice(0, 500) });
+        },
+      )
+      .finally(() => {
+        this.outstanding--;
+        this.armIdle();
+      });
+  }
+
+  /** One request of ours and its reply (null: none wanted). */
+  private async answer(
+    m: Extract<Message, { requestId: number }>,
+  ): Promise<{ type: OurPacketName; body: object } | null> {
+    const s = this.ctx.service;
+    const ok = m.requestId === 0 ? null : { type: 'OK' as const, body: {} };
+    switch (m.type) {
+      case 'HELLO': {
+        if (m.body.protocol !== PROTOCOL_VERSION) {
+          throw new ControlError(
+            ErrorCode.UNSUPPORTED_VERSION,
+            `this server speaks protocol ${PROTOCOL_VERSION}, not ${m.body.protocol}`,
+          );
+        }
+        if (this.hello !== null) throw new ControlError(ErrorCode.BAD_FIELD, 'HELLO came twice');
+        this.hello = s.register(m.body.name);
+        const crawler = await this.hello;
+        this.ctx.bunnies.add(this);
+        const welcome: Bodies['WELCOME'] = {
+          crawlerId: String(crawler),
+          protocol: PROTOCOL_VERSION,
+          leaseMs: s.leaseMs,
+          settings: s.settings,
+        };
+        this.writeMessage('WELCOME', m.requestId, welcome);
+        for (const module of this.ctx.moduleSources()) this.pushModule(module);
+        return null;
+      }
+      case 'LEASE':
+        return { type: 'LEASES', body: await s.lease(await this.crawler(), m.body.n, m.body.waitMs) };
+      case 'COMPLETE':
+        return {
+          type: 'COMPLETED',
+          body: await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']),
+        };
+      case 'RELEASE':
+        await s.release(m.body);
+        return ok;
+      case 'EXTEND':
+        return { type: 'EXTENDED', body: await s.extend(m.body) };
+      case 'ADD':
+        return { type: 'ADDED', body: await s.add(await this.crawler(), m.body) };
+      case 'ACK':
+        // The server writes refused URLs' records itself: nothing is ever waiting for an ACK.
+        return ok;
+      case 'CLAIMSITE':
+        return { type: 'CLAIMED', body: { claimed: await s.claimSite(await this.crawler(), m.body) } };
+      case 'RECORDSITE':
+        await s.recordSite(m.body);
+        return ok;
+      case 'STATS':
+        return { type: 'STATSREPLY', body: await s.stats(this.ctx.bunnies.size) };
+      case 'LEAVE':
+        await s.leave(await this.crawler());
+        return { type: 'OK', body: {} };
+      default:
+        throw new ControlError(ErrorCode.WRONG_DIRECTION, `${m.type} is not a request`);
+    }
+  }
+
+  private async originalPacket(m: Exclude<Message, { requestId: number }>): Promise<void> {
+    const { control, service } = this.ctx;
+    switch (m.type) {
+      case 'DEQUEUE':
+        return this.dequeue();
+      case 'ENQUEUE': {
+        const url = this.urlOf(m.target);
+        if (url === null) return;
+        const latest = [...this.dequeued.values()].at(-1) ?? null;
+        await service.enqueue(await this.originalCrawler(), url, latest);
+        return;
+      }
+      case 'STOREURL': {
+        const url = this.urlOf(m.target);
+        const lease = url === null ? undefined : this.dequeued.get(url);
+        if (lease === undefined) return; // not a URL this connection holds: nothing changes
+        this.dequeued.delete(lease.url);
+        await service.storeUrl(
+          await this.originalCrawler(),
+          lease,
+          m.target.addr === '0.0.0.0' ? null : m.target.addr,
+        );
+        return;
+      }
+      case 'SHOWDATA':
+        return this.text(await control.show());
+      case 'MODSTAT':
+        return this.text(control.modstat());
+      case 'LOGDATA':
+        await control.logTo(m.file);
+        return this.close();
+      case 'READDATA':
+        await control.readFrom(m.file);
+        return this.close();
+      case 'NEWMOD':
+        return this.text(await control.loadModule(m.name));
+      case 'QUIT':
+        this.close();
+        await control.quit();
+        return;
+      case 'MODINFO': {
+        let info: unknown = m.info;
+        try {
+          info = JSON.parse(m.info);
+        } catch {
+          // kept as text
+        }
+        service.sites.addInfoAt(m.addr, m.port, m.module, info);
+        return;
+      }
+    }
+  }
+
+  /** DEQUEUE: one URL the original packets can carry, or the two bytes 00 00. */
+  private async dequeue(): Promise<void> {
+    if (this.hello !== null || this.outstanding > 0) {
+      return this.close(ErrorCode.DEQUEUE_NOT_ALLOWED, 'DEQUEUE after HELLO, or while a reply is due');
+    }
+    const crawler = await this.originalCrawler();
+    const batch = await this.ctx.service.lease(crawler, 1, 0);
+    let target: OriginalTarget | null = null;
+    const wire = batch.leases[0];
+    if (wire !== undefined) {
+      const lease = leaseFromWire(wire);
+      try {
+        target = originalFromUrl(lease.url);
+        this.dequeued.set(lease.url, lease);
+      } catch {
+        // A URL the original packets cannot say waits for a client that speaks LEASE.
+        await this.ctx.service.store.complete(
+          [
+            {
+              leaseId: lease.id,
+              outcome: { kind: 'deferred' },
+              report: { fetchMs: 0, noRequest: true },
+              outlinks: [],
+              rejected: [],
+            },
+          ],
+          crawler,
+        );
+      }
+    }
+    this.write(encode({ type: 'DEQUEUE_REPLY', target }));
+  }
+
+  /** The canonical URL an original packet names, or null (refused, as the codec says why). */
+  private urlOf(target: OriginalTarget): string | null {
+    try {
+      const c = canonicalize(urlFromOriginal(target).url);
+      return c.ok ? c.url : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private crawler(): Promise<CrawlerId> {
+    return this.hello as Promise<CrawlerId>;
+  }
+
+  private originalCrawler(): Promise<CrawlerId> {
+    const who = `original@${this.socket.remoteAddress}:${this.socket.remotePort}`;
+    this.original ??= this.ctx.service.register(who);
+    return this.original;
+  }
+
+  private text(text: string): void {
+    this.write(textAnswerBytes(text));
+    this.close();
+  }
+
+  private refuse(err: unknown): void {
+    if (err instanceof ControlError || err instanceof ProtocolError) return this.close(err.code, err.message);
+    this.close(ErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
+  }
+
+  private writeMessage<T extends OurPacketName>(type: T, requestId: number, body: Bodies[T]): void {
+    const packet = { type, requestId, more: false, body } as unknown as OurPacket;
+    for (const frame of encodeMessage(packet)) this.write(frame);
+  }
+
+  private write(bytes: Buffer): void {
+    if (this.socket.destroyed) return;
+    this.socket.write(bytes);
+    if (!this.closed && this.socket.writableLength > this.ctx.limits.maxBufferedBytes) {
+      this.close(ErrorCode.BUSY, 'the client does not read what it is sent');
+      this.socket.destroy();
+    }
+  }
+
+  private armIdle(): void {
+    if (this.idle !== null) clearTimeout(this.idle);
+    if (this.closed) return;
+    this.idle = setTimeout(() => {
+      // A long-polling LEASE is a request waiting, not idleness; half a packet is.
+      if (this.outstanding > 0 && this.decoder.partialBytes === 0) return this.armIdle();
+      this.close(ErrorCode.IDLE_TIMEOUT, `nothing came for ${this.ctx.limits.idleMs} ms`);
+      this.socket.destroy();
+    }, this.ctx.limits.idleMs);
+    this.idle.unref();
+  }
+
+  private async onClose(): Promise<void> {
+    this.closed = true;
+    if (this.idle !== null) clearTimeout(this.idle);
+    this.ctx.bunnies.delete(this);
+    // A client that goes away gives its leases back at once.
+    for (const who of [this.hello, this.original]) {
+      if (who === null) continue;
+      try {
+        await this.ctx.service.leave(await who);
+      } catch {
+        // the store is closing with the server
+      }
+    }
+  }
+}
