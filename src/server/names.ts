@@ -9,7 +9,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 export function plainNameIn(dir: string, name: string): string | null {
   if (name === '' || name.length > 255 || name === '.' || name === '..') return null;
   if (name.includes('/') || name.includes('\\') || name.includes('\0') || isAbsolute(name)) return null;
-  if (/[\u0000-\u001f]/.test(name)) return null;
+  for (let i = 0; i < name.length; i++) if (name.charCodeAt(i) < 0x20) return null;
   const path = join(dir, name);
   if (!existsSync(path)) return insideOf(dir, path) ? path : null;
   try {

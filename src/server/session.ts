@@ -149,20 +149,24 @@ export class Session {
   private handle(m: Message): void {
     const first = this.packets++ === 0;
     if (m.type === 'AUTH') {
-      if (!first)
-        return this.close(ErrorCode.AUTH_NOT_FIRST, 'AUTH must be the first packet on a connection');
+      if (!first) {
+        this.close(ErrorCode.AUTH_NOT_FIRST, 'AUTH must be the first packet on a connection');
+        return;
+      }
       if (!tokenMatches(this.ctx.token, m.body.token)) {
-        return this.close(ErrorCode.AUTH_FAILED, 'the token is wrong: use the one in DATA/token or --token');
+        this.close(ErrorCode.AUTH_FAILED, 'the token is wrong: use the one in DATA/token or --token');
+        return;
       }
       this.authed = true;
       if (m.requestId !== 0) this.writeMessage('OK', m.requestId, {});
       return;
     }
     if (!this.authed && (this.ctx.tokenEverywhere || TOKEN_ALWAYS.has(m.type))) {
-      return this.close(
+      this.close(
         ErrorCode.AUTH_REQUIRED,
         `${m.type} needs the token: send AUTH first (the server printed it, and keeps it in DATA/token)`,
       );
+      return;
     }
     if ('requestId' in m) {
       this.ours(m);
@@ -183,7 +187,8 @@ export class Session {
       return;
     }
     if (++this.outstanding > this.ctx.limits.maxOutstanding) {
-      return this.close(ErrorCode.BUSY, `more than ${this.ctx.limits.maxOutstanding} requests at once`);
+      this.close(ErrorCode.BUSY, `more than ${this.ctx.limits.maxOutstanding} requests at once`);
+      return;
     }
     void this.answer(m)
       .then(
@@ -191,7 +196,10 @@ export class Session {
           if (reply !== null) this.writeMessage(reply.type, requestId, reply.body as Bodies[OurPacketName]);
         },
         (err: unknown) => {
-          if (err instanceof ControlError) return this.close(err.code, err.message, requestId);
+          if (err instanceof ControlError) {
+            this.close(err.code, err.message, requestId);
+            return;
+          }
           const message = err instanceof Error ? err.message : String(err);
           this.writeMessage('ERROR', requestId, { code: ErrorCode.INTERNAL, message: message.slice(0, 500) });
         },
@@ -266,7 +274,8 @@ export class Session {
     const { control, service } = this.ctx;
     switch (m.type) {
       case 'DEQUEUE':
-        return this.dequeue();
+        await this.dequeue();
+        return;
       case 'ENQUEUE': {
         const url = this.urlOf(m.target);
         if (url === null) return;
@@ -287,17 +296,22 @@ export class Session {
         return;
       }
       case 'SHOWDATA':
-        return this.text(await control.show());
+        this.text(await control.show());
+        return;
       case 'MODSTAT':
-        return this.text(control.modstat());
+        this.text(control.modstat());
+        return;
       case 'LOGDATA':
         await control.logTo(m.file);
-        return this.close();
+        this.close();
+        return;
       case 'READDATA':
         await control.readFrom(m.file);
-        return this.close();
+        this.close();
+        return;
       case 'NEWMOD':
-        return this.text(await control.loadModule(m.name));
+        this.text(await control.loadModule(m.name));
+        return;
       case 'QUIT':
         this.close();
         await control.quit();
@@ -318,7 +332,8 @@ export class Session {
   /** DEQUEUE: one URL the original packets can carry, or the two bytes 00 00. */
   private async dequeue(): Promise<void> {
     if (this.hello !== null || this.outstanding > 0) {
-      return this.close(ErrorCode.DEQUEUE_NOT_ALLOWED, 'DEQUEUE after HELLO, or while a reply is due');
+      this.close(ErrorCode.DEQUEUE_NOT_ALLOWED, 'DEQUEUE after HELLO, or while a reply is due');
+      return;
     }
     const crawler = await this.originalCrawler();
     const batch = await this.ctx.service.lease(crawler, 1, 0);
@@ -374,7 +389,10 @@ export class Session {
   }
 
   private refuse(err: unknown): void {
-    if (err instanceof ControlError || err instanceof ProtocolError) return this.close(err.code, err.message);
+    if (err instanceof ControlError || err instanceof ProtocolError) {
+      this.close(err.code, err.message);
+      return;
+    }
     this.close(ErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));
   }
 
@@ -397,7 +415,10 @@ export class Session {
     if (this.closed) return;
     this.idle = setTimeout(() => {
       // A long-polling LEASE is a request waiting, not idleness; half a packet is.
-      if (this.outstanding > 0 && this.decoder.partialBytes === 0) return this.armIdle();
+      if (this.outstanding > 0 && this.decoder.partialBytes === 0) {
+        this.armIdle();
+        return;
+      }
       this.close(ErrorCode.IDLE_TIMEOUT, `nothing came for ${this.ctx.limits.idleMs} ms`);
       this.socket.destroy();
     }, this.ctx.limits.idleMs);
