@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker.js';
 import { drumPaths, writeFlushMark } from './drum-files.js';
@@ -108,7 +108,8 @@ export class DrumSeenSet implements SeenSet {
       await worker.terminate();
       throw new Error(`the drum seen set in ${full.dir} cannot open: ${error.message}`);
     });
-    const markFd = openSync(drumPaths(full.dir).flushed, 'a+');
+    // Not 'a+': on Linux a positioned write to a file opened for appending goes to its end.
+    const markFd = openSync(drumPaths(full.dir).flushed, constants.O_RDWR | constants.O_CREAT);
     return new DrumSeenSet(worker, markFd, full, ready);
   }
 

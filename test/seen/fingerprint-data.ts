@@ -28,3 +28,23 @@ export function expectedVerdicts(calls: readonly BigUint64Array[], held: Iterabl
     }),
   );
 }
+
+/** The fingerprints first met in batch `batch` of the kill -9 test: 500, distinct from every other batch's. */
+export function freshOfBatch(batch: number): BigUint64Array {
+  return randomFingerprints(500, 0x5eed0000 + batch);
+}
+
+/**
+ * The kill -9 test's call for `batch`: its fresh fingerprints, then 200 met in earlier
+ * batches of the same run (from `first` on), which must all be seen.
+ */
+export function callOfBatch(batch: number, first: number): { call: BigUint64Array; fresh: number } {
+  const fresh = freshOfBatch(batch);
+  const call = new BigUint64Array(fresh.length + (batch > first ? 200 : 0));
+  call.set(fresh);
+  for (let i = fresh.length; i < call.length; i++) {
+    const earlier = first + ((i * 31 + batch) % (batch - first));
+    call[i] = freshOfBatch(earlier)[(i * 17) % 500] as bigint;
+  }
+  return { call, fresh: fresh.length };
+}
