@@ -125,23 +125,97 @@ function lowerBound(words: Uint32Array, from: number, to: number, hi: number, lo
   return a;
 }
 
-/** Sorts fingerprints in place and drops repeats; returns how many distinct remain at the front. */
-export function sortUnique(fingerprints: BigUint64Array): number {
-  fingerprints.sort();
-  const words = new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
+/**
+ * A batch sorted by fingerprint, each with its position in the batch: fingerprint i is
+ * `words[2 * i]` (low half), `words[2 * i + 1]` (high half), at position `at[i]`, i < count.
+ */
+export interface SortedBatch {
+  words: Uint32Array;
+  at: Uint32Array;
+  count: number;
+}
+
+/**
+ * Sorts batches by fingerprint, keeping positions: an LSD radix sort, 16 bits a pass,
+ * four passes, each a sequential read and a write into 65,536 runs. It is stable, so
+ * among equal fingerprints the first in the batch comes first. The batch's own array is
+ * one of the two it sorts between (the sorted batch ends there, its order lost), and
+ * the other arrays are kept from one batch to the next: 16 bytes a fingerprint besides
+ * the batch, and the merging thread's memory stays flat.
+ */
+export class BatchSorter {
+  private spare = new Uint32Array(0);
+  private atA = new Uint32Array(0);
+  private atB = new Uint32Array(0);
+  private readonly counts = new Uint32Array(65536);
+
+  /** Sorts the `count` fingerprints of `words` (low, high, low, high, ...), in place. */
+  sort(words: Uint32Array, count: number): SortedBatch {
+    if (this.atA.length < count) {
+      this.spare = new Uint32Array(count * 2);
+      this.atA = new Uint32Array(count);
+      this.atB = new Uint32Array(count);
+    }
+    let from: Uint32Array = words;
+    let to: Uint32Array = this.spare;
+    let fromAt = this.atB; // unused in the first pass: positions start as 0, 1, 2, ...
+    let toAt = this.atA;
+    const counts = this.counts;
+    for (let pass = 0; pass < 4; pass++) {
+      const half = pass < 2 ? 0 : 1;
+      const shift = (pass & 1) * 16;
+      counts.fill(0);
+      for (let i = 0; i < count; i++) {
+        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
+        counts[d] = (counts[d] as number) + 1;
+      }
+      let sum = 0;
+      for (let d = 0; d < 65536; d++) {
+        const c = counts[d] as number;
+        counts[d] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < count; i++) {
+        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
+        const j = counts[d] as number;
+        counts[d] = j + 1;
+        to[2 * j] = from[2 * i] as number;
+        to[2 * j + 1] = from[2 * i + 1] as number;
+        toAt[j] = pass === 0 ? i : (fromAt[i] as number);
+      }
+      [from, to] = [to, from];
+      [fromAt, toAt] = [toAt, fromAt];
+    }
+    // Four passes: the sorted fingerprints are back in `words`.
+    return { words: from, at: fromAt, count };
+  }
+}
+
+/** Drops repeats from a sorted batch, in place, keeping each fingerprint's first position; returns the distinct count. */
+export function dropRepeats(batch: SortedBatch): number {
+  const { words, at } = batch;
   let kept = 0;
-  for (let i = 0; i < fingerprints.length; i++) {
-    if (kept > 0 && equalAt(words, kept - 1, words[2 * i + 1] as number, words[2 * i] as number)) continue;
-    words[2 * kept] = words[2 * i] as number;
-    words[2 * kept + 1] = words[2 * i + 1] as number;
+  for (let i = 0; i < batch.count; i++) {
+    const lo = words[2 * i] as number;
+    const hi = words[2 * i + 1] as number;
+    if (kept > 0 && words[2 * kept - 2] === lo && words[2 * kept - 1] === hi) continue;
+    words[2 * kept] = lo;
+    words[2 * kept + 1] = hi;
+    at[kept] = at[i] as number;
     kept++;
   }
+  batch.count = kept;
   return kept;
 }
 
+// One reading and one writing chunk for every pass of this thread: allocated once, so a
+// long run of merges does not leave freed 4 MiB blocks behind in the allocator.
+const readChunk = new Uint32Array(IO_CHUNK * 2);
+const writeChunk = new Uint32Array(IO_CHUNK * 2);
+
 /** Reads a sorted file front to back, one chunk at a time. */
 class SortedReader {
-  readonly words = new Uint32Array(IO_CHUNK * 2);
+  readonly words = readChunk;
   /** Fingerprints in the chunk, and the next one to use. */
   length = 0;
   at = 0;
@@ -167,7 +241,7 @@ class SortedReader {
 
 /** Writes a sorted file front to back; the header goes in last. */
 class SortedWriter {
-  private readonly words = new Uint32Array(IO_CHUNK * 2);
+  private readonly words = writeChunk;
   private length = 0;
   count = 0;
 
@@ -241,48 +315,41 @@ function pass<T>(input: string, output: string, body: (reader: SortedReader, wri
 }
 
 /**
- * The merge: one sequential pass that writes input ∪ keys to `output` (fsynced) and
- * returns the keys the input did not hold, ascending. `keys` are the words of `count`
- * sorted, distinct fingerprints.
+ * The merge: one sequential pass that writes input ∪ keys to `output` (fsynced). `keys`
+ * are sorted and distinct; `isNew[i]` is set to 1 for each key the input did not hold.
  */
 export function mergeInto(
   input: string,
   output: string,
-  keys: Uint32Array,
-  count: number,
+  keys: SortedBatch,
+  isNew: Uint8Array,
   lastBatch: number,
-): { added: Uint32Array; addedCount: number; total: number } {
+): { addedCount: number; total: number } {
   return pass(input, output, (reader, writer) => {
-    const added = new Uint32Array(count * 2);
     let addedCount = 0;
-    for (let i = 0; i < count; i++) {
-      const lo = keys[2 * i] as number;
-      const hi = keys[2 * i + 1] as number;
+    const words = keys.words;
+    for (let i = 0; i < keys.count; i++) {
+      const lo = words[2 * i] as number;
+      const hi = words[2 * i + 1] as number;
       const more = copyBelow(reader, writer, hi, lo);
       if (more && equalAt(reader.words, reader.at, hi, lo)) continue; // held: copied with the next run
       writer.appendOne(lo, hi);
-      added[2 * addedCount] = lo;
-      added[2 * addedCount + 1] = hi;
+      isNew[i] = 1;
       addedCount++;
     }
     copyRest(reader, writer);
     writer.finish(lastBatch);
-    return { added: added.subarray(0, addedCount * 2), addedCount, total: writer.count };
+    return { addedCount, total: writer.count };
   });
 }
 
-/** The undo: writes input minus keys to `output` (fsynced); returns how many remain. */
-export function subtractFrom(
-  input: string,
-  output: string,
-  keys: Uint32Array,
-  count: number,
-  lastBatch: number,
-): number {
+/** The undo: writes input minus keys (sorted, distinct) to `output` (fsynced); returns how many remain. */
+export function subtractFrom(input: string, output: string, keys: SortedBatch, lastBatch: number): number {
   return pass(input, output, (reader, writer) => {
-    for (let i = 0; i < count; i++) {
-      const lo = keys[2 * i] as number;
-      const hi = keys[2 * i + 1] as number;
+    const words = keys.words;
+    for (let i = 0; i < keys.count; i++) {
+      const lo = words[2 * i] as number;
+      const hi = words[2 * i + 1] as number;
       if (copyBelow(reader, writer, hi, lo) && equalAt(reader.words, reader.at, hi, lo)) reader.at++;
     }
     copyRest(reader, writer);
@@ -298,33 +365,12 @@ export function install(output: string, sorted: string): void {
 }
 
 /**
- * For each fingerprint of the batch, in the batch's order: 1 when it is among `added`
- * (sorted words of `addedCount` fingerprints) and is its first occurrence in the batch.
+ * For each fingerprint of the batch, in the batch's order: 1 when the merge added it and
+ * this is its first occurrence in the batch (the position dropRepeats kept).
  */
-export function verdicts(
-  batch: Uint32Array,
-  count: number,
-  added: Uint32Array,
-  addedCount: number,
-): Uint8Array {
-  const result = new Uint8Array(count);
-  if (addedCount === 0) return result;
-  const claimed = new Uint8Array(addedCount);
-  for (let i = 0; i < count; i++) {
-    const lo = batch[2 * i] as number;
-    const hi = batch[2 * i + 1] as number;
-    let a = 0;
-    let b = addedCount;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (below(added, mid, hi, lo)) a = mid + 1;
-      else b = mid;
-    }
-    if (a < addedCount && claimed[a] === 0 && equalAt(added, a, hi, lo)) {
-      claimed[a] = 1;
-      result[i] = 1;
-    }
-  }
+export function verdicts(keys: SortedBatch, isNew: Uint8Array, batchCount: number): Uint8Array {
+  const result = new Uint8Array(batchCount);
+  for (let i = 0; i < keys.count; i++) if (isNew[i] === 1) result[keys.at[i] as number] = 1;
   return result;
 }
 
@@ -349,10 +395,25 @@ export class Journal {
     return this.size;
   }
 
-  /** Appends one record and fsyncs: it must be on disk before the merge it undoes is installed. */
-  append(batch: number, words: Uint32Array, count: number): void {
+  /**
+   * Appends the record of one merge: the keys it added (those with `isNew` set, `count`
+   * of them), copied out a slice at a time. fsynced: it must be on disk before the
+   * merge it undoes is installed.
+   */
+  append(batch: number, keys: SortedBatch, isNew: Uint8Array, count: number): void {
     writeAll(this.fd, recordHead(batch, count));
-    writeAll(this.fd, bytesOf(words.subarray(0, 2 * count)));
+    const slice = new Uint32Array(2 * Math.min(count, 1 << 16));
+    let n = 0;
+    for (let i = 0; i < keys.count; i++) {
+      if (isNew[i] !== 1) continue;
+      slice[2 * n] = keys.words[2 * i] as number;
+      slice[2 * n + 1] = keys.words[2 * i + 1] as number;
+      if (++n * 2 === slice.length) {
+        writeAll(this.fd, bytesOf(slice));
+        n = 0;
+      }
+    }
+    writeAll(this.fd, bytesOf(slice.subarray(0, 2 * n)));
     fsyncSync(this.fd);
     this.size += RECORD_HEADER_BYTES + 8 * count;
   }

@@ -17,7 +17,11 @@ export type DrumRequest =
       /** The last batch the caller has flushed: journal records up to it may go. */
       flushedThrough: number;
     }
-  | { type: 'close' };
+  | {
+      type: 'close';
+      /** The last batch flushed: the journal keeps only the records after it. */
+      flushedThrough: number;
+    };
 
 export type DrumReply =
   | { type: 'ready'; count: number; lastBatch: number }
@@ -26,6 +30,8 @@ export type DrumReply =
       batch: number;
       /** One byte per fingerprint of the batch, in its order: 1 for new. */
       verdicts: ArrayBuffer;
+      /** The batch's buffer, handed back to gather the next batch in (its contents are spent). */
+      buffer: ArrayBuffer;
       /** Fingerprints in the sorted file after this merge. */
       total: number;
     }

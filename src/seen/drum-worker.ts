@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
+  BatchSorter,
+  dropRepeats,
   drumPaths,
   install,
   Journal,
@@ -8,7 +10,6 @@ import {
   readFlushMark,
   readSortedHeader,
   removeLeftovers,
-  sortUnique,
   subtractFrom,
   verdicts,
   writeEmptySorted,
@@ -25,6 +26,7 @@ const port = parentPort;
 if (!port) throw new Error('drum-worker.ts runs as a worker thread');
 const { dir, bufferSize, journalLimitBytes } = workerData as DrumWorkerData;
 const paths = drumPaths(dir);
+const sorter = new BatchSorter();
 
 function post(reply: DrumReply, transfer: ArrayBuffer[] = []): void {
   port?.postMessage(reply, transfer);
@@ -45,9 +47,9 @@ function recover(): { journal: Journal; count: number; lastBatch: number } {
   let sliceCount = 0;
   const undo = (): void => {
     if (sliceCount === 0) return;
-    const keys = slice.subarray(0, sliceCount);
-    const distinct = sortUnique(keys);
-    count = subtractFrom(paths.sorted, paths.temp, wordsOf(keys), distinct, lastBatch);
+    const keys = sorter.sort(wordsOf(slice), sliceCount);
+    dropRepeats(keys);
+    count = subtractFrom(paths.sorted, paths.temp, keys, lastBatch);
     install(paths.temp, paths.sorted);
     sliceCount = 0;
   };
@@ -70,23 +72,24 @@ function recover(): { journal: Journal; count: number; lastBatch: number } {
 }
 
 function merge(request: Extract<DrumRequest, { type: 'merge' }>, journal: Journal): void {
-  const batch = new BigUint64Array(request.buffer, 0, request.count);
-  const keys = batch.slice();
-  const distinct = sortUnique(keys);
-  const { added, addedCount, total } = mergeInto(
-    paths.sorted,
-    paths.temp,
-    wordsOf(keys),
-    distinct,
-    request.batch,
-  );
+  const keys = sorter.sort(new Uint32Array(request.buffer, 0, request.count * 2), request.count);
+  dropRepeats(keys);
+  const isNew = new Uint8Array(keys.count);
+  const { addedCount, total } = mergeInto(paths.sorted, paths.temp, keys, isNew, request.batch);
   // The undo record is on disk before the merged file replaces the old one.
-  journal.append(request.batch, added, addedCount);
+  journal.append(request.batch, keys, isNew, addedCount);
   install(paths.temp, paths.sorted);
-  const result = verdicts(wordsOf(batch), request.count, added, addedCount);
-  post({ type: 'merged', batch: request.batch, verdicts: result.buffer as ArrayBuffer, total }, [
-    result.buffer as ArrayBuffer,
-  ]);
+  const result = verdicts(keys, isNew, request.count);
+  post(
+    {
+      type: 'merged',
+      batch: request.batch,
+      verdicts: result.buffer as ArrayBuffer,
+      total,
+      buffer: request.buffer,
+    },
+    [result.buffer as ArrayBuffer, request.buffer],
+  );
   if (journal.bytes > journalLimitBytes) journal.dropThrough(request.flushedThrough);
 }
 
@@ -97,6 +100,7 @@ try {
     try {
       if (request.type === 'merge') merge(request, journal);
       else {
+        journal.dropThrough(request.flushedThrough);
         journal.close();
         post({ type: 'closed' });
         port.close();

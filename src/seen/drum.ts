@@ -17,7 +17,7 @@ export interface DrumSeenSetOptions {
   sync?: boolean;
 }
 
-export const DRUM_DEFAULT_BUFFER = 1 << 21;
+export const DRUM_DEFAULT_BUFFER = 1 << 20;
 export const DRUM_DEFAULT_WAIT_MS = 1000;
 
 interface Call {
@@ -44,6 +44,8 @@ export class DrumSeenSet implements SeenSet {
   readonly exact = true;
   private count: number;
   private filling: BigUint64Array;
+  /** A buffer the merging thread handed back, to gather a later batch in. */
+  private spare: ArrayBuffer | undefined;
   private fillCount = 0;
   private fillCalls: Call[] = [];
   private merging: Call[] | undefined;
@@ -122,8 +124,8 @@ export class DrumSeenSet implements SeenSet {
     if (this.closing) return Promise.reject(closedError());
     const n = fingerprints.length;
     if (this.fillCount + n > this.filling.length) {
-      // More than a buffer waits (the merging thread is behind): grow rather than refuse.
-      const bigger = new BigUint64Array(Math.max(this.fillCount + n, this.filling.length * 2));
+      // More than a buffer waits (the merging thread is behind): grow by an eighth rather than refuse.
+      const bigger = new BigUint64Array(this.fillCount + n + (this.options.bufferSize >>> 3));
       bigger.set(this.filling.subarray(0, this.fillCount));
       this.filling = bigger;
     }
@@ -174,7 +176,7 @@ export class DrumSeenSet implements SeenSet {
     await new Promise<void>((resolve) => {
       this.closedReply = resolve;
       this.worker.ref();
-      this.post({ type: 'close' });
+      this.post({ type: 'close', flushedThrough: this.flushedThrough });
     });
     closeSync(this.markFd);
   }
@@ -206,7 +208,12 @@ export class DrumSeenSet implements SeenSet {
     const count = this.fillCount;
     this.merging = this.fillCalls;
     this.callsSealed = this.callsMade;
-    this.filling = new BigUint64Array(this.options.bufferSize);
+    const spare = this.spare;
+    this.spare = undefined;
+    this.filling =
+      spare && spare.byteLength === this.options.bufferSize * 8
+        ? new BigUint64Array(spare)
+        : new BigUint64Array(this.options.bufferSize);
     this.fillCount = 0;
     this.fillCalls = [];
     this.worker.ref();
@@ -223,6 +230,7 @@ export class DrumSeenSet implements SeenSet {
       this.worker.unref();
       this.count = reply.total;
       this.resolvedThrough = reply.batch;
+      this.spare = reply.buffer;
       const verdicts = new Uint8Array(reply.verdicts);
       for (const call of calls) {
         const result = new Array<boolean>(call.length);

@@ -15,7 +15,7 @@ export {
   heritrixFingerprint,
   heritrixFingerprints,
 } from './fingerprint.js';
-export { LmdbSeenSet } from './lmdb.js';
+export type { LmdbSeenSet } from './lmdb.js';
 export { MemorySeenSet } from './memory.js';
 export { openSeenSet, SEEN_KINDS, type SeenKind, type SeenSetOptions } from './open.js';
 export type { SeenSet } from './types.js';

@@ -1,6 +1,6 @@
 import { BloomSeenSet } from './bloom.js';
 import { DrumSeenSet } from './drum.js';
-import { LmdbSeenSet } from './lmdb.js';
+import type { LmdbSeenSet } from './lmdb.js';
 import { MemorySeenSet } from './memory.js';
 import type { SeenSet } from './types.js';
 
@@ -48,8 +48,11 @@ export async function openSeenSet(kind: SeenKind, options: SeenSetOptions = {}):
         capacity: options.capacity ?? DEFAULT_BLOOM_CAPACITY,
         fpRate: options.fpRate ?? DEFAULT_FP_RATE,
       });
-    case 'lmdb':
+    case 'lmdb': {
+      // Loaded only when asked for: its native module costs memory the others need not pay.
+      const { LmdbSeenSet } = await import('./lmdb.js');
       return LmdbSeenSet.open({ dir: needDir(kind, options), sync: options.sync });
+    }
     case 'drum':
       return DrumSeenSet.open({
         dir: needDir(kind, options),
