@@ -189,6 +189,13 @@ export class DrumSeenSet implements SeenSet {
 
   private schedule(): void {
     if (this.merging || this.failure || this.fillCalls.length === 0) return;
+    if (this.fillCount === 0) {
+      // Only empty calls wait, and nothing before them: no merge needed to answer them.
+      for (const call of this.fillCalls) call.resolve([]);
+      this.callsSealed = this.callsMade;
+      this.fillCalls = [];
+      return;
+    }
     if (this.fillCount >= this.options.bufferSize || this.due || this.urgentThrough > this.callsSealed) {
       this.startMerge();
     } else if (!this.timer) {

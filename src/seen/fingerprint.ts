@@ -146,7 +146,10 @@ export function fingerprint(url: string): bigint {
 }
 
 /** Fingerprints of many URLs at once, into `out` (made to fit when not given). */
-export function fingerprints(urls: readonly string[], out = new BigUint64Array(urls.length)): BigUint64Array {
+export function fingerprints(
+  urls: readonly string[],
+  out: BigUint64Array = new BigUint64Array(urls.length),
+): BigUint64Array {
   const words = wordsOf(out);
   for (let i = 0; i < urls.length; i++) {
     const url = urls[i] as string;
@@ -190,7 +193,7 @@ export function heritrixFingerprint(url: string): bigint {
 /** Heritrix-layout fingerprints of many URLs at once, into `out` (made to fit when not given). */
 export function heritrixFingerprints(
   urls: readonly string[],
-  out = new BigUint64Array(urls.length),
+  out: BigUint64Array = new BigUint64Array(urls.length),
 ): BigUint64Array {
   const words = wordsOf(out);
   for (let i = 0; i < urls.length; i++) heritrixInto(urls[i] as string, words, 2 * i);
