@@ -30,8 +30,8 @@ const HEADER_NUMBERS = 2; // count, last batch
 export const SORTED_HEADER_BYTES = 8 + 8 * HEADER_NUMBERS;
 const RECORD_HEADER_BYTES = 16; // batch, count
 
-/** Fingerprints read or written per I/O call while merging: 4 MiB. */
-const IO_CHUNK = 1 << 19;
+/** Fingerprints read or written per I/O call while merging: 1 MiB. */
+const IO_CHUNK = 1 << 17;
 
 export interface SortedHeader {
   count: number;

@@ -91,7 +91,8 @@ export class LmdbSeenSet implements SeenSet {
     if (this.closed) return Promise.reject(closedError());
     // The marks of calls made until now, and none made later: taken at once, written in turn.
     const batch = this.pending;
-    this.pending = new FingerprintTable();
+    this.pending = new FingerprintTable(batch.size); // the next batch is likely as large: no regrowing
+
     this.writing.push(batch);
     this.lastWrite = this.lastWrite.then(() => this.write(batch));
     return this.lastWrite;

@@ -19,7 +19,7 @@ export interface SeenSetOptions {
   fpRate?: number;
   /** lmdb and drum: flush() also waits for fsync, so a power cut loses nothing flushed (a kill -9 never does). */
   sync?: boolean;
-  /** drum: fingerprints gathered per merge (default 2,097,152). */
+  /** drum: fingerprints gathered per merge (default 1,048,576). */
   bufferSize?: number;
   /** drum: longest a call waits for its merge to start when the buffer is not full (default 1000 ms). */
   maxWaitMs?: number;
