@@ -21,6 +21,9 @@ export interface SeenRunResult {
   diskBytes: number;
   falsePositives: number;
   falseNegatives: number;
+  /** How long calls waited for their answers, in milliseconds: median and longest. */
+  waitMedianMs: number;
+  waitMaxMs: number;
   note: string;
 }
 
@@ -43,6 +46,9 @@ async function main(): Promise<void> {
   let inFlight = 0;
   let sinceFlush = 0;
   const waiting: Array<{ answer: Promise<boolean[]> | boolean[]; truth: Uint8Array; n: number }> = [];
+  // One sample in 16 calls: when each call resolved, after it was made.
+  const waits: number[] = [];
+  let calls = 0;
 
   const settle = async (): Promise<void> => {
     const oldest = waiting.shift();
@@ -63,6 +69,10 @@ async function main(): Promise<void> {
     const n = stream.nextPages(PAGES_PER_CALL, urls, truth);
     streamMs += performance.now() - streamStart;
     const answer = fromTruth ? Array.from(truth.subarray(0, n), (t) => t === 1) : contender.check(urls);
+    if (calls++ % 16 === 0) {
+      const made = performance.now();
+      void Promise.resolve(answer).then(() => waits.push(performance.now() - made));
+    }
     waiting.push({ answer, truth, n });
     inFlight += n;
     while (waiting.length > 0 && inFlight > contender.window) await settle();
@@ -92,6 +102,8 @@ async function main(): Promise<void> {
     diskBytes: folderBytes(dir),
     falsePositives,
     falseNegatives,
+    waitMedianMs: waits.sort((a, b) => a - b)[Math.floor(waits.length / 2)] ?? 0,
+    waitMaxMs: waits[waits.length - 1] ?? 0,
     note,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);

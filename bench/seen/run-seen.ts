@@ -110,8 +110,8 @@ function mib(bytes: number): string {
 
 function markdownTable(rows: readonly SeenBenchRow[]): string {
   const lines = [
-    '| contender | URLs | checks | checks/s | CPU µs/check | peak RSS (MiB) | disk (B/URL) | false positives | false negatives | notes |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| contender | URLs | checks | checks/s | CPU µs/check | peak RSS (MiB) | disk (B/URL) | false positives | false negatives | answer wait (ms, median / max) | notes |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const r = row.result;
@@ -126,6 +126,7 @@ function markdownTable(rows: readonly SeenBenchRow[]): string {
           (r.diskBytes / r.distinct).toFixed(1),
           r.falsePositives.toLocaleString('en-US'),
           r.falseNegatives.toLocaleString('en-US'),
+          `${(r.waitMedianMs ?? 0).toFixed(1)} / ${(r.waitMaxMs ?? 0).toFixed(0)}`,
           r.note,
         ]
       : [
