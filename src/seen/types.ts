@@ -15,8 +15,15 @@ export interface SeenSet {
    * merge); calls resolve in the order they were made.
    */
   insertNew(fingerprints: BigUint64Array): Promise<boolean[]>;
-  /** Makes every mark made so far durable (a no-op for a set that lives in memory). */
+  /**
+   * Makes durable the marks of every insertNew() call that had resolved when flush() was
+   * called, and no others: a call still waiting (drum) is not covered, since its caller
+   * has not acted on its answers yet. Nothing becomes durable except through flush(), so
+   * after a kill the set holds exactly what was flushed. (A no-op for a set that lives
+   * in memory only.)
+   */
   flush(): Promise<void>;
+  /** Lets waiting calls resolve, flushes as flush() would have when close() was called, and lets go of files and threads. */
   close(): Promise<void>;
   /** Fingerprints held (for bloom: insertions that were new, an estimate). */
   readonly size: number;

@@ -1,0 +1,473 @@
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { bytesOf, fsyncDir, header, readExactly, readHeader, writeAll, writeFileAtomic } from './files.js';
+
+/**
+ * drum's files, all in one folder:
+ * - seen.drum: the sorted set. A header ("CWDRUM01", count, last batch merged), then the
+ *   fingerprints as little-endian uint64, ascending, no duplicates.
+ * - seen.drum-journal: append-only; per merge, a record of the fingerprints that merge
+ *   added (its batch number, their count, then the fingerprints). It is the undo log of
+ *   merges the caller has not flushed yet.
+ * - seen.drum-flushed: the last batch flush() covered (with its bitwise complement, so a
+ *   torn write is caught). Journal records past it are undone at open.
+ */
+export const DRUM_FILE = 'seen.drum';
+export const JOURNAL_FILE = 'seen.drum-journal';
+export const FLUSHED_FILE = 'seen.drum-flushed';
+
+const MAGIC = 'CWDRUM01';
+const HEADER_NUMBERS = 2; // count, last batch
+export const SORTED_HEADER_BYTES = 8 + 8 * HEADER_NUMBERS;
+const RECORD_HEADER_BYTES = 16; // batch, count
+
+/** Fingerprints read or written per I/O call while merging: 1 MiB. */
+const IO_CHUNK = 1 << 17;
+
+export interface SortedHeader {
+  count: number;
+  lastBatch: number;
+}
+
+export function drumPaths(dir: string): { sorted: string; journal: string; flushed: string; temp: string } {
+  const sorted = join(dir, DRUM_FILE);
+  return {
+    sorted,
+    journal: join(dir, JOURNAL_FILE),
+    flushed: join(dir, FLUSHED_FILE),
+    temp: `${sorted}.tmp`,
+  };
+}
+
+export function readSortedHeader(path: string): SortedHeader {
+  const fd = openSync(path, 'r');
+  try {
+    const numbers = readHeader(fd, MAGIC, HEADER_NUMBERS);
+    const [count = -1, lastBatch = 0] = numbers ?? [];
+    if (!numbers || fstatSync(fd).size !== SORTED_HEADER_BYTES + count * 8) {
+      throw new Error(
+        `${path} is not a complete drum seen-set file: delete the folder's seen.drum* files to start anew`,
+      );
+    }
+    return { count, lastBatch };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export function writeEmptySorted(path: string): void {
+  writeFileAtomic(path, [header(MAGIC, [0, 0])]);
+}
+
+/** The batch number in seen.drum-flushed, 0 when there is none. */
+export function readFlushMark(path: string): number {
+  if (!existsSync(path)) return 0;
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = Buffer.alloc(16);
+    if (!readExactly(fd, bytes, 0)) return 0; // created, never written: nothing was flushed
+    const mark = bytes.readBigUInt64LE(0);
+    if ((mark ^ bytes.readBigUInt64LE(8)) !== 0xffffffffffffffffn) {
+      throw new Error(`${path} is damaged: delete the folder's seen.drum* files to start the set anew`);
+    }
+    return Number(mark);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes the flush mark in place: 16 bytes, one write, so it is the old mark or the new. */
+export function writeFlushMark(fd: number, batch: number, sync: boolean): void {
+  const bytes = Buffer.alloc(16);
+  bytes.writeBigUInt64LE(BigInt(batch), 0);
+  bytes.writeBigUInt64LE(BigInt(batch) ^ 0xffffffffffffffffn, 8);
+  writeSync(fd, bytes, 0, 16, 0);
+  if (sync) fsyncSync(fd);
+}
+
+/** True when the fingerprint at words[2i] is below (hi, lo). */
+function below(words: Uint32Array, i: number, hi: number, lo: number): boolean {
+  const h = words[2 * i + 1] as number;
+  return h < hi || (h === hi && (words[2 * i] as number) < lo);
+}
+
+function equalAt(words: Uint32Array, i: number, hi: number, lo: number): boolean {
+  return words[2 * i + 1] === hi && words[2 * i] === lo;
+}
+
+/** The first index in [from, to) whose fingerprint is not below (hi, lo), or `to`. Galloping: cheap when it is near `from`. */
+function lowerBound(words: Uint32Array, from: number, to: number, hi: number, lo: number): number {
+  if (from >= to || !below(words, from, hi, lo)) return from;
+  let known = from; // below
+  let step = 1;
+  let probe = from + 1;
+  while (probe < to && below(words, probe, hi, lo)) {
+    known = probe;
+    step *= 2;
+    probe = from + step;
+  }
+  let a = known + 1;
+  let b = Math.min(probe, to);
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (below(words, mid, hi, lo)) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}
+
+/**
+ * A batch sorted by fingerprint, each with its position in the batch: fingerprint i is
+ * `words[2 * i]` (low half), `words[2 * i + 1]` (high half), at position `at[i]`, i < count.
+ */
+export interface SortedBatch {
+  words: Uint32Array;
+  at: Uint32Array;
+  count: number;
+}
+
+/**
+ * Sorts batches by fingerprint, keeping positions: an LSD radix sort, 16 bits a pass,
+ * four passes, each a sequential read and a write into 65,536 runs. It is stable, so
+ * among equal fingerprints the first in the batch comes first. The batch's own array is
+ * one of the two it sorts between (the sorted batch ends there, its order lost), and
+ * the other arrays are kept from one batch to the next: 16 bytes a fingerprint besides
+ * the batch, and the merging thread's memory stays flat.
+ */
+export class BatchSorter {
+  private spare = new Uint32Array(0);
+  private atA = new Uint32Array(0);
+  private atB = new Uint32Array(0);
+  private readonly counts = new Uint32Array(65536);
+
+  /** Sorts the `count` fingerprints of `words` (low, high, low, high, ...), in place. */
+  sort(words: Uint32Array, count: number): SortedBatch {
+    if (this.atA.length < count) {
+      this.spare = new Uint32Array(count * 2);
+      this.atA = new Uint32Array(count);
+      this.atB = new Uint32Array(count);
+    }
+    let from: Uint32Array = words;
+    let to: Uint32Array = this.spare;
+    let fromAt = this.atB; // unused in the first pass: positions start as 0, 1, 2, ...
+    let toAt = this.atA;
+    const counts = this.counts;
+    for (let pass = 0; pass < 4; pass++) {
+      const half = pass < 2 ? 0 : 1;
+      const shift = (pass & 1) * 16;
+      counts.fill(0);
+      for (let i = 0; i < count; i++) {
+        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
+        counts[d] = (counts[d] as number) + 1;
+      }
+      let sum = 0;
+      for (let d = 0; d < 65536; d++) {
+        const c = counts[d] as number;
+        counts[d] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < count; i++) {
+        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
+        const j = counts[d] as number;
+        counts[d] = j + 1;
+        to[2 * j] = from[2 * i] as number;
+        to[2 * j + 1] = from[2 * i + 1] as number;
+        toAt[j] = pass === 0 ? i : (fromAt[i] as number);
+      }
+      [from, to] = [to, from];
+      [fromAt, toAt] = [toAt, fromAt];
+    }
+    // Four passes: the sorted fingerprints are back in `words`.
+    return { words: from, at: fromAt, count };
+  }
+}
+
+/** Drops repeats from a sorted batch, in place, keeping each fingerprint's first position; returns the distinct count. */
+export function dropRepeats(batch: SortedBatch): number {
+  const { words, at } = batch;
+  let kept = 0;
+  for (let i = 0; i < batch.count; i++) {
+    const lo = words[2 * i] as number;
+    const hi = words[2 * i + 1] as number;
+    if (kept > 0 && words[2 * kept - 2] === lo && words[2 * kept - 1] === hi) continue;
+    words[2 * kept] = lo;
+    words[2 * kept + 1] = hi;
+    at[kept] = at[i] as number;
+    kept++;
+  }
+  batch.count = kept;
+  return kept;
+}
+
+// One reading and one writing chunk for every pass of this thread: allocated once, so a
+// long run of merges does not leave freed 4 MiB blocks behind in the allocator.
+const readChunk = new Uint32Array(IO_CHUNK * 2);
+const writeChunk = new Uint32Array(IO_CHUNK * 2);
+
+/** Reads a sorted file front to back, one chunk at a time. */
+class SortedReader {
+  readonly words = readChunk;
+  /** Fingerprints in the chunk, and the next one to use. */
+  length = 0;
+  at = 0;
+  private nextIndex = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly count: number,
+  ) {}
+
+  /** Loads the next chunk once this one is used up; false at the end of the file. */
+  refill(): boolean {
+    if (this.at < this.length) return true;
+    const n = Math.min(IO_CHUNK, this.count - this.nextIndex);
+    if (n <= 0) return false;
+    readExactly(this.fd, bytesOf(this.words.subarray(0, 2 * n)), SORTED_HEADER_BYTES + 8 * this.nextIndex);
+    this.nextIndex += n;
+    this.length = n;
+    this.at = 0;
+    return true;
+  }
+}
+
+/** Writes a sorted file front to back; the header goes in last. */
+class SortedWriter {
+  private readonly words = writeChunk;
+  private length = 0;
+  count = 0;
+
+  constructor(private readonly fd: number) {
+    writeAll(fd, new Uint8Array(SORTED_HEADER_BYTES)); // room for the header
+  }
+
+  appendRange(source: Uint32Array, from: number, to: number): void {
+    while (from < to) {
+      const take = Math.min(IO_CHUNK - this.length, to - from);
+      this.words.set(source.subarray(2 * from, 2 * (from + take)), 2 * this.length);
+      this.length += take;
+      this.count += take;
+      from += take;
+      if (this.length === IO_CHUNK) this.drain();
+    }
+  }
+
+  appendOne(lo: number, hi: number): void {
+    this.words[2 * this.length] = lo;
+    this.words[2 * this.length + 1] = hi;
+    this.length++;
+    this.count++;
+    if (this.length === IO_CHUNK) this.drain();
+  }
+
+  finish(lastBatch: number): void {
+    this.drain();
+    writeSync(this.fd, header(MAGIC, [this.count, lastBatch]), 0, SORTED_HEADER_BYTES, 0);
+    fsyncSync(this.fd);
+  }
+
+  private drain(): void {
+    writeAll(this.fd, bytesOf(this.words.subarray(0, 2 * this.length)));
+    this.length = 0;
+  }
+}
+
+/** Copies the reader's fingerprints below (hi, lo) to the writer; false when the input ran out. */
+function copyBelow(reader: SortedReader, writer: SortedWriter | undefined, hi: number, lo: number): boolean {
+  for (;;) {
+    if (!reader.refill()) return false;
+    const stop = lowerBound(reader.words, reader.at, reader.length, hi, lo);
+    writer?.appendRange(reader.words, reader.at, stop);
+    reader.at = stop;
+    if (stop < reader.length) return true;
+  }
+}
+
+function copyRest(reader: SortedReader, writer: SortedWriter): void {
+  while (reader.refill()) {
+    writer.appendRange(reader.words, reader.at, reader.length);
+    reader.at = reader.length;
+  }
+}
+
+/** Opens the input and output of one pass over the sorted file. */
+function pass<T>(input: string, output: string, body: (reader: SortedReader, writer: SortedWriter) => T): T {
+  const { count } = readSortedHeader(input);
+  const inFd = openSync(input, 'r');
+  try {
+    const outFd = openSync(output, 'w');
+    try {
+      return body(new SortedReader(inFd, count), new SortedWriter(outFd));
+    } finally {
+      closeSync(outFd);
+    }
+  } finally {
+    closeSync(inFd);
+  }
+}
+
+/**
+ * The merge: one sequential pass that writes input ∪ keys to `output` (fsynced). `keys`
+ * are sorted and distinct; `isNew[i]` is set to 1 for each key the input did not hold.
+ */
+export function mergeInto(
+  input: string,
+  output: string,
+  keys: SortedBatch,
+  isNew: Uint8Array,
+  lastBatch: number,
+): { addedCount: number; total: number } {
+  return pass(input, output, (reader, writer) => {
+    let addedCount = 0;
+    const words = keys.words;
+    for (let i = 0; i < keys.count; i++) {
+      const lo = words[2 * i] as number;
+      const hi = words[2 * i + 1] as number;
+      const more = copyBelow(reader, writer, hi, lo);
+      if (more && equalAt(reader.words, reader.at, hi, lo)) continue; // held: copied with the next run
+      writer.appendOne(lo, hi);
+      isNew[i] = 1;
+      addedCount++;
+    }
+    copyRest(reader, writer);
+    writer.finish(lastBatch);
+    return { addedCount, total: writer.count };
+  });
+}
+
+/** The undo: writes input minus keys (sorted, distinct) to `output` (fsynced); returns how many remain. */
+export function subtractFrom(input: string, output: string, keys: SortedBatch, lastBatch: number): number {
+  return pass(input, output, (reader, writer) => {
+    const words = keys.words;
+    for (let i = 0; i < keys.count; i++) {
+      const lo = words[2 * i] as number;
+      const hi = words[2 * i + 1] as number;
+      if (copyBelow(reader, writer, hi, lo) && equalAt(reader.words, reader.at, hi, lo)) reader.at++;
+    }
+    copyRest(reader, writer);
+    writer.finish(lastBatch);
+    return writer.count;
+  });
+}
+
+/** Puts a finished pass's output in place of the sorted file: rename, then fsync the folder. */
+export function install(output: string, sorted: string): void {
+  renameSync(output, sorted);
+  fsyncDir(dirname(sorted));
+}
+
+/**
+ * For each fingerprint of the batch, in the batch's order: 1 when the merge added it and
+ * this is its first occurrence in the batch (the position dropRepeats kept).
+ */
+export function verdicts(keys: SortedBatch, isNew: Uint8Array, batchCount: number): Uint8Array {
+  const result = new Uint8Array(batchCount);
+  for (let i = 0; i < keys.count; i++) if (isNew[i] === 1) result[keys.at[i] as number] = 1;
+  return result;
+}
+
+function recordHead(batch: number, count: number): Buffer {
+  const head = Buffer.alloc(RECORD_HEADER_BYTES);
+  head.writeBigUInt64LE(BigInt(batch), 0);
+  head.writeBigUInt64LE(BigInt(count), 8);
+  return head;
+}
+
+/** The journal: an append-only file of records (batch, count, fingerprints). */
+export class Journal {
+  private fd: number;
+  private size: number;
+
+  constructor(private readonly path: string) {
+    this.fd = openSync(path, 'a+');
+    this.size = fstatSync(this.fd).size;
+  }
+
+  get bytes(): number {
+    return this.size;
+  }
+
+  /**
+   * Appends the record of one merge: the keys it added (those with `isNew` set, `count`
+   * of them), copied out a slice at a time. fsynced: it must be on disk before the
+   * merge it undoes is installed.
+   */
+  append(batch: number, keys: SortedBatch, isNew: Uint8Array, count: number): void {
+    writeAll(this.fd, recordHead(batch, count));
+    const slice = new Uint32Array(2 * Math.min(count, 1 << 16));
+    let n = 0;
+    for (let i = 0; i < keys.count; i++) {
+      if (isNew[i] !== 1) continue;
+      slice[2 * n] = keys.words[2 * i] as number;
+      slice[2 * n + 1] = keys.words[2 * i + 1] as number;
+      if (++n * 2 === slice.length) {
+        writeAll(this.fd, bytesOf(slice));
+        n = 0;
+      }
+    }
+    writeAll(this.fd, bytesOf(slice.subarray(0, 2 * n)));
+    fsyncSync(this.fd);
+    this.size += RECORD_HEADER_BYTES + 8 * count;
+  }
+
+  /**
+   * Calls `visit` for each complete record, in order, with its fingerprints' words (valid
+   * during the call only). A record cut short by a kill is the last one: it is skipped.
+   */
+  forEach(visit: (batch: number, words: Uint32Array, count: number) => void): void {
+    const head = Buffer.alloc(RECORD_HEADER_BYTES);
+    let position = 0;
+    while (position + RECORD_HEADER_BYTES <= this.size) {
+      readExactly(this.fd, head, position);
+      const batch = Number(head.readBigUInt64LE(0));
+      const count = Number(head.readBigUInt64LE(8));
+      const end = position + RECORD_HEADER_BYTES + 8 * count;
+      if (end > this.size) return;
+      const words = new Uint32Array(count * 2);
+      readExactly(this.fd, bytesOf(words), position + RECORD_HEADER_BYTES);
+      visit(batch, words, count);
+      position = end;
+    }
+  }
+
+  /**
+   * Keeps only the records of batches after `through`: the others belong to flushed
+   * merges, which stay. Copied record by record to a new file that replaces this one.
+   */
+  dropThrough(through: number): void {
+    const temp = `${this.path}.tmp`;
+    const tempFd = openSync(temp, 'w');
+    try {
+      this.forEach((batch, words, count) => {
+        if (batch <= through) return;
+        writeAll(tempFd, recordHead(batch, count));
+        writeAll(tempFd, bytesOf(words));
+      });
+      fsyncSync(tempFd);
+    } finally {
+      closeSync(tempFd);
+    }
+    renameSync(temp, this.path);
+    fsyncDir(dirname(this.path));
+    closeSync(this.fd);
+    this.fd = openSync(this.path, 'a+');
+    this.size = fstatSync(this.fd).size;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** Removes what a pass killed midway left behind. */
+export function removeLeftovers(paths: { temp: string; journal: string }): void {
+  for (const path of [paths.temp, `${paths.journal}.tmp`]) if (existsSync(path)) unlinkSync(path);
+}

@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DrumSeenSet } from '../../src/seen/drum.js';
+import { randomFingerprints } from './fingerprint-data.js';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+describe('the drum seen set', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cobweb-drum-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('undoes at open the merges its caller had not flushed when the process was killed', () => {
+    const drumUrl = new URL('../../src/seen/drum.ts', import.meta.url).href;
+    const dataUrl = new URL('./fingerprint-data.ts', import.meta.url).href;
+    const script = join(dir, 'merge-then-die.mts');
+    writeFileSync(
+      script,
+      `import { DrumSeenSet } from ${JSON.stringify(drumUrl)};
+import { randomFingerprints } from ${JSON.stringify(dataUrl)};
+const set = await DrumSeenSet.open({ dir: ${JSON.stringify(join(dir, 'set'))}, maxWaitMs: 1 });
+await set.insertNew(randomFingerprints(3000, 1));
+await set.flush();
+const later = await set.insertNew(randomFingerprints(2000, 2));
+process.stdout.write(later.filter(Boolean).length + ' new, merged, not flushed\\n');
+process.kill(process.pid, 'SIGKILL');
+`,
+    );
+    const child = spawnSync(process.execPath, ['--import', 'tsx', script], {
+      cwd: projectRoot,
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.signal).toBe('SIGKILL');
+    expect(child.stdout).toBe('2000 new, merged, not flushed\n');
+    // The unflushed merge is in the sorted file, and its undo record in the journal.
+    expect(statSync(join(dir, 'set', 'seen.drum')).size).toBe(24 + 5000 * 8);
+    expect(statSync(join(dir, 'set', 'seen.drum-journal')).size).toBeGreaterThan(2000 * 8);
+
+    return (async () => {
+      const set = await DrumSeenSet.open({ dir: join(dir, 'set'), maxWaitMs: 1 });
+      expect(set.size).toBe(3000);
+      expect(statSync(join(dir, 'set', 'seen.drum-journal')).size).toBe(0);
+      expect((await set.insertNew(randomFingerprints(3000, 1))).every((isNew) => !isNew)).toBe(true);
+      expect((await set.insertNew(randomFingerprints(2000, 2))).every((isNew) => isNew)).toBe(true);
+      await set.close();
+    })();
+  });
+
+  it('merges at once on mergeNow(), however long it would otherwise wait', async () => {
+    const set = await DrumSeenSet.open({ dir, bufferSize: 1_000_000, maxWaitMs: 3_600_000 });
+    const answers: boolean[][] = [];
+    const first = set.insertNew(randomFingerprints(10, 3)).then((answer) => answers.push(answer));
+    const second = set.insertNew(randomFingerprints(10, 3)).then((answer) => answers.push(answer));
+    await set.mergeNow();
+    // Both calls resolved before mergeNow() did: the pass boundary holds.
+    expect(answers).toEqual([Array(10).fill(true), Array(10).fill(false)]);
+    await Promise.all([first, second]);
+    await set.close();
+  });
+
+  it('keeps its file sorted and distinct, its header counting what the set holds', async () => {
+    const set = await DrumSeenSet.open({ dir, bufferSize: 4_000, maxWaitMs: 1 });
+    for (let part = 0; part < 10; part++) {
+      const batch = randomFingerprints(3_000, 50 + part);
+      batch.set(randomFingerprints(1_000, 50), 0); // repeats across parts
+      await set.insertNew(batch);
+    }
+    await set.close();
+    const bytes = readFileSync(join(dir, 'seen.drum'));
+    expect(bytes.toString('latin1', 0, 8)).toBe('CWDRUM01');
+    const count = Number(bytes.readBigUInt64LE(8));
+    expect(count).toBe(set.size);
+    expect(count).toBe(1_000 + 10 * 2_000);
+    const held = new BigUint64Array(
+      bytes.buffer.slice(bytes.byteOffset + 24, bytes.byteOffset + bytes.length),
+    );
+    expect(held.length).toBe(count);
+    for (let i = 1; i < held.length; i++) expect((held[i] as bigint) > (held[i - 1] as bigint)).toBe(true);
+  });
+
+  it('removes what a merge cut short left behind', async () => {
+    const first = await DrumSeenSet.open({ dir, maxWaitMs: 1 });
+    await first.insertNew(randomFingerprints(100, 4));
+    await first.close();
+    writeFileSync(join(dir, 'seen.drum.tmp'), 'half a merge');
+    const again = await DrumSeenSet.open({ dir, maxWaitMs: 1 });
+    expect(existsSync(join(dir, 'seen.drum.tmp'))).toBe(false);
+    expect(again.size).toBe(100);
+    await again.close();
+  });
+
+  it('says in one line what to do with a damaged file', async () => {
+    writeFileSync(join(dir, 'seen.drum'), 'CWDRUM01 and then nothing right');
+    await expect(DrumSeenSet.open({ dir })).rejects.toThrow(
+      /^the drum seen set in .* cannot open: .*seen\.drum is not a complete drum seen-set file: delete the folder's seen\.drum\* files to start anew$/,
+    );
+  });
+});
