@@ -1,19 +1,13 @@
 import { hostname } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
-import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
-import { DnsCache } from '../fetch/dns-cache.js';
-import { Fetcher } from '../fetch/fetcher.js';
-import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
-import { WarcThread } from '../output/warc-thread.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
-import { VERSION } from '../version.js';
-import { CrawlLoop } from './crawl-loop.js';
+import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
@@ -25,7 +19,6 @@ import {
   readMarker,
   writeMarker,
 } from './marker.js';
-import { ModuleStep } from './module-step.js';
 import { GuardedOnPage } from './on-page.js';
 import {
   type CrawlOptions,
@@ -35,11 +28,8 @@ import {
   DEFAULTS,
   type LogLevel,
 } from './options.js';
-import type { ProcessOptions } from './page-processor.js';
 import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
 import { RunCounter } from './run-counts.js';
-import { SitemapFinder } from './sitemaps.js';
-import { type VisitParts, visit } from './visit.js';
 
 export { CrawlOptionError };
 
@@ -104,63 +94,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const pages = new PagesLog(layout.pages);
     closers.push(() => pages.close());
     const counts = new RunCounter();
-    const warc = new WarcThread({
-      dir: layout.warc,
-      maxFileBytes: o.warcMaxBytes,
-      software: `cobweb/${VERSION}`,
-      info: {
-        hostname: hostname(),
-        'http-header-user-agent': o.userAgent,
-        robots: o.ignoreRobots ? 'ignore' : 'obey',
-      },
-    });
-    closers.push(() => warc.close());
-    const dnsCache = new DnsCache();
-    const fetcher = new Fetcher({
-      userAgent: o.userAgent,
-      connectTimeoutMs: o.connectTimeoutMs,
-      firstByteTimeoutMs: o.firstByteTimeoutMs,
-      totalTimeoutMs: o.totalTimeoutMs,
-      maxBodyBytes: o.maxBodyBytes,
-      connectionsPerOrigin: o.perHost,
-      dnsCache,
-      addressPolicy: privateAddressPolicy({
-        allowPrivate: o.allowPrivate,
-        seedAddresses: await privateAddressesOf(seeds, o.resolve, dnsCache),
-      }),
-      ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
-    });
-    closers.push(() => fetcher.close());
-
-    const rules: LinkRules = {
-      filter: createUrlFilter({
-        scope: o.scope,
-        seeds,
-        include: o.include ?? [],
-        exclude: o.exclude ?? [],
-        skipExtensions: o.skipExtensions,
-      }),
-      traps: {
-        maxPathSegments: o.maxPathSegments,
-        maxSegmentRepeats: o.maxSegmentRepeats,
-        maxQueryParams: o.maxQueryParams,
-      },
-      maxDepth: o.maxDepth,
-      maxRedirects: o.maxRedirects,
-    };
-    const processOptions: ProcessOptions = {
-      rules,
-      followNofollow: o.followNofollow ?? false,
-      retry: { retries: o.retries, retryDelayMs: o.retryDelayMs },
-    };
-    const robots = o.ignoreRobots
-      ? null
-      : new RobotsCache({
-          fetch: (url) => fetcher.fetch(url),
-          userAgent: o.userAgent,
-          ttlMs: DEFAULTS.robotsTtlMs,
-          unavailableRetryMs: o.retryDelayMs,
-        });
+    const rules = linkRulesOf(o, seeds);
     const onRecord = o.onRecord;
     const write = (lines: readonly PageRecord[]) => {
       pages.append(lines);
@@ -168,23 +102,19 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
     };
     const onPage = o.onPage === undefined ? null : new GuardedOnPage(o.onPage, o.moduleTimeoutMs, log);
-    const moduleStep =
-      moduleHost.active || onPage !== null
-        ? new ModuleStep({ host: moduleHost, robots, rules, onPage: onPage?.call })
-        : null;
-    const visitParts: VisitParts = {
-      fetcher,
-      robots,
-      gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
-      sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
-      options: processOptions,
-    };
-    const crawler = await frontier.registerCrawler(`crawl@${hostname()}:${process.pid}`);
-    closers.push(() => frontier.leave(crawler));
-    const loop = new CrawlLoop(
-      { frontier, visit: (lease) => visit(lease, visitParts), warc, modules: moduleStep, write },
-      { crawler, concurrency: o.concurrency, signal: o.signal },
-    );
+    const run = await Crawler.start({
+      frontier,
+      name: `crawl@${hostname()}:${process.pid}`,
+      settings: o,
+      rules,
+      seeds,
+      modules: moduleHost,
+      onPage: onPage?.call,
+      warc: { dir: layout.warc },
+      write,
+    });
+    closers.push(() => run.close());
+    const { crawler, loop } = run;
 
     const progress = async (): Promise<CrawlProgress> => {
       const s = await frontier.stats();
@@ -231,7 +161,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       ...end,
       data: layout.root,
       pagesFile: layout.pages,
-      warcFiles: warc.files,
+      warcFiles: run.warcFiles,
       stoppedBy,
       thisRun: counts.snapshot(),
       changedSettings,
@@ -245,6 +175,39 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 function urls(n: number): string {
   return n === 1 ? '1 URL' : `${n} URLs`;
 }
+
+/** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */
+export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRules {
+  return {
+    filter: createUrlFilter({
+      scope: o.scope,
+      seeds,
+      include: o.include ?? [],
+      exclude: o.exclude ?? [],
+      skipExtensions: o.skipExtensions,
+    }),
+    traps: {
+      maxPathSegments: o.maxPathSegments,
+      maxSegmentRepeats: o.maxSegmentRepeats,
+      maxQueryParams: o.maxQueryParams,
+    },
+    maxDepth: o.maxDepth,
+    maxRedirects: o.maxRedirects,
+  };
+}
+
+type LinkOptionsOf = Pick<
+  Settings,
+  | 'scope'
+  | 'include'
+  | 'exclude'
+  | 'skipExtensions'
+  | 'maxPathSegments'
+  | 'maxSegmentRepeats'
+  | 'maxQueryParams'
+  | 'maxDepth'
+  | 'maxRedirects'
+>;
 
 /** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
 async function startModules(
@@ -317,19 +280,6 @@ function callSafely(name: string, call: () => unknown, log: (line: string, level
   } catch (err) {
     log(`${name} threw: ${err instanceof Error ? err.message : String(err)}`, 'error');
   }
-}
-
-/** Runs every closer; the first error, if any, is thrown after all have run. */
-async function closeAll(closers: readonly (() => unknown)[]): Promise<void> {
-  let first: unknown = null;
-  for (const close of closers) {
-    try {
-      await close();
-    } catch (err) {
-      first ??= err;
-    }
-  }
-  if (first !== null) throw first;
 }
 
 function withoutUndefined<T extends object>(o: T): Partial<T> {

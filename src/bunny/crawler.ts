@@ -1,0 +1,173 @@
+import { hostname } from 'node:os';
+import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
+import { DnsCache } from '../fetch/dns-cache.js';
+import { Fetcher } from '../fetch/fetcher.js';
+import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import type { CrawlerId, Frontier } from '../frontier/types.js';
+import type { ModulePage } from '../modules/api.js';
+import type { ModuleHost } from '../modules/module-host.js';
+import type { PageRecord } from '../output/pages-log.js';
+import { WarcThread } from '../output/warc-thread.js';
+import { VERSION } from '../version.js';
+import { CrawlLoop } from './crawl-loop.js';
+import type { LinkRules } from './links.js';
+import { ModuleStep } from './module-step.js';
+import { DEFAULTS } from './options.js';
+import { SitemapFinder } from './sitemaps.js';
+import { type VisitParts, visit } from './visit.js';
+
+/** How a crawling process fetches: the options of `crawl` and `bunny` that are not the store's. */
+export interface FetchSettings {
+  userAgent: string;
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  totalTimeoutMs: number;
+  maxBodyBytes: number;
+  perHost: number;
+  allowPrivate: boolean;
+  resolve?: ReadonlyMap<string, string> | undefined;
+  ignoreRobots: boolean;
+  sitemaps: boolean;
+  followNofollow?: boolean | undefined;
+  retries: number;
+  retryDelayMs: number;
+  maxDelayMs: number;
+  concurrency: number;
+  warcMaxBytes: number;
+  signal?: AbortSignal | undefined;
+}
+
+export interface CrawlerParts {
+  frontier: Frontier;
+  /** Its name in the store's crawlers. */
+  name: string;
+  settings: FetchSettings;
+  rules: LinkRules;
+  /** The seeds: a private address a seed is on may be fetched. */
+  seeds: readonly string[];
+  modules: ModuleHost;
+  /** The library's onPage, already held to a module hook's rules. */
+  onPage?: ((page: ModulePage) => unknown) | undefined;
+  /** Where the WARC files go; the prefix of their names. */
+  warc: { dir: string; prefix?: string | ((crawler: CrawlerId) => string) };
+  /** Appends pages.jsonl lines (or, for a bunny, only counts them: its server writes them). */
+  write: (lines: readonly PageRecord[]) => void;
+}
+
+/**
+ * One crawling process's machinery around a frontier: the fetcher and its DNS cache,
+ * the robots.txt cache, the WARC thread, the modules' step, and the crawl loop. `cobweb
+ * crawl` runs it on its own store and `cobweb bunny` on a server's; there is one loop.
+ */
+export class Crawler {
+  private constructor(
+    readonly crawler: CrawlerId,
+    readonly loop: CrawlLoop,
+    private readonly warc: WarcThread,
+    private readonly closers: (() => unknown)[],
+  ) {}
+
+  static async start(parts: CrawlerParts): Promise<Crawler> {
+    const { settings: o, frontier, rules } = parts;
+    const closers: (() => unknown)[] = [];
+    try {
+      const crawler = await frontier.registerCrawler(parts.name);
+      closers.push(() => frontier.leave(crawler));
+      const prefix = typeof parts.warc.prefix === 'function' ? parts.warc.prefix(crawler) : parts.warc.prefix;
+      const warc = new WarcThread({
+        dir: parts.warc.dir,
+        maxFileBytes: o.warcMaxBytes,
+        software: `cobweb/${VERSION}`,
+        ...(prefix === undefined ? {} : { prefix }),
+        info: {
+          hostname: hostname(),
+          'http-header-user-agent': o.userAgent,
+          robots: o.ignoreRobots ? 'ignore' : 'obey',
+        },
+      });
+      closers.push(() => warc.close());
+      const dnsCache = new DnsCache();
+      const fetcher = new Fetcher({
+        userAgent: o.userAgent,
+        connectTimeoutMs: o.connectTimeoutMs,
+        firstByteTimeoutMs: o.firstByteTimeoutMs,
+        totalTimeoutMs: o.totalTimeoutMs,
+        maxBodyBytes: o.maxBodyBytes,
+        connectionsPerOrigin: o.perHost,
+        dnsCache,
+        addressPolicy: privateAddressPolicy({
+          allowPrivate: o.allowPrivate,
+          seedAddresses: await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
+        }),
+        ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
+      });
+      closers.push(() => fetcher.close());
+      const robots = o.ignoreRobots
+        ? null
+        : new RobotsCache({
+            fetch: (url) => fetcher.fetch(url),
+            userAgent: o.userAgent,
+            ttlMs: DEFAULTS.robotsTtlMs,
+            unavailableRetryMs: o.retryDelayMs,
+          });
+      const moduleStep =
+        parts.modules.active || parts.onPage !== undefined
+          ? new ModuleStep({
+              host: parts.modules,
+              robots,
+              rules,
+              onPage: parts.onPage,
+              // A store that keeps the crawl's outputs runs site hooks itself (a server).
+              siteHooks: frontier.keepsOutputs !== true,
+            })
+          : null;
+      const visitParts: VisitParts = {
+        fetcher,
+        robots,
+        gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
+        sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
+        options: {
+          rules,
+          followNofollow: o.followNofollow ?? false,
+          retry: { retries: o.retries, retryDelayMs: o.retryDelayMs },
+        },
+      };
+      const loop = new CrawlLoop(
+        {
+          frontier,
+          visit: (lease) => visit(lease, visitParts),
+          warc,
+          modules: moduleStep,
+          write: parts.write,
+        },
+        { crawler, concurrency: o.concurrency, signal: o.signal },
+      );
+      return new Crawler(crawler, loop, warc, closers);
+    } catch (err) {
+      await closeAll(closers.reverse());
+      throw err;
+    }
+  }
+
+  get warcFiles(): readonly string[] {
+    return this.warc.files;
+  }
+
+  /** Leaves the store (its leases go back) and closes what it opened, last opened first. */
+  close(): Promise<void> {
+    return closeAll(this.closers.reverse());
+  }
+}
+
+/** Runs every closer; the first error, if any, is thrown after all have run. */
+export async function closeAll(closers: readonly (() => unknown)[]): Promise<void> {
+  let first: unknown = null;
+  for (const close of closers) {
+    try {
+      await close();
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  if (first !== null) throw first;
+}
