@@ -27,6 +27,8 @@ import {
   checkCrawlOptions,
   DEFAULTS,
   type LogLevel,
+  type Settings,
+  withDefaults,
 } from './options.js';
 import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
 import { RunCounter } from './run-counts.js';
@@ -50,8 +52,6 @@ export function canonicalSeeds(seeds: readonly string[]): string[] {
   });
 }
 
-type Settings = CrawlOptions & typeof DEFAULTS;
-
 /**
  * Runs a whole crawl in this process with the embedded store: what `cobweb crawl` does.
  * Run it again with the same `data` folder and it resumes where it stopped.
@@ -60,7 +60,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // Start-up order: whatever can be refused is refused before the data folder is
   // touched, and nothing in it is touched before its lock is held.
   checkCrawlOptions(options);
-  const o: Settings = { ...DEFAULTS, ...withoutUndefined(options), seeds: options.seeds };
+  const o = withDefaults(options);
   const seeds = canonicalSeeds(options.seeds);
   const layout = layoutOf(o.data);
   checkDataDir(layout);
@@ -70,7 +70,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const closers: (() => unknown)[] = [];
   try {
     // The modules the user asked for load (and pass their selfTests) before the folder is touched.
-    const moduleHost = await startModules(o, layout, log);
+    const moduleHost = await startModules(o, layout.moduleData, log);
     closers.push(() => moduleHost.close());
     closers.push(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
@@ -210,9 +210,9 @@ type LinkOptionsOf = Pick<
 >;
 
 /** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
-async function startModules(
-  o: Settings,
-  layout: DataLayout,
+export async function startModules(
+  o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
+  dataDir: string | null,
   log: (line: string, level: LogLevel) => void,
 ): Promise<ModuleHost> {
   const { host, reports } = await ModuleHost.start({
@@ -220,7 +220,7 @@ async function startModules(
       ...(o.builtinModules ? BUILTIN_MODULES : []),
       ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
     ],
-    dataDir: layout.moduleData,
+    dataDir,
     timeoutMs: o.moduleTimeoutMs,
     log,
   });
@@ -239,7 +239,7 @@ async function startModules(
  * run's settings. Says in one line what changed since the last run, and returns the
  * names of the settings that did.
  */
-function openDataDir(
+export function openDataDir(
   layout: DataLayout,
   settings: LinkSettings,
   fresh: boolean,
@@ -260,7 +260,7 @@ function openDataDir(
  * store's own check comes after SQLite has switched the file to WAL mode. Any other
  * failure, a full disk say, is not the command's fault and goes on as it is.
  */
-function openStore(
+export function openStore(
   layout: DataLayout,
   settings: ConstructorParameters<typeof SqliteFrontier>[1],
 ): SqliteFrontier {
@@ -280,8 +280,4 @@ function callSafely(name: string, call: () => unknown, log: (line: string, level
   } catch (err) {
     log(`${name} threw: ${err instanceof Error ? err.message : String(err)}`, 'error');
   }
-}
-
-function withoutUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

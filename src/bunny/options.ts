@@ -369,6 +369,15 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
  * Checks what was given to crawl() against OPTION_RULES: an unknown key or a value of
  * the wrong kind is a CrawlOptionError naming the option. `undefined` means "not given".
  */
+/** Options with their defaults filled in: what a crawl runs with. */
+export type Settings = CrawlOptions & typeof DEFAULTS;
+
+/** The options given, over the defaults (an option given as undefined takes its default). */
+export function withDefaults(options: CrawlOptions): Settings {
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+  return { ...DEFAULTS, ...given, seeds: options.seeds } as Settings;
+}
+
 export function checkCrawlOptions(options: unknown): asserts options is CrawlOptions {
   if (typeof options !== 'object' || options === null) {
     throw new CrawlOptionError(`crawl() takes an options object, like { seeds: ['https://example.com/'] }`);

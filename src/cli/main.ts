@@ -1,8 +1,11 @@
 import { Command, CommanderError } from 'commander';
 import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
 import { VERSION } from '../version.js';
+import { bunnyCommand } from './bunny-command.js';
+import { controlCommands } from './control-commands.js';
 import { crawlCommand } from './crawl-command.js';
 import { EXIT } from './exit-codes.js';
+import { serverCommand } from './server-command.js';
 
 // commander's own errors (and its "Did you mean" hint) on one line, without a help dump.
 const oneLineErrors = {
@@ -19,7 +22,10 @@ export async function main(argv: readonly string[]): Promise<number> {
     .showSuggestionAfterError()
     .exitOverride()
     .configureOutput(oneLineErrors)
-    .addCommand(crawlCommand(outcome));
+    .addCommand(crawlCommand(outcome))
+    .addCommand(serverCommand(outcome))
+    .addCommand(bunnyCommand(outcome));
+  for (const command of controlCommands(outcome)) program.addCommand(command);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(oneLineErrors);
   try {
     await program.parseAsync(argv);

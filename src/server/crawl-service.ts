@@ -255,6 +255,10 @@ export class CrawlService {
   }
 
   /** Writes refused URLs' lines and tells the store they are written. */
+  writeRecords(records: readonly PendingRecord[], crawler: CrawlerId): Promise<void> {
+    return this.record(records, crawler);
+  }
+
   private async record(records: readonly PendingRecord[], crawler: CrawlerId): Promise<void> {
     if (records.length === 0) return;
     this.parts.pages.append(records.map((r) => ({ ...refusedRecord(r), crawler })));

@@ -1,0 +1,176 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { encode, type OriginalPacket, readTextAnswer, type TextAnswer } from '../protocol/index.js';
+import { EXIT } from './exit-codes.js';
+import { parseHostPort } from './server-command.js';
+
+const ANSWER_TIMEOUT_MS = 60_000;
+
+/** The token: --token, else COBWEB_TOKEN, else the server's DATA/token when --data names its folder. */
+function tokenOf(flags: Record<string, unknown>): string | undefined {
+  if (typeof flags.token === 'string') return flags.token;
+  if (process.env.COBWEB_TOKEN !== undefined && process.env.COBWEB_TOKEN !== '')
+    return process.env.COBWEB_TOKEN;
+  if (typeof flags.data === 'string') {
+    const file = join(flags.data, 'token');
+    if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  }
+  return undefined;
+}
+
+/**
+ * Sends one control packet (after AUTH, when there is a token) and reads everything
+ * the server writes until it closes: a text answer, an ERROR, or nothing (done).
+ */
+export async function sendControl(
+  server: { host: string; port: number },
+  packet: OriginalPacket,
+  token: string | undefined,
+): Promise<TextAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: server.host, port: server.port });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(
+        new Error(
+          `the server at ${server.host}:${server.port} did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`,
+        ),
+      );
+    }, ANSWER_TIMEOUT_MS);
+    socket.on('connect', () => {
+      if (token !== undefined) {
+        socket.write(encode({ type: 'AUTH', requestId: 0, more: false, body: { token } }));
+      }
+      socket.write(encode(packet));
+    });
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot reach the cobweb server at ${server.host}:${server.port}: ${err.message}`));
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(readTextAnswer(Buffer.concat(chunks)));
+    });
+  });
+}
+
+function controlCommand(
+  name: string,
+  description: string,
+  packetOf: (arg: string | undefined) => OriginalPacket,
+  print: (answer: TextAnswer & { kind: 'text' }, flags: Record<string, unknown>) => string,
+  outcome: { code: number },
+  argument?: string,
+): Command {
+  const command = new Command(name).description(description);
+  if (argument !== undefined) command.argument(argument);
+  command
+    .option('--server <host:port>', 'the cobweb server', parseHostPort, { host: '127.0.0.1', port: 7070 })
+    .option('--token <token>', "the server's token (else COBWEB_TOKEN, else DATA/token with --data)")
+    .option('--data <dir>', "the server's data folder, to read its token from");
+  if (name === 'show')
+    command.option('--limit <n>', 'show at most N lines of sites and of the queue', Number);
+  return command.action(async (...args: unknown[]) => {
+    const flags = (argument === undefined ? args[0] : args[1]) as Record<string, unknown>;
+    const arg = argument === undefined ? undefined : (args[0] as string);
+    try {
+      const answer = await sendControl(
+        flags.server as { host: string; port: number },
+        packetOf(arg),
+        tokenOf(flags),
+      );
+      if (answer.kind === 'error') {
+        process.stderr.write(`cobweb: the server refused ${name}: ${answer.message}\n`);
+        outcome.code =
+          answer.code === 200 || answer.code === 201 || answer.code === 204 ? EXIT.usage : EXIT.failed;
+        return;
+      }
+      const text = print(answer, flags);
+      if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    } catch (err) {
+      process.stderr.write(`cobweb: ${(err as Error).message}\n`);
+      outcome.code = EXIT.failed;
+    }
+  });
+}
+
+/** `show --limit N`: the first N lines of each list (sites, hosts in the queue). */
+function limited(text: string, limit: unknown): string {
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) return text;
+  const out: string[] = [];
+  let inList = 0;
+  let cut = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(' ')) {
+      if (cut > 0) out.push(`  ... and ${cut} more`);
+      inList = 0;
+      cut = 0;
+      out.push(line);
+    } else if (line.startsWith('  ') && !line.startsWith('    ')) {
+      inList++;
+      if (inList <= limit) out.push(line);
+      else cut++;
+    } else if (inList <= limit) {
+      out.push(line);
+    }
+  }
+  if (cut > 0) out.push(`  ... and ${cut} more`);
+  return out.join('\n');
+}
+
+/** The control commands: show, quit, modstat, log FILE, read FILE, loadmod NAME. */
+export function controlCommands(outcome: { code: number }): Command[] {
+  const text = (a: { text: string }) => a.text;
+  const done = (what: string) => () => `cobweb: ${what}`;
+  return [
+    controlCommand(
+      'show',
+      'the sites with their directories and counts, then the queue',
+      () => ({ type: 'SHOWDATA' }),
+      (a, f) => limited(a.text, f.limit),
+      outcome,
+    ),
+    controlCommand(
+      'quit',
+      'write cobweb.log and stop the server',
+      () => ({ type: 'QUIT' }),
+      done('the server stopped'),
+      outcome,
+    ),
+    controlCommand(
+      'modstat',
+      'the modules loaded, with their calls and errors',
+      () => ({ type: 'MODSTAT' }),
+      text,
+      outcome,
+    ),
+    controlCommand(
+      'log',
+      "append the sites and their module info to FILE in the server's data folder",
+      (file) => ({ type: 'LOGDATA', file: file ?? '' }),
+      done('written'),
+      outcome,
+      '<file>',
+    ),
+    controlCommand(
+      'read',
+      "count the sites of FILE (a log in the server's data folder) as visited",
+      (file) => ({ type: 'READDATA', file: file ?? '' }),
+      done('read'),
+      outcome,
+      '<file>',
+    ),
+    controlCommand(
+      'loadmod',
+      "load module NAME (NAME.mjs or NAME.js in the server's --modules folder) while the crawl runs",
+      (name) => ({ type: 'NEWMOD', name: name ?? '' }),
+      text,
+      outcome,
+      '<name>',
+    ),
+  ];
+}

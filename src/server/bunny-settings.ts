@@ -1,0 +1,108 @@
+import type { JsonObject } from '../protocol/index.js';
+import type { ScopeMode } from '../url/filter.js';
+
+/**
+ * What a server tells its bunnies in WELCOME: the settings that decide which links a
+ * crawl follows and how a fetch's outcome is judged. They are the crawl's, so every
+ * bunny filters links and retries alike; how to fetch (User-Agent, timeouts,
+ * concurrency) stays each bunny's own.
+ */
+export interface BunnySettings {
+  seeds: string[];
+  scope: ScopeMode;
+  include: string[];
+  exclude: string[];
+  skipExtensions: string[];
+  maxPathSegments: number;
+  maxSegmentRepeats: number;
+  maxQueryParams: number;
+  maxDepth: number;
+  maxRedirects: number;
+  followNofollow: boolean;
+  retries: number;
+  retryDelayMs: number;
+  maxDelayMs: number;
+  ignoreRobots: boolean;
+  sitemaps: boolean;
+}
+
+export interface BunnySettingsSource {
+  scope: ScopeMode;
+  include?: readonly RegExp[] | undefined;
+  exclude?: readonly RegExp[] | undefined;
+  skipExtensions: readonly string[];
+  maxPathSegments: number;
+  maxSegmentRepeats: number;
+  maxQueryParams: number;
+  maxDepth: number;
+  maxRedirects: number;
+  followNofollow?: boolean | undefined;
+  retries: number;
+  retryDelayMs: number;
+  maxDelayMs: number;
+  ignoreRobots: boolean;
+  sitemaps: boolean;
+}
+
+/** The server's side: its options as JSON (regular expressions as their source). */
+export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly string[]): JsonObject {
+  const s: BunnySettings = {
+    seeds: [...seeds],
+    scope: o.scope,
+    include: (o.include ?? []).map((r) => r.source),
+    exclude: (o.exclude ?? []).map((r) => r.source),
+    skipExtensions: [...o.skipExtensions],
+    maxPathSegments: o.maxPathSegments,
+    maxSegmentRepeats: o.maxSegmentRepeats,
+    maxQueryParams: o.maxQueryParams,
+    maxDepth: o.maxDepth,
+    maxRedirects: o.maxRedirects,
+    followNofollow: o.followNofollow === true,
+    retries: o.retries,
+    retryDelayMs: o.retryDelayMs,
+    maxDelayMs: o.maxDelayMs,
+    ignoreRobots: o.ignoreRobots,
+    sitemaps: o.sitemaps,
+  };
+  return s as unknown as JsonObject;
+}
+
+/** The bunny's side: what WELCOME carried, checked, back as options; null when it is not that. */
+export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { seeds: string[] }) | null {
+  const s = json as Partial<BunnySettings>;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  const whole = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+  if (
+    !strings(s.seeds) ||
+    !['host', 'domain', 'any'].includes(String(s.scope)) ||
+    !strings(s.include) ||
+    !strings(s.exclude) ||
+    !strings(s.skipExtensions) ||
+    ![s.maxPathSegments, s.maxSegmentRepeats, s.maxQueryParams, s.maxDepth, s.maxRedirects].every(whole) ||
+    ![s.retries, s.retryDelayMs, s.maxDelayMs].every(whole)
+  ) {
+    return null;
+  }
+  try {
+    return {
+      seeds: s.seeds,
+      scope: s.scope as ScopeMode,
+      include: s.include.map((r) => new RegExp(r)),
+      exclude: s.exclude.map((r) => new RegExp(r)),
+      skipExtensions: s.skipExtensions,
+      maxPathSegments: s.maxPathSegments as number,
+      maxSegmentRepeats: s.maxSegmentRepeats as number,
+      maxQueryParams: s.maxQueryParams as number,
+      maxDepth: s.maxDepth as number,
+      maxRedirects: s.maxRedirects as number,
+      followNofollow: s.followNofollow === true,
+      retries: s.retries as number,
+      retryDelayMs: s.retryDelayMs as number,
+      maxDelayMs: s.maxDelayMs as number,
+      ignoreRobots: s.ignoreRobots === true,
+      sitemaps: s.sitemaps === true,
+    };
+  } catch {
+    return null;
+  }
+}
