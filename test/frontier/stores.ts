@@ -1,15 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { layoutOf } from '../../src/bunny/data-dir.js';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
-import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
-import { ModuleHost } from '../../src/modules/module-host.js';
-import { DEFAULT_LIMITS } from '../../src/server/server.js';
-import { type RunningServer, startServer } from '../../src/server/start.js';
-import { createUrlFilter } from '../../src/url/filter.js';
+import { type InProcessServer, startTestServer } from '../helpers/server.js';
 
 /**
  * Every store the contract suite runs against. A kind makes a fresh, empty store for
@@ -64,63 +59,28 @@ const remoteKind: StoreKind = {
     return null;
   },
   async create() {
-    const dir = mkdtempSync(join(tmpdir(), 'cobweb-remote-'));
-    let running: { server: RunningServer; store: LocalFrontier; modules: ModuleHost } | null = null;
+    let running: InProcessServer | null = null;
     const remotes: RemoteFrontier[] = [];
-    const start = async (settings: Partial<FrontierSettings>, now?: () => number) => {
-      const store = new SqliteFrontier(join(dir, 'frontier.db'), { ...TEST_SETTINGS, ...settings }, now);
-      const { host: modules } = await ModuleHost.start({
-        paths: [],
-        dataDir: join(dir, 'data'),
-        timeoutMs: 5000,
-        log: () => {},
-      });
-      const server = await startServer({
-        layout: layoutOf(dir),
-        store,
-        modules,
-        host: '127.0.0.1',
-        port: 0,
-        token: 'test-token',
-        modulesDir: null,
-        rules: {
-          filter: createUrlFilter({ scope: 'any', seeds: [], include: [], exclude: [], skipExtensions: [] }),
-          traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
-          maxDepth: 100,
-          maxRedirects: 20,
-        },
-        skipSubstrings: [],
-        backoff: [],
-        settings: {},
-        leaseMs: TEST_SETTINGS.leaseMs,
-        limits: DEFAULT_LIMITS,
-        maxConnections: 100,
-        log: () => {},
-      });
-      return { server, store, modules };
-    };
-    const spec = () => {
+    const port = () => {
       if (running === null) throw new Error('open the remote store before asking for its spec');
-      return `cobweb://127.0.0.1:${running.server.server.address.port}`;
+      return running.port;
     };
     return {
       get spec() {
-        return spec();
+        return `cobweb://127.0.0.1:${port()}`;
       },
       async open(settings, now) {
-        running ??= await start(settings, now);
-        const f = new RemoteFrontier({ host: '127.0.0.1', port: running.server.server.address.port });
+        running ??= await startTestServer({
+          settings: { ...TEST_SETTINGS, ...settings },
+          ...(now === undefined ? {} : { now }),
+        });
+        const f = new RemoteFrontier({ host: '127.0.0.1', port: port() });
         remotes.push(f);
         return f;
       },
       async dispose() {
         for (const f of remotes) await f.close();
-        if (running !== null) {
-          await running.server.close();
-          await running.modules.close();
-          await running.store.close();
-        }
-        rmSync(dir, { recursive: true, force: true });
+        await running?.dispose();
       },
     };
   },

@@ -4,6 +4,7 @@
  * fixture checks the codec against the document rather than against itself.
  */
 import type { OriginalTarget, Packet } from '../../src/protocol/index.js';
+import { bytes } from '../helpers/bytes.js';
 
 export interface Fixture {
   name: string;
@@ -15,10 +16,7 @@ export interface Fixture {
   dequeueReply?: true;
 }
 
-/** Joins fixture parts: arrays are raw bytes, strings are UTF-8 text. */
-export function bytes(...parts: (readonly number[] | string)[]): Buffer {
-  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.from(p))));
-}
+export { bytes };
 
 const NUL = [0x00];
 

@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { layoutOf } from '../../src/bunny/data-dir.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
+import { ModuleHost } from '../../src/modules/module-host.js';
+import { DEFAULT_LIMITS } from '../../src/server/server.js';
+import type { SessionLimits } from '../../src/server/session.js';
+import { type RunningServer, startServer } from '../../src/server/start.js';
+import { createUrlFilter } from '../../src/url/filter.js';
+
+export const SERVER_TEST_SETTINGS: FrontierSettings = {
+  perHost: 1,
+  delayMs: 0,
+  delayFactor: 0,
+  maxDelayMs: 30_000,
+  backoffMs: 1000,
+  maxBackoffMs: 60_000,
+  retireAfter: 3,
+  key: 'host',
+  maxPagesPerHost: Number.POSITIVE_INFINITY,
+  leaseMs: 60_000,
+  maxPages: Number.POSITIVE_INFINITY,
+};
+
+export interface TestServerOptions {
+  settings?: Partial<FrontierSettings>;
+  now?: () => number;
+  token?: string;
+  modules?: string[];
+  modulesDir?: string | null;
+  skipSubstrings?: string[];
+  limits?: Partial<SessionLimits>;
+  maxConnections?: number;
+  dir?: string;
+}
+
+export interface InProcessServer extends RunningServer {
+  dir: string;
+  store: LocalFrontier;
+  port: number;
+  /** Stops the server, closes its store and modules, and removes its folder. */
+  dispose(): Promise<void>;
+}
+
+/** A cobweb server in this process on a fresh SQLite store, on 127.0.0.1 and a free port. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<InProcessServer> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'cobweb-server-'));
+  const store = new SqliteFrontier(
+    join(dir, 'frontier.db'),
+    { ...SERVER_TEST_SETTINGS, ...options.settings },
+    options.now,
+  );
+  const { host: modules } = await ModuleHost.start({
+    paths: options.modules ?? [],
+    dataDir: join(dir, 'data'),
+    timeoutMs: 5000,
+    log: () => {},
+  });
+  const running = await startServer({
+    layout: layoutOf(dir),
+    store,
+    modules,
+    host: '127.0.0.1',
+    port: 0,
+    token: options.token ?? 'test-token',
+    modulesDir: options.modulesDir ?? null,
+    rules: {
+      filter: createUrlFilter({ scope: 'any', seeds: [], include: [], exclude: [], skipExtensions: [] }),
+      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
+      maxDepth: 100,
+      maxRedirects: 20,
+    },
+    skipSubstrings: options.skipSubstrings ?? [],
+    backoff: [],
+    settings: {},
+    leaseMs: SERVER_TEST_SETTINGS.leaseMs,
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    maxConnections: options.maxConnections ?? 100,
+    log: () => {},
+  });
+  return {
+    ...running,
+    dir,
+    store,
+    port: running.server.address.port,
+    async dispose() {
+      await running.close();
+      await modules.close();
+      await store.close();
+      if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
