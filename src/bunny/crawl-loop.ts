@@ -9,8 +9,11 @@ import type { Visit } from './visit.js';
 
 export interface LoopParts {
   frontier: Frontier;
-  /** robots gate -> fetch -> parse for one lease (visit.ts). */
-  visit: (lease: Lease) => Promise<Visit>;
+  /**
+   * robots gate -> fetch -> parse for one lease (visit.ts); a request must start by
+   * `startBy` (epoch ms, this process's clock), or the lease goes back deferred.
+   */
+  visit: (lease: Lease, startBy: number | null) => Promise<Visit>;
   warc: Pick<WarcThread, 'write'>;
   /** Module hooks (module-step.ts); null when no module is loaded and no onPage given. */
   modules: ModuleStep | null;
@@ -97,9 +100,10 @@ export class CrawlLoop {
           if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
             this.lastLeaseAt = now;
             const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+            const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
-              void this.fetchOne(lease);
+              void this.fetchOne(lease, startByOf(lease, received));
             }
             if (batch.ended !== null) return batch.ended;
             wakeAt = batch.nextReadyAt;
@@ -125,10 +129,10 @@ export class CrawlLoop {
     await this.parts.frontier.acknowledge(records.map((r) => r.id));
   }
 
-  private async fetchOne(lease: Lease): Promise<void> {
+  private async fetchOne(lease: Lease, startBy: number | null): Promise<void> {
     let done: Visit;
     try {
-      done = await this.parts.visit(lease);
+      done = await this.parts.visit(lease, startBy);
     } catch (err) {
       // A bug must not lose the URL: it is recorded as failed, with why.
       done = { lease, page: processCrash(lease, err), warc: [] };
@@ -262,3 +266,15 @@ export class CrawlLoop {
     this.wake?.();
   }
 }
+
+/**
+ * When the lease's request must start. A deadline long past on arrival means the store's
+ * clock and ours disagree (a machine without NTP): the window is ignored rather than
+ * every lease given back.
+ */
+function startByOf(lease: Lease, received: number): number | null {
+  if (lease.startBy === undefined || lease.startBy < received - CLOCK_SKEW_MS) return null;
+  return lease.startBy;
+}
+
+const CLOCK_SKEW_MS = 5000;

@@ -135,7 +135,7 @@ export class Crawler {
       const loop = new CrawlLoop(
         {
           frontier,
-          visit: (lease) => visit(lease, visitParts),
+          visit: (lease, startBy) => visit(lease, visitParts, startBy),
           warc,
           modules: moduleStep,
           write: parts.write,

@@ -37,9 +37,10 @@ export interface VisitParts {
  * robots gate -> fetch -> parse for one lease. It neither leases nor completes: the
  * crawl loop releases the host with `page.report` and hands the rest on.
  */
-export async function visit(lease: Lease, parts: VisitParts): Promise<Visit> {
+export async function visit(lease: Lease, parts: VisitParts, startBy: number | null = null): Promise<Visit> {
   let crawlDelayMs: number | null = null;
   if (parts.robots !== null) {
+    if (parts.robots.cached(lease.url) === undefined && late(startBy)) return tooLate(lease);
     const answer = await robotsGate(parts.robots, lease, parts.gate);
     if (answer.kind === 'read') {
       const page = processDeferred(lease, answer.report);
@@ -58,10 +59,23 @@ export async function visit(lease: Lease, parts: VisitParts): Promise<Visit> {
     }
     crawlDelayMs = v.crawlDelayMs;
   }
+  if (late(startBy)) return tooLate(lease);
   const outcome = await parts.fetcher.fetch(lease.url);
   const page = processFetch(lease, outcome, crawlDelayMs, parts.options);
   if (parts.robots === null) addLinks(page, parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null);
   return { lease, page, warc: page.record === null ? [] : archived([outcome]) };
+}
+
+function late(startBy: number | null): boolean {
+  return startBy !== null && Date.now() > startBy;
+}
+
+/**
+ * The request could not start in its window (this process was busy): starting it now
+ * would crowd the host's next request. The URL goes back, no try spent, no request made.
+ */
+function tooLate(lease: Lease): Visit {
+  return { lease, page: processDeferred(lease, { fetchMs: 0, noRequest: true }), warc: [] };
 }
 
 /** The requests worth a WARC record: those that got a response. */

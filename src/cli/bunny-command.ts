@@ -7,7 +7,7 @@ import { linkSettingsOf } from '../bunny/marker.js';
 import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
-import { ServerModules } from '../bunny/server-modules.js';
+import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
@@ -82,6 +82,13 @@ export function bunnyCommand(outcome: { code: number }): Command {
         name: `bunny@${hostname()}:${process.pid}`,
       });
       closers.push(() => frontier.close());
+      // Modules the server sends right after WELCOME are loaded before the first lease.
+      const early: SentModule[] = [];
+      let pushed: ServerModules | null = null;
+      frontier.connection.on('module', (m: SentModule) => {
+        if (pushed === null) early.push(m);
+        else void pushed.load(m);
+      });
       const welcome = await frontier.welcome();
       const crawl = bunnySettingsFrom(welcome.settings);
       if (crawl === null) throw new ServerUnreachableError('the server sent settings this bunny cannot read');
@@ -91,8 +98,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
       closers.push(await lockDataDir(layout));
       const allSeeds = [...crawl.seeds, ...seeds];
       openDataDir(layout, linkSettingsOf({ ...own, ...crawl }, allSeeds), false, () => {});
-      const pushed = new ServerModules(layout.root, modules, say);
-      frontier.connection.on('module', (m) => void pushed.load(m));
+      pushed = new ServerModules(layout.root, modules, say);
+      for (const m of early.splice(0)) await pushed.load(m);
       const counts = new RunCounter();
       const crawler = await Crawler.start({
         frontier,

@@ -56,6 +56,13 @@ export interface Lease {
   attempt: number;
   /** Epoch ms after which the store may hand the URL to someone else. */
   expiresAt: number;
+  /**
+   * Epoch ms (the store's clock) by which the request must start, or the lease goes back
+   * deferred: a request that starts late would crowd the host's next one, leased to
+   * someone else one gap after this. Absent when the host has no gap. Crawlers on other
+   * machines need their clocks in sync (NTP).
+   */
+  startBy?: number;
 }
 
 /** Why the crawl is over for every crawler; null while it is not. */

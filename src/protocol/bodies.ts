@@ -53,7 +53,7 @@ function report(v: unknown, where: string): WireReport {
 
 function lease(v: unknown, where: string): WireLease {
   const o = object(v, where);
-  return {
+  const l: WireLease = {
     id: string(o, 'id', where, true),
     url: string(o, 'url', where, true),
     host: string(o, 'host', where),
@@ -64,6 +64,8 @@ function lease(v: unknown, where: string): WireLease {
     attempt: integer(o, 'attempt', where, 1),
     expiresAt: integer(o, 'expiresAt', where),
   };
+  if (o.startBy !== undefined) l.startBy = integer(o, 'startBy', where);
+  return l;
 }
 
 function link(v: unknown, where: string): WireLink {

@@ -118,6 +118,8 @@ export interface WireLease {
   attempt: number;
   /** Epoch ms after which the server may hand the URL to someone else. */
   expiresAt: number;
+  /** Optional: instant (the server's clock) by which the request must start, or the lease goes back deferred. */
+  startBy?: number;
 }
 
 export type WireOutcome =

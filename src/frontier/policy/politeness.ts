@@ -81,6 +81,16 @@ export function afterFetch(
   };
 }
 
+/**
+ * How late a crawler may start a leased request: a quarter of the host's gap. The store
+ * spaces leases by the gap; a crawler that starts no later than this after receiving
+ * its lease keeps request starts at least three quarters of the gap apart, whatever its
+ * own delays. No gap, no window.
+ */
+export function startWindowMs(b: BudgetState): number | undefined {
+  return b.gapMs > 0 ? Math.max(1, Math.floor(b.gapMs / 4)) : undefined;
+}
+
 /** A lease ran out without a report: its slot is free again, and nothing was learned. */
 export function afterLostLease(b: BudgetState): BudgetState {
   return { ...b, inFlight: Math.max(0, b.inFlight - 1) };

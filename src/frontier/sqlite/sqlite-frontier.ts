@@ -16,6 +16,7 @@ import {
   mergeBudgets,
   NEVER,
   readyAt,
+  startWindowMs,
 } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
@@ -443,6 +444,8 @@ export class SqliteFrontier implements LocalFrontier {
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
+    const window = startWindowMs(b);
+    const startBy = window === undefined ? undefined : tx.now + window;
     for (const r of taken) {
       const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
       const id = leaseIdOf(r.seq, gen);
@@ -457,6 +460,7 @@ export class SqliteFrontier implements LocalFrontier {
         kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page',
         attempt: r.attempts + 1,
         expiresAt,
+        ...(startBy === undefined ? {} : { startBy }),
       });
     }
     tx.hosts.setBudget(h.budget, b);
