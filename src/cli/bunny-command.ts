@@ -4,7 +4,7 @@ import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';

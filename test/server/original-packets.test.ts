@@ -200,9 +200,9 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     quit.send([0x00, 0x03, 0x05]);
     const refused = await quit.readToClose();
     expect(JSON.parse(refused.subarray(8).toString())).toMatchObject({ code: 200 });
-    const escape = await client();
-    escape.send(auth, [0x00, 4 + 4, 0x09], '../x', NUL);
-    const bad = await escape.readToClose();
+    const escaping = await client();
+    escaping.send(auth, [0x00, 4 + 4, 0x09], '../x', NUL);
+    const bad = await escaping.readToClose();
     expect(bad[2]).toBe(36);
     expect(JSON.parse(bad.subarray(8).toString())).toMatchObject({ code: 204 });
     const still = await client();
