@@ -88,6 +88,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     // spaces the leases by the gap, and a bunny starts a request at most a quarter of the
     // gap after its lease (else it gives the lease back), so the starts the bunnies record
     // (fetchedAt) are at least 75 ms apart (2 ms of slack for the clock's rounding).
+    // The arrival times at the web server add the operating system's scheduling of the
+    // bunny's socket writes, which a busy machine stretches without bound, so the gap is
+    // checked where the bunny starts the request.
     for (const host of ['127.0.0.2', '127.0.0.3']) {
       const starts = serverPages()
         .filter((r) => r.fetchedAt !== null && new URL(r.url).hostname === host)
@@ -96,15 +99,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       for (let i = 1; i < starts.length; i++) {
         expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(73);
       }
-      // At the web server the way from a bunny's fetch call to the request adds the
-      // operating system's scheduling, which a busy machine stretches: half the gap holds.
-      const arrivals = web.requestLog
-        .filter((r) => r.host === host)
-        .map((r) => r.at)
-        .sort((a, b) => a - b);
-      for (let i = 1; i < arrivals.length; i++) {
-        expect((arrivals[i] as number) - (arrivals[i - 1] as number)).toBeGreaterThanOrEqual(50);
-      }
+      // The web server sees the same requests, once each: no host got more of them than it has pages.
+      const arrivals = web.requestLog.filter((r) => r.host === host && r.path !== '/robots.txt');
+      expect(arrivals).toHaveLength(starts.length);
     }
     s.child.kill('SIGTERM');
     expect(await s.exit()).toBe(143);

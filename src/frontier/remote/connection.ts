@@ -148,7 +148,11 @@ export class ServerConnection extends EventEmitter {
       socket.setNoDelay(true);
       this.decoder = new PacketDecoder({ from: 'server' });
       this.joiner = new MessageJoiner();
+      // settled: this attempt's promise is decided; welcomed: it got as far as WELCOME.
+      // Only a connection that was welcomed reconnects when it closes: a failed attempt
+      // belongs to the establish() loop that made it, which tries again by itself.
       let settled = false;
+      let welcomed = false;
       const helloId = this.takeId();
       const fail = (err: Error) => {
         if (settled) return;
@@ -178,6 +182,7 @@ export class ServerConnection extends EventEmitter {
           if (m === null) continue;
           if (!settled && m.type === 'WELCOME' && m.requestId === helloId) {
             settled = true;
+            welcomed = true;
             this.welcome = m.body;
             resolve(m.body);
             this.resendOutstanding();
@@ -198,7 +203,7 @@ export class ServerConnection extends EventEmitter {
       });
       socket.once('error', (err) => fail(err));
       socket.once('close', () => {
-        if (!settled) {
+        if (!welcomed) {
           fail(new Error('the server closed the connection'));
           return;
         }
