@@ -64,6 +64,98 @@ export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebR
   };
 }
 
+export interface ClusterRunOptions extends CobwebRunOptions {
+  /** Crawling processes beside the server; the concurrency is split among them. */
+  bunnies: number;
+}
+
+/**
+ * A `cobweb server` holding the seeds and the store, and `bunnies` crawling processes
+ * talking to it over loopback: timed from the server's spawn to the last bunny's exit
+ * (the server is then stopped). Pages land in the server's pages.jsonl. Peak RSS is the
+ * sum of the processes' peaks.
+ */
+export async function runCobwebCluster(options: ClusterRunOptions): Promise<CobwebRun> {
+  const bin = join(options.repoDir, 'bin', 'cobweb.js');
+  const startedAt = performance.now();
+  const server = spawnNode(
+    [
+      bin,
+      'server',
+      ...options.seeds,
+      '--data',
+      options.dataDir,
+      '--listen',
+      '127.0.0.1:0',
+      '--delay',
+      '0',
+      '--delay-factor',
+      '0',
+      '--per-host',
+      String(options.perHost),
+      '--quiet',
+      ...(options.extraArgs ?? []),
+    ],
+    options.repoDir,
+  );
+  const serverTail = collectStderrTail(server);
+  const serverRss = server.pid === undefined ? undefined : watchPeakRss(server.pid);
+  const port = await new Promise<number | null>((resolvePort) => {
+    let out = '';
+    const timer = setTimeout(() => resolvePort(null), options.timeoutSeconds * 1000);
+    server.stdout?.on('data', (chunk) => {
+      out += String(chunk);
+      const m = /server listening on [^\s]+:(\d+)/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolvePort(Number(m[1]));
+      }
+    });
+    server.once('exit', () => resolvePort(null));
+  });
+  if (port === null) {
+    server.kill('SIGKILL');
+    return { seconds: 0, peakRssBytes: 0, exitCode: 1, timedOut: false, stderrTail: serverTail() };
+  }
+  const each = Math.max(1, Math.round(options.concurrency / options.bunnies));
+  const bunnies = Array.from({ length: options.bunnies }, (_, i) => {
+    const child = spawnNode(
+      [
+        bin,
+        'bunny',
+        '--server',
+        `127.0.0.1:${port}`,
+        '--data',
+        `${options.dataDir}-bunny-${i + 1}`,
+        '--concurrency',
+        String(each),
+        '--quiet',
+      ],
+      options.repoDir,
+      'ignore',
+    );
+    child.stdin?.end();
+    return {
+      child,
+      tail: collectStderrTail(child),
+      rss: child.pid === undefined ? undefined : watchPeakRss(child.pid),
+    };
+  });
+  const exits = await Promise.all(bunnies.map((b) => waitForExit(b.child, options.timeoutSeconds * 1000)));
+  const seconds = (performance.now() - startedAt) / 1000;
+  server.kill('SIGTERM');
+  await waitForExit(server, 30_000);
+  const peaks = [serverRss?.stop() ?? 0, ...bunnies.map((b) => b.rss?.stop() ?? 0)];
+  const failed = exits.findIndex((e) => e.code !== 0);
+  return {
+    seconds,
+    peakRssBytes: peaks.reduce((a, b) => a + b, 0),
+    exitCode: failed === -1 ? 0 : (exits[failed]?.code ?? null),
+    timedOut: exits.some((e) => e.timedOut),
+    stderrTail: [serverTail(), ...bunnies.map((b) => b.tail())].join('\n').slice(-4000),
+  };
+}
+
 export interface PagesFileSummary {
   /** URLs of records with status 200, as written. */
   okUrls: string[];

@@ -7,7 +7,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compileBenchScripts } from './compile.js';
-import { cobwebIsBuilt, compareUrlSets, runCobwebCrawl, summarizePagesFile } from './crawl.js';
+import {
+  type CobwebRun,
+  cobwebIsBuilt,
+  compareUrlSets,
+  runCobwebCluster,
+  runCobwebCrawl,
+  summarizePagesFile,
+} from './crawl.js';
 import { runRawLoop } from './raw-process.js';
 import { describeMachine, markdownTable, type TableRow } from './report.js';
 import { type BenchSettings, readSettings } from './settings.js';
@@ -18,7 +25,9 @@ import { startWebProcess, type WebProcess } from './web-process.js';
 const RAW_LABEL = 'raw loop: undici + htmlparser2, no frontier, no outputs';
 const COBWEB_LABEL = 'cobweb crawl: sqlite frontier, pages.jsonl, WARC, robots.txt, built-in modules';
 const BARE_LABEL = 'cobweb crawl, the same without modules (--no-builtin-modules)';
+const CLUSTER_LABEL = 'cobweb server + 2 cobweb bunny processes, the same work split between them';
 const TARGET_RATIO = 0.6;
+const TARGET_CLUSTER_RATIO = 0.9;
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -65,6 +74,7 @@ async function main(): Promise<number> {
     const raw: RoundOutcome[] = [];
     const cobweb: RoundOutcome[] = [];
     const bare: RoundOutcome[] = [];
+    const cluster: RoundOutcome[] = [];
     // Alternating the contenders spreads slow spells of a shared machine over every row.
     for (let round = 1; round <= settings.rounds; round++) {
       raw.push(await measureWebUse(context, `raw loop, round ${round}`, () => rawRound(context)));
@@ -77,12 +87,22 @@ async function main(): Promise<number> {
             cobwebRound(context, round, ['--no-builtin-modules']),
           ),
         );
+        cluster.push(
+          await measureWebUse(context, `server + 2 bunnies, round ${round}`, () =>
+            cobwebRound(context, round, [], 2),
+          ),
+        );
       }
     }
 
     const rows: TableRow[] = [...summaryRows(RAW_LABEL, raw)];
-    if (cobwebBuilt) rows.push(...summaryRows(COBWEB_LABEL, cobweb), ...summaryRows(BARE_LABEL, bare));
-    else {
+    if (cobwebBuilt) {
+      rows.push(
+        ...summaryRows(COBWEB_LABEL, cobweb),
+        ...summaryRows(BARE_LABEL, bare),
+        ...summaryRows(CLUSTER_LABEL, cluster),
+      );
+    } else {
       rows.push(
         emptyRow(
           `cobweb not built (${cobwebRoot(settings)}/dist/cli/main.js missing): run \`npm run build\``,
@@ -98,6 +118,7 @@ async function main(): Promise<number> {
     const rawRate = median(raw)?.pagesPerSec;
     const cobwebRate = median(cobweb)?.pagesPerSec;
     const bareRate = median(bare)?.pagesPerSec;
+    const clusterRate = median(cluster)?.pagesPerSec;
     if (rawRate && cobwebRate) {
       console.log(
         `cobweb / raw: ${(cobwebRate / rawRate).toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})`,
@@ -106,8 +127,13 @@ async function main(): Promise<number> {
     if (cobwebRate && bareRate) {
       console.log(`with modules / without: ${(cobwebRate / bareRate).toFixed(2)} (the built-ins' cost)`);
     }
+    if (cobwebRate && clusterRate) {
+      console.log(
+        `server + 2 bunnies / cobweb crawl: ${(clusterRate / cobwebRate).toFixed(2)} (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
+      );
+    }
     console.log('');
-    const all = [...raw, ...cobweb, ...bare];
+    const all = [...raw, ...cobweb, ...bare, ...cluster];
     for (const outcome of all) for (const note of outcome.notes) console.log(`- ${note}`);
     const failed = all.some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
     return failed ? 1 : 0;
@@ -153,10 +179,12 @@ async function cobwebRound(
   context: Context,
   round: number,
   extraArgs: readonly string[],
+  bunnies = 0,
 ): Promise<RoundOutcome> {
   const { settings, expected } = context;
-  const dataDir = join(context.workDir, `cobweb-data-${round}${extraArgs.length > 0 ? '-bare' : ''}`);
-  const run = await runCobwebCrawl({
+  const kind = bunnies > 0 ? `-cluster` : extraArgs.length > 0 ? '-bare' : '';
+  const dataDir = join(context.workDir, `cobweb-data-${round}${kind}`);
+  const options = {
     repoDir: cobwebRoot(settings),
     seeds: context.web.sites.map((site) => `${site.origin}/`),
     dataDir,
@@ -164,7 +192,9 @@ async function cobwebRound(
     perHost: settings.perHost,
     timeoutSeconds: settings.timeoutSeconds,
     extraArgs,
-  });
+  };
+  const run: CobwebRun =
+    bunnies > 0 ? await runCobwebCluster({ ...options, bunnies }) : await runCobwebCrawl(options);
   const pagesFile = await summarizePagesFile(join(dataDir, 'pages.jsonl'));
   const pages = pagesFile.okUrls.length;
   const outcome: RoundOutcome = {
@@ -191,7 +221,10 @@ async function cobwebRound(
     const examples = [...diff.missing.slice(0, 3), ...diff.unexpected.slice(0, 3)];
     if (examples.length > 0) outcome.notes.push(`examples of differing URLs: ${examples.join(' ')}`);
   }
-  if (!settings.keepData) rmSync(dataDir, { recursive: true, force: true });
+  if (!settings.keepData) {
+    rmSync(dataDir, { recursive: true, force: true });
+    for (let i = 1; i <= bunnies; i++) rmSync(`${dataDir}-bunny-${i}`, { recursive: true, force: true });
+  }
   return outcome;
 }
 
