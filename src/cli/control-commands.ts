@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { encode, type OriginalPacket, readTextAnswer, type TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { parseHostPort } from './server-command.js';
@@ -69,7 +69,11 @@ function controlCommand(
   const command = new Command(name).description(description);
   if (argument !== undefined) command.argument(argument);
   command
-    .option('--server <host:port>', 'the cobweb server', parseHostPort, { host: '127.0.0.1', port: 7070 })
+    .addOption(
+      new Option('--server <host:port>', 'the cobweb server')
+        .argParser(parseHostPort)
+        .default({ host: '127.0.0.1', port: 7070 }, '127.0.0.1:7070'),
+    )
     .option('--token <token>', "the server's token (else COBWEB_TOKEN, else DATA/token with --data)")
     .option('--data <dir>', "the server's data folder, to read its token from");
   if (name === 'show')

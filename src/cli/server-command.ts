@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { canonicalSeeds, linkRulesOf, openDataDir, openStore, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
@@ -68,32 +68,34 @@ export function serverCommand(outcome: { code: number }): Command {
     .argument('[seed...]', 'http(s) URLs to start from (depth 0); bunnies may add more');
   const read = addRuleOptions(command, QUEUE_OPTIONS, { data: './cobweb-server' });
   command
-    .option('--listen <host:port>', 'where bunnies and control commands connect', parseHostPort, {
-      host: '127.0.0.1',
-      port: 7070,
-    })
+    .addOption(
+      new Option('--listen <host:port>', 'where bunnies and control commands connect')
+        .argParser(parseHostPort)
+        .default({ host: '127.0.0.1', port: 7070 }, '127.0.0.1:7070'),
+    )
     .option('--modules <dir>', 'where loadmod finds NAME.mjs or NAME.js')
     .option(
       '--token <token>',
       'the secret clients send (else COBWEB_TOKEN, else DATA/token, made and printed once)',
     )
-    .option(
-      '--backoff <steps>',
-      'per-server back-off: after AFTER URLs of one server, hand out only every EVERY-th (AFTER:EVERY,...)',
-      (text: string) => {
-        try {
-          return parseBackoff(text);
-        } catch (err) {
-          throw new InvalidArgumentError(`${(err as Error).message}.`);
-        }
-      },
-      [],
+    .addOption(
+      new Option(
+        '--backoff <steps>',
+        'per-server back-off: after AFTER URLs of one server, hand out only every EVERY-th (AFTER:EVERY,...)',
+      )
+        .argParser((text: string) => {
+          try {
+            return parseBackoff(text);
+          } catch (err) {
+            throw new InvalidArgumentError(`${(err as Error).message}.`);
+          }
+        })
+        .default([], 'none'),
     )
-    .option(
-      '--skip-substring <text>',
-      'refuse URLs containing this (like cgi-bin or /~); repeatable',
-      collect,
-      [],
+    .addOption(
+      new Option('--skip-substring <text>', 'refuse URLs containing this (like cgi-bin or /~); repeatable')
+        .argParser(collect)
+        .default([], 'none'),
     )
     .option(
       '--max-connections <n>',

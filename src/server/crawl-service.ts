@@ -8,6 +8,7 @@ import {
   idOnWire,
   leaseToWire,
   linkFromWire,
+  readyAtToWire,
   reportFromWire,
 } from '../frontier/remote/wire.js';
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
@@ -98,7 +99,11 @@ export class CrawlService {
         });
     }
     if (held.length > 0) await this.parts.store.complete(held, crawler);
-    return { leases: given.map(leaseToWire), ended: batch.ended, nextReadyAt: batch.nextReadyAt };
+    return {
+      leases: given.map(leaseToWire),
+      ended: batch.ended,
+      nextReadyAt: readyAtToWire(batch.nextReadyAt),
+    };
   }
 
   async release(body: Bodies['RELEASE']): Promise<void> {

@@ -190,20 +190,21 @@ export class Session {
       this.close(ErrorCode.BUSY, `more than ${this.ctx.limits.maxOutstanding} requests at once`);
       return;
     }
+    // A reply that cannot be encoded is an error of ours: the client gets an ERROR for
+    // its request, and the server goes on (catch(), not then()'s second argument, so it
+    // also sees what writing the reply threw).
     void this.answer(m)
-      .then(
-        (reply) => {
-          if (reply !== null) this.writeMessage(reply.type, requestId, reply.body as Bodies[OurPacketName]);
-        },
-        (err: unknown) => {
-          if (err instanceof ControlError) {
-            this.close(err.code, err.message, requestId);
-            return;
-          }
-          const message = err instanceof Error ? err.message : String(err);
-          this.writeMessage('ERROR', requestId, { code: ErrorCode.INTERNAL, message: message.slice(0, 500) });
-        },
-      )
+      .then((reply) => {
+        if (reply !== null) this.writeMessage(reply.type, requestId, reply.body as Bodies[OurPacketName]);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ControlError) {
+          this.close(err.code, err.message, requestId);
+          return;
+        }
+        const message = err instanceof Error ? err.message : String(err);
+        this.writeMessage('ERROR', requestId, { code: ErrorCode.INTERNAL, message: message.slice(0, 500) });
+      })
       .finally(() => {
         this.outstanding--;
         this.armIdle();

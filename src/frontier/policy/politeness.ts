@@ -49,9 +49,9 @@ export function afterLease(b: BudgetState, now: number): BudgetState {
  * gap = min(maxDelay, max(delay, delayFactor x fetch time, Crawl-delay)).
  */
 export function gapAfterFetch(settings: PolitenessSettings, fetchMs: number, crawlDelayMs = 0): number {
-  return Math.min(
-    settings.maxDelayMs,
-    Math.max(settings.delayMs, settings.delayFactor * fetchMs, crawlDelayMs),
+  // Whole milliseconds: every time a store keeps or sends is one.
+  return Math.ceil(
+    Math.min(settings.maxDelayMs, Math.max(settings.delayMs, settings.delayFactor * fetchMs, crawlDelayMs)),
   );
 }
 

@@ -32,8 +32,19 @@ export function idFromWire(id: string): number {
   return /^\d{1,16}$/.test(id) ? Number(id) : Number.NaN;
 }
 
+/**
+ * Times travel as whole milliseconds. A store may hold fractions (a gap of twice a
+ * response time): a deadline is rounded down, so the bunny is never told it has longer.
+ */
 export function leaseToWire(l: Lease): WireLease {
-  return { ...l, id: idOnWire(l.id) };
+  const w: WireLease = { ...l, id: idOnWire(l.id), expiresAt: Math.floor(l.expiresAt) };
+  if (l.startBy !== undefined) w.startBy = Math.floor(l.startBy);
+  return w;
+}
+
+/** A moment to wait for, rounded up: asking again before it would find nothing. */
+export function readyAtToWire(at: number | null): number | null {
+  return at === null ? null : Math.ceil(at);
 }
 
 export function leaseFromWire(l: WireLease): Lease {
