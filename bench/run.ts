@@ -2,6 +2,7 @@
 // ceiling) and by cobweb, side by side. Run: node --import tsx bench/run.ts
 // Smaller runs: BENCH_PAGES_PER_HOST=200 BENCH_HOSTS=4 BENCH_ROUNDS=1 node --import tsx bench/run.ts
 // Other knobs: see bench/settings.ts (BENCH_CONCURRENCY, BENCH_PER_HOST, BENCH_COBWEB_ROOT, ...).
+// Before/after: BENCH_BASELINE_ROOT=../other-checkout adds its crawl to the same rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -75,6 +76,7 @@ async function main(): Promise<number> {
     const cobweb: RoundOutcome[] = [];
     const bare: RoundOutcome[] = [];
     const cluster: RoundOutcome[] = [];
+    const baseline: RoundOutcome[] = [];
     // Alternating the contenders spreads slow spells of a shared machine over every row.
     for (let round = 1; round <= settings.rounds; round++) {
       raw.push(await measureWebUse(context, `raw loop, round ${round}`, () => rawRound(context)));
@@ -87,6 +89,13 @@ async function main(): Promise<number> {
             cobwebRound(context, round, ['--no-builtin-modules']),
           ),
         );
+        if (settings.baselineRoot !== undefined) {
+          baseline.push(
+            await measureWebUse(context, `baseline build, round ${round}`, () =>
+              cobwebRound(context, round, [], 0, settings.baselineRoot),
+            ),
+          );
+        }
         cluster.push(
           await measureWebUse(context, `server + 2 bunnies, round ${round}`, () =>
             cobwebRound(context, round, [], 2),
@@ -102,6 +111,11 @@ async function main(): Promise<number> {
         ...summaryRows(BARE_LABEL, bare),
         ...summaryRows(CLUSTER_LABEL, cluster),
       );
+      if (settings.baselineRoot !== undefined) {
+        rows.push(
+          ...summaryRows(`the same crawl by the baseline build in ${settings.baselineRoot}`, baseline),
+        );
+      }
     } else {
       rows.push(
         emptyRow(
@@ -119,6 +133,7 @@ async function main(): Promise<number> {
     const cobwebRate = median(cobweb)?.pagesPerSec;
     const bareRate = median(bare)?.pagesPerSec;
     const clusterRate = median(cluster)?.pagesPerSec;
+    const baselineRate = median(baseline)?.pagesPerSec;
     if (rawRate && cobwebRate) {
       console.log(
         `cobweb / raw: ${(cobwebRate / rawRate).toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})`,
@@ -132,8 +147,11 @@ async function main(): Promise<number> {
         `server + 2 bunnies / cobweb crawl: ${(clusterRate / cobwebRate).toFixed(2)} (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
       );
     }
+    if (cobwebRate && baselineRate) {
+      console.log(`this build / baseline build: ${(cobwebRate / baselineRate).toFixed(2)}`);
+    }
     console.log('');
-    const all = [...raw, ...cobweb, ...bare, ...cluster];
+    const all = [...raw, ...cobweb, ...bare, ...cluster, ...baseline];
     for (const outcome of all) for (const note of outcome.notes) console.log(`- ${note}`);
     const failed = all.some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
     return failed ? 1 : 0;
@@ -180,12 +198,20 @@ async function cobwebRound(
   round: number,
   extraArgs: readonly string[],
   bunnies = 0,
+  root = cobwebRoot(context.settings),
 ): Promise<RoundOutcome> {
   const { settings, expected } = context;
-  const kind = bunnies > 0 ? `-cluster` : extraArgs.length > 0 ? '-bare' : '';
+  const kind =
+    root !== cobwebRoot(settings)
+      ? '-baseline'
+      : bunnies > 0
+        ? `-cluster`
+        : extraArgs.length > 0
+          ? '-bare'
+          : '';
   const dataDir = join(context.workDir, `cobweb-data-${round}${kind}`);
   const options = {
-    repoDir: cobwebRoot(settings),
+    repoDir: resolve(root),
     seeds: context.web.sites.map((site) => `${site.origin}/`),
     dataDir,
     concurrency: settings.concurrency,

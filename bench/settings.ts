@@ -15,6 +15,8 @@ export interface BenchSettings {
   keepData: boolean;
   /** Where bin/cobweb.js and dist/ live; another checkout or build can be measured on the same web. */
   cobwebRoot: string | undefined;
+  /** Another checkout or build measured in the same rounds, beside this one (a before/after). */
+  baselineRoot: string | undefined;
 }
 
 /** Benchmark settings; every one can be overridden by an environment variable to run smaller. */
@@ -32,6 +34,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     rounds: intFrom(env, 'BENCH_ROUNDS', 3, 1, 100),
     keepData: env.BENCH_KEEP_DATA === '1',
     cobwebRoot: env.BENCH_COBWEB_ROOT || undefined,
+    baselineRoot: env.BENCH_BASELINE_ROOT || undefined,
   };
 }
 
