@@ -189,27 +189,32 @@ export class CrawlService {
   }
 
   /**
-   * ENQUEUE: a URL handed in by an original client takes a seed's checks (the
-   * substring test, scope, filters, traps; "already seen" is the store's), as a link of
-   * the page the connection holds, or as a seed when it holds none.
+   * ENQUEUE: URLs handed in by an original client (a run of ENQUEUEs, stored in one
+   * add) take a seed's checks (the substring test, scope, filters, traps; "already seen"
+   * is the store's), as links of the page the connection holds, or as seeds when it
+   * holds none.
    */
-  async enqueue(crawler: CrawlerId, url: string, from: Lease | null): Promise<void> {
-    const c = canonicalize(url);
-    if (!c.ok) return;
+  async enqueue(crawler: CrawlerId, urls: readonly string[], from: Lease | null): Promise<void> {
     const depth = from === null ? 0 : from.depth + 1;
     const via = from?.url ?? null;
-    const skip = this.parts.skipSubstrings.find((s) => c.url.includes(s));
     const rejected: WireRejected[] = [];
+    const kept: string[] = [];
+    for (const url of urls) {
+      const c = canonicalize(url);
+      if (!c.ok) continue;
+      if (this.parts.skipSubstrings.some((s) => c.url.includes(s))) {
+        rejected.push({ url: c.url, depth, via, reason: 'substring' });
+      } else kept.push(c.url);
+    }
     let links = [] as ReturnType<typeof routeLinks>['accepted'];
-    if (skip !== undefined) {
-      rejected.push({ url: c.url, depth, via, reason: 'substring' });
-    } else if (from === null) {
-      links = [{ url: c.url, depth: 0, via: null }];
-    } else {
-      const routed = routeLinks([c.url], from.url, from, this.parts.rules);
+    if (from === null) {
+      links = kept.map((url) => ({ url, depth: 0, via: null }));
+    } else if (kept.length > 0) {
+      const routed = routeLinks(kept, from.url, from, this.parts.rules);
       links = routed.accepted;
       rejected.push(...routed.rejected);
     }
+    if (links.length === 0 && rejected.length === 0) return;
     const r = await this.parts.store.add(links, rejected, crawler);
     await this.record(r.records, crawler);
   }

@@ -53,6 +53,9 @@ export interface SessionContext {
   };
 }
 
+/** The most ENQUEUEs in a row stored in one add(). */
+const MAX_ENQUEUE_RUN = 1000;
+
 /** Packets that always need the token, on loopback too. */
 const TOKEN_ALWAYS = new Set(['QUIT', 'NEWMOD', 'LOGDATA', 'READDATA']);
 /** Packets that need HELLO first. */
@@ -100,6 +103,8 @@ export class Session {
   /** Leases an original client took with DEQUEUE, by URL; the latest last. */
   private readonly dequeued = new Map<string, Lease>();
   private chain: Promise<void> = Promise.resolve();
+  /** ENQUEUE targets waiting for their turn in the chain, stored together; null when none wait. */
+  private enqueueRun: OriginalTarget[] | null = null;
 
   constructor(
     private readonly socket: Socket,
@@ -173,7 +178,14 @@ export class Session {
       return;
     }
     if (m.type === 'DEQUEUE_REPLY') return;
-    // The original packets, one after the other.
+    // The original packets, one after the other. ENQUEUEs in a row are stored in one
+    // add(): a client that sends ten links after each DEQUEUE would otherwise pay ten
+    // commits. Nothing changes order: a run of ENQUEUEs ends at the next other packet.
+    if (m.type === 'ENQUEUE') {
+      this.enqueueLater(m.target);
+      return;
+    }
+    this.enqueueRun = null;
     this.chain = this.chain.then(() => this.originalPacket(m)).catch((err) => this.refuse(err));
   }
 
@@ -277,13 +289,6 @@ export class Session {
       case 'DEQUEUE':
         await this.dequeue();
         return;
-      case 'ENQUEUE': {
-        const url = this.urlOf(m.target);
-        if (url === null) return;
-        const latest = [...this.dequeued.values()].at(-1) ?? null;
-        await service.enqueue(await this.originalCrawler(), url, latest);
-        return;
-      }
       case 'STOREURL': {
         const url = this.urlOf(m.target);
         const lease = url === null ? undefined : this.dequeued.get(url);
@@ -365,6 +370,24 @@ export class Session {
   }
 
   /** The canonical URL an original packet names, or null (refused, as the codec says why). */
+  private enqueueLater(target: OriginalTarget): void {
+    if (this.enqueueRun === null || this.enqueueRun.length >= MAX_ENQUEUE_RUN) {
+      const run: OriginalTarget[] = [];
+      this.enqueueRun = run;
+      this.chain = this.chain
+        .then(async () => {
+          if (this.enqueueRun === run) this.enqueueRun = null;
+          const urls = run.map((t) => this.urlOf(t)).filter((u): u is string => u !== null);
+          if (urls.length === 0) return;
+          // Found on the URL this connection was given last, as the original server took it.
+          const latest = [...this.dequeued.values()].at(-1) ?? null;
+          await this.ctx.service.enqueue(await this.originalCrawler(), urls, latest);
+        })
+        .catch((err) => this.refuse(err));
+    }
+    this.enqueueRun.push(target);
+  }
+
   private urlOf(target: OriginalTarget): string | null {
     try {
       const c = canonicalize(urlFromOriginal(target).url);
