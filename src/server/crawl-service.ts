@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type LinkRules, routeLinks } from '../bunny/links.js';
+import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
 import { refusedRecord } from '../bunny/page-processor.js';
 import {
   completionFromWire,
@@ -208,7 +208,11 @@ export class CrawlService {
     }
     let links = [] as ReturnType<typeof routeLinks>['accepted'];
     if (from === null) {
-      links = kept.map((url) => ({ url, depth: 0, via: null }));
+      for (const url of kept) {
+        const reason = refusal(url, 0, 0, 'page', this.parts.rules);
+        if (reason === null) links.push({ url, depth: 0, via: null });
+        else rejected.push({ url, depth: 0, via: null, reason });
+      }
     } else if (kept.length > 0) {
       const routed = routeLinks(kept, from.url, from, this.parts.rules);
       links = routed.accepted;

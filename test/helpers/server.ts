@@ -31,6 +31,8 @@ export interface TestServerOptions {
   modules?: string[];
   modulesDir?: string | null;
   skipSubstrings?: string[];
+  /** Extensions the server's filter refuses (none by default). */
+  skipExtensions?: string[];
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
@@ -67,7 +69,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     token: options.token ?? 'test-token',
     modulesDir: options.modulesDir ?? null,
     rules: {
-      filter: createUrlFilter({ scope: 'any', seeds: [], include: [], exclude: [], skipExtensions: [] }),
+      filter: createUrlFilter({
+        scope: 'any',
+        seeds: [],
+        include: [],
+        exclude: [],
+        skipExtensions: options.skipExtensions ?? [],
+      }),
       traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
       maxDepth: 100,
       maxRedirects: 20,

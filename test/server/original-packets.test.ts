@@ -112,10 +112,11 @@ describe('ENQUEUE (2) and STOREURL (3)', () => {
     expect(text).toContain('http://site.test:8080 127.0.0.2:8080  1 URL  hosts: site.test');
   });
 
-  it('ENQUEUE runs the seed checks: --skip-substring refuses, recorded once', async () => {
-    server = await startTestServer({ skipSubstrings: ['cgi-bin'] });
+  it('ENQUEUE runs the seed checks: --skip-substring and a bad extension refuse, recorded once', async () => {
+    server = await startTestServer({ skipSubstrings: ['cgi-bin'], skipExtensions: ['jpg'] });
     const c = await client();
     c.send([0x00, 11 + 9 + 13], [0x02], [0, 0, 0, 0], [0x00, 0x50], 'site.test', NUL, '/cgi-bin/x.pl', NUL);
+    c.send([0x00, 11 + 9 + 8], [0x02], [0, 0, 0, 0], [0x00, 0x50], 'site.test', NUL, '/cat.jpg', NUL);
     c.send([0x00, 0x03, 0x01]);
     expect(await c.read(2)).toEqual(bytes([0x00, 0x00]));
     const lines = readFileSync(join(server.dir, 'pages.jsonl'), 'utf8').trim().split('\n');
@@ -125,6 +126,7 @@ describe('ENQUEUE (2) and STOREURL (3)', () => {
         error: 'filtered',
         detail: 'substring',
       }),
+      expect.objectContaining({ url: 'http://site.test/cat.jpg', error: 'filtered', detail: 'extension' }),
     ]);
   });
 });
