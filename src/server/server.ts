@@ -4,6 +4,7 @@ import { ErrorCode } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { CrawlService } from './crawl-service.js';
 import { Session, type SessionLimits } from './session.js';
+import { Traffic } from './traffic.js';
 
 export interface ServerOptions {
   host: string;
@@ -32,6 +33,8 @@ export const DEFAULT_LIMITS: SessionLimits = {
 export class CobwebServer {
   private readonly sessions = new Set<Session>();
   private readonly bunnies = new Set<Session>();
+  /** What passed over the connections: packets by type, bytes, errors sent. */
+  readonly traffic = new Traffic();
   private readonly control: Control;
   private stopping: Promise<void> | null = null;
 
@@ -71,6 +74,11 @@ export class CobwebServer {
     return this.sessions.size;
   }
 
+  /** Connections that said HELLO: the bunnies crawling now. */
+  get bunniesConnected(): number {
+    return this.bunnies.size;
+  }
+
   /** cobweb.log, as QUIT writes it. */
   writeLog(): void {
     this.control.writeLog();
@@ -98,10 +106,12 @@ export class CobwebServer {
       tokenEverywhere: !isLoopback(this.options.host),
       limits: this.options.limits,
       bunnies: this.bunnies,
+      traffic: this.traffic,
       moduleSources: () => this.control.loaded,
       control: this.control,
     });
     this.sessions.add(session);
+    this.traffic.connections++;
     socket.on('close', () => this.sessions.delete(session));
     if (this.sessions.size > this.options.maxConnections) {
       session.close(

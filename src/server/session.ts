@@ -6,6 +6,7 @@ import {
   ErrorCode,
   encode,
   encodeMessage,
+  errorCodeName,
   type Message,
   MessageJoiner,
   type OriginalTarget,
@@ -31,6 +32,7 @@ export interface SessionLimits {
   maxOutstanding: number;
 }
 
+import type { Traffic } from './traffic.js';
 /** What every session of one server shares. */
 export interface SessionContext {
   service: CrawlService;
@@ -40,6 +42,8 @@ export interface SessionContext {
   limits: SessionLimits;
   /** Connections that said HELLO: they get MODULE pushes. */
   bunnies: Set<Session>;
+  /** Packets and bytes, counted for /metrics and /status. */
+  traffic: Traffic;
   /** The modules loadmod loaded, as MODULE packets send them. */
   moduleSources(): Bodies['MODULE'][];
   /** The control commands that touch files and modules (control.ts). */
@@ -136,8 +140,10 @@ export class Session {
   private onData(chunk: Buffer): void {
     if (this.closed) return;
     this.armIdle();
+    this.ctx.traffic.bytesIn += chunk.length;
     const { packets, error } = this.decoder.push(chunk);
     for (const p of packets) {
+      this.ctx.traffic.packet(p.type);
       let m: Message | null;
       try {
         m = this.joiner.push(p);
@@ -421,12 +427,14 @@ export class Session {
   }
 
   private writeMessage<T extends OurPacketName>(type: T, requestId: number, body: Bodies[T]): void {
+    if (type === 'ERROR') this.ctx.traffic.error(errorCodeName((body as Bodies['ERROR']).code) ?? 'UNKNOWN');
     const packet = { type, requestId, more: false, body } as unknown as OurPacket;
     for (const frame of encodeMessage(packet)) this.write(frame);
   }
 
   private write(bytes: Buffer): void {
     if (this.socket.destroyed) return;
+    this.ctx.traffic.bytesOut += bytes.length;
     this.socket.write(bytes);
     if (!this.closed && this.socket.writableLength > this.ctx.limits.maxBufferedBytes) {
       this.close(ErrorCode.BUSY, 'the client does not read what it is sent');
