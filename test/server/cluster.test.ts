@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { type CliProcess, cobweb, freePort } from '../helpers/cli-process.js';
+import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
 
@@ -35,19 +35,35 @@ function run(args: string[]): CliProcess {
   return p;
 }
 
-async function server(seeds: string[], port: number, extra: string[] = []): Promise<CliProcess> {
-  const s = run([
-    'server',
-    ...seeds,
-    '--data',
-    join(dir, 'server'),
-    '--listen',
-    `127.0.0.1:${port}`,
-    '--quiet',
-    ...extra,
-  ]);
-  await s.line(/server listening on/);
-  return s;
+/**
+ * A server on `port`, or on a port the system picks (0): the port it took is read from its
+ * first line. A port asked for by number (a restart on the port bunnies know) may still be
+ * held for a moment by another test's process: it is tried again, a bounded number of times.
+ */
+async function server(
+  seeds: string[],
+  port: number,
+  extra: string[] = [],
+): Promise<CliProcess & { port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const s = run([
+      'server',
+      ...seeds,
+      '--data',
+      join(dir, 'server'),
+      '--listen',
+      `127.0.0.1:${port}`,
+      '--quiet',
+      ...extra,
+    ]);
+    try {
+      const m = await s.line(/server listening on [^\s]+:(\d+)/);
+      return Object.assign(s, { port: Number(m[1]) });
+    } catch (err) {
+      if (attempt >= 20 || !/EADDRINUSE/.test(s.stderr())) throw err;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
 }
 
 function bunny(name: string, port: number, extra: string[] = []): CliProcess {
@@ -69,13 +85,12 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       minLinks: 3,
       maxLinks: 6,
     });
-    const port = await freePort();
     const s = await server(
       web.sites.map((x) => `${x.origin}/`),
-      port,
+      0,
       ['--delay', '100', '--delay-factor', '0', '--per-host', '2'],
     );
-    const bunnies = ['b1', 'b2', 'b3'].map((n) => bunny(n, port, ['--concurrency', '4']));
+    const bunnies = ['b1', 'b2', 'b3'].map((n) => bunny(n, s.port, ['--concurrency', '4']));
     expect(await Promise.all(bunnies.map((b) => b.exit()))).toEqual([0, 0, 0]);
     const urls = fetchedUrls();
     expect([...urls].sort()).toEqual([...web.reachable()].sort());
@@ -114,10 +129,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       minLinks: 3,
       maxLinks: 6,
     });
-    const port = await freePort();
-    await server(
+    const { port } = await server(
       web.sites.map((x) => `${x.origin}/`),
-      port,
+      0,
       ['--delay', '0', '--delay-factor', '0', '--per-host', '4'],
     );
     // The web answers 30 requests, then holds the rest: the bunny is mid-crawl, whatever the machine's speed.
@@ -139,10 +153,10 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       minLinks: 3,
       maxLinks: 6,
     });
-    const port = await freePort();
     const seeds = web.sites.map((x) => `${x.origin}/`);
     const opts = ['--delay', '0', '--delay-factor', '0', '--per-host', '4'];
-    const first = await server(seeds, port, opts);
+    const first = await server(seeds, 0, opts);
+    const port = first.port;
     web.holdAfter(40);
     const bunnies = [bunny('b1', port, ['--concurrency', '4']), bunny('b2', port, ['--concurrency', '4'])];
     while (web.requestLog.length < 45) await new Promise((r) => setTimeout(r, 20));
@@ -170,8 +184,8 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
         onPage(page) { return { tagged: true }; },
       };\n`,
     );
-    const port = await freePort();
-    const s = await server([`${a.origin}/`], port, ['--delay', '0', '--scope', 'any', '--modules', modules]);
+    const s = await server([`${a.origin}/`], 0, ['--delay', '0', '--scope', 'any', '--modules', modules]);
+    const port = s.port;
     expect(await bunny('first', port).exit()).toBe(0);
     const loaded = run(['loadmod', 'tagger', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'server')]);
     expect(await loaded.exit()).toBe(0);
@@ -202,8 +216,8 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
   });
 
   it('QUIT without the token is refused, and the server stays up', async () => {
-    const port = await freePort();
-    const s = await server([], port);
+    const s = await server([], 0);
+    const port = s.port;
     const quit = run(['quit', '--server', `127.0.0.1:${port}`]);
     expect(await quit.exit()).toBe(2);
     expect(quit.stderr()).toMatch(/the server refused quit: QUIT needs the token/);

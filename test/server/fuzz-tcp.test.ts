@@ -3,7 +3,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliProcess, cobweb, freePort } from '../helpers/cli-process.js';
+import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { createPacketFuzzer, type PacketFuzzer } from '../helpers/packet-fuzz.js';
 import { RawClient } from '../helpers/raw-socket.js';
 
@@ -69,19 +69,18 @@ async function oneConnection(fuzz: PacketFuzzer, budget: { left: number }): Prom
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-fuzz-'));
-  port = await freePort();
   server = cobweb([
     'server',
     'http://127.0.0.2/',
     '--data',
     join(dir, 'server'),
     '--listen',
-    `127.0.0.1:${port}`,
+    '127.0.0.1:0',
     '--delay',
     '0',
     '--quiet',
   ]);
-  await server.line(/server listening on/);
+  port = Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]);
 });
 
 afterAll(async () => {
