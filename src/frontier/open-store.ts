@@ -1,4 +1,5 @@
 import { RemoteFrontier } from './remote/remote-frontier.js';
+import { isSeenKind } from './sqlite/seen-gate.js';
 import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
 import type { Frontier, FrontierSettings, LocalFrontier } from './types.js';
 
@@ -33,15 +34,26 @@ export async function openCrawlerFrontier(
   });
 }
 
+/** `sqlite+KIND:FILE`: the embedded store with a seen set (memory, bloom, lmdb, drum) that this process holds. */
+const SQLITE_WITH_SEEN = /^sqlite\+([a-z]+):(.+)$/;
+
 /**
  * Opens the store a spec names: `sqlite:FILE` (or a plain file path), the embedded
- * store every crawling process on this machine may share.
+ * store every crawling process on this machine may share, or `sqlite+KIND:FILE`, the
+ * same store with a seen set only the opening process holds.
  */
 export async function openFrontier(
   spec: string,
   settings: FrontierSettings,
   options: OpenOptions = {},
 ): Promise<LocalFrontier> {
+  const withSeen = SQLITE_WITH_SEEN.exec(spec);
+  if (withSeen !== null) {
+    const kind = withSeen[1] as string;
+    if (!isSeenKind(kind))
+      throw new StoreSpecError(`unknown seen set "${kind}" in "${spec}": use memory, bloom, lmdb or drum`);
+    return SqliteFrontier.open(withSeen[2] as string, settings, { now: options.now, seen: { kind } });
+  }
   if (spec.startsWith('sqlite:'))
     return new SqliteFrontier(spec.slice('sqlite:'.length), settings, options.now);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {

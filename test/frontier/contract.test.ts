@@ -617,6 +617,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   });
 
   describe('several processes on one store', () => {
+    beforeEach((ctx) => {
+      if (kind.oneProcess === undefined) return;
+      console.warn(`SKIPPED: several processes on the ${kind.name} store: ${kind.oneProcess}`);
+      ctx.skip();
+    });
+
     function crawler(mode: 'work' | 'hold', settings: Partial<FrontierSettings>, holdMs = 0) {
       const json = JSON.stringify({ ...TEST_SETTINGS, ...settings }, (_k, v) =>
         v === Number.POSITIVE_INFINITY ? 'Infinity' : v,

@@ -17,6 +17,8 @@ export interface StoreKind {
   unavailable(): Promise<string | null>;
   /** A fresh store for one test; `dispose` removes it. */
   create(): Promise<TestStore>;
+  /** Why only one process at a time may open it (the "several processes" tests do not apply). */
+  oneProcess?: string;
 }
 
 /** A store the owner's calls (FrontierAdmin) may be missing from: a server's crawlers do not get them. */
@@ -87,6 +89,26 @@ const remoteKind: StoreKind = {
 };
 
 STORE_KINDS.push(remoteKind);
+
+// The embedded store with each seen set it can hold beside its file (sqlite+KIND:FILE).
+for (const seen of ['memory', 'bloom', 'lmdb', 'drum']) {
+  STORE_KINDS.push({
+    name: `sqlite+${seen}`,
+    oneProcess: `its ${seen} seen set is held by the one process that opened the store`,
+    async unavailable() {
+      return null;
+    },
+    async create() {
+      const dir = mkdtempSync(join(tmpdir(), `cobweb-store-${seen}-`));
+      const spec = `sqlite+${seen}:${join(dir, 'frontier.db')}`;
+      return {
+        spec,
+        open: (settings, now) => open(spec, settings, now),
+        dispose: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    },
+  });
+}
 
 export const TEST_SETTINGS: FrontierSettings = {
   perHost: 1,

@@ -44,6 +44,7 @@ import type {
 } from '../types.js';
 import { HostTable, prepareHostStatements } from './host-table.js';
 import { openSchema, URL_KIND, URL_STATE } from './schema.js';
+import { SeenGate, SeenSetBusyError, type StoreSeenOptions, seenSetHeld, TABLE_SEEN } from './seen-gate.js';
 import { prepareStatements, type Statements } from './statements.js';
 
 /** Changes to the crawl's counts made by one transaction, written once at its end. */
@@ -72,6 +73,18 @@ const RELEASE_WAIT_MS = 5;
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
 
+/** How a store is opened: its clock, and the seen set it keeps beside its file. */
+export interface SqliteOpenOptions {
+  now?: () => number;
+  /**
+   * memory, bloom, lmdb or drum, held by this process alone (see seen-gate.ts); without
+   * it the store's own table, which every process on the file shares.
+   */
+  seen?: StoreSeenOptions;
+  /** Hears what opening changed (another seen set than last time, a rebuild). */
+  say?: (line: string) => void;
+}
+
 /**
  * The embedded frontier: one SQLite file (WAL) that any number of crawling processes
  * on this machine may share. Everything is in the file: the queue, the leases, each
@@ -83,6 +96,7 @@ export class SqliteFrontier implements LocalFrontier {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
+  /** The store's own table: the seen set when no gate is given. */
   private readonly seen: SqliteSeenSet;
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
@@ -92,16 +106,43 @@ export class SqliteFrontier implements LocalFrontier {
   /** When each crawler of this process was last marked as heard from. */
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
+  /** add() and complete() calls waiting for the held seen set's answers: close() lets them commit first. */
+  private answering = 0;
+  private drained: (() => void)[] = [];
+  /** Crawl passes (--passes): only URLs shallower than this are leased; Infinity: all. */
+  private passDepth = Number.POSITIVE_INFINITY;
+
+  /** A store with the seen set `options.seen` names (opened and reconciled first), or its own table. */
+  static async open(
+    file: string,
+    settings: FrontierSettings,
+    options: SqliteOpenOptions = {},
+  ): Promise<SqliteFrontier> {
+    if (options.seen === undefined) return new SqliteFrontier(file, settings, options.now);
+    // The schema first: the gate reads the store's rows to fill the set.
+    new SqliteFrontier(file, settings, options.now, null, true).closeNow();
+    const gate = await SeenGate.acquire(file, options.seen, options.say ?? (() => {}));
+    try {
+      return new SqliteFrontier(file, settings, options.now, gate);
+    } catch (err) {
+      await gate.release();
+      throw err;
+    }
+  }
 
   constructor(
     readonly file: string,
     private readonly settings: FrontierSettings,
     private readonly now: () => number = Date.now,
+    /** The seen set beside the file, held by this process; null: the store's own table. */
+    private readonly gate: SeenGate | null = null,
+    schemaOnly = false,
   ) {
     mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     try {
       openSchema(this.db, file);
+      if (gate === null && !schemaOnly) this.takeTableSeen();
     } catch (err) {
       this.db.close();
       throw err;
@@ -126,9 +167,12 @@ export class SqliteFrontier implements LocalFrontier {
     rejected: readonly RejectedLink[],
     crawler: CrawlerId,
   ): Promise<AddResult> {
-    const result = this.write((tx) => {
-      const added = this.insertLinks(links, rejected, crawler, tx);
-      return { added, records: tx.records };
+    const result = await this.answered(async () => {
+      const fresh = await this.askGate([...links, ...rejected]);
+      return this.writeAnswered(fresh, (tx) => {
+        const added = this.insertLinks(links, rejected, crawler, tx, fresh ?? undefined);
+        return { added, records: tx.records };
+      });
     });
     if (result.added > 0) this.waiters.notify();
     return result;
@@ -172,27 +216,62 @@ export class SqliteFrontier implements LocalFrontier {
   }
 
   async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
-    const result = this.write((tx) => {
+    const result = await this.answered(() => this.completeNow(batch, crawler));
+    this.waiters.notify();
+    return result;
+  }
+
+  /**
+   * Runs an add or a completion; with a held seen set, counted until it has committed,
+   * so that close() lets it finish: the set has marked its links, and a close in
+   * between would leave marks the store lacks.
+   */
+  private async answered<T>(work: () => Promise<T>): Promise<T> {
+    if (this.gate === null) return work();
+    this.answering++;
+    try {
+      return await work();
+    } finally {
+      if (--this.answering === 0) for (const done of this.drained.splice(0)) done();
+    }
+  }
+
+  private async completeNow(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
+    // A held seen set is asked before the transaction (drum answers late), for the
+    // completions that still hold their lease: a stale one's links are not taken.
+    const live = this.gate === null ? [] : batch.filter((c) => this.leaseOf(c.leaseId) !== undefined);
+    const fresh = await this.askGate(live.flatMap((c) => [...c.outlinks, ...c.rejected]));
+    const freshOf = new Map<Completion, boolean[]>();
+    let at = 0;
+    for (const c of live) {
+      const n = c.outlinks.length + c.rejected.length;
+      freshOf.set(c, (fresh as boolean[]).slice(at, at + n));
+      at += n;
+    }
+    const result = this.writeAnswered(fresh, (tx) => {
       const stale: LeaseId[] = [];
       let added = 0;
       for (const c of batch) {
         const lease = this.leaseOf(c.leaseId);
+        const answered = freshOf.get(c);
         if (lease === undefined) {
           // It expired and went back to the queue (maybe to someone else): change nothing.
           stale.push(c.leaseId);
           tx.delta.stale++;
+          // Unless the seen set was asked before it expired: what it marked must be queued.
+          if (answered !== undefined)
+            added += this.insertLinks(c.outlinks, c.rejected, crawler, tx, answered);
           continue;
         }
         if (lease.released === 0) this.applyReport(lease.host, c.report ?? { fetchMs: 0 }, tx);
         tx.delta.leased--;
         this.settle(lease, c, crawler, tx);
-        added += this.insertLinks(c.outlinks, c.rejected, crawler, tx);
+        added += this.insertLinks(c.outlinks, c.rejected, crawler, tx, answered);
         this.retireIfDead(lease.host, crawler, tx);
       }
       this.adoptOrphans(crawler, tx);
       return { added, records: tx.records, stale };
     });
-    this.waiters.notify();
     return result;
   }
 
@@ -323,10 +402,135 @@ export class SqliteFrontier implements LocalFrontier {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    if (this.answering > 0) await new Promise<void>((r) => this.drained.push(r));
+    if (this.closed) return;
     if (this.releasing.length > 0) this.write(() => {});
     this.closed = true;
     this.waiters.notify();
     this.db.close();
+    await this.gate?.release();
+  }
+
+  /**
+   * Crawl passes: from now on only URLs shallower than `depth` are leased, and a lease
+   * call says 'finished' once none of them is queued, leased or waiting to retry: the
+   * pass's clean boundary. null: every depth again. (This process's handle only.)
+   */
+  setPassDepth(depth: number | null): void {
+    this.passDepth = depth ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** The shallowest depth still waiting (queued or retrying), or null: where the next pass starts. */
+  async shallowestWaiting(): Promise<number | null> {
+    const host = this.db
+      .prepare(`SELECT min(min_depth) FROM hosts WHERE queued > 0 AND retired = 0`)
+      .pluck()
+      .get() as number | null;
+    const retry = this.db
+      .prepare(`SELECT min(depth) FROM urls WHERE state = ${URL_STATE.retrying}`)
+      .pluck()
+      .get() as number | null;
+    const known = [host, retry].filter((d): d is number => d !== null);
+    return known.length === 0 ? null : Math.min(...known);
+  }
+
+  /** With a pass under way: 'finished' once nothing shallower than its depth is queued, leased or retrying. */
+  private passEnd(after: Delta, tx: Tx): 'finished' | null {
+    if (!Number.isFinite(this.passDepth) || after.leased > 0) return null;
+    // The hosts read below must see this transaction's claims.
+    tx.hosts.flush();
+    const queued = this.db
+      .prepare(`SELECT 1 FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth < ? LIMIT 1`)
+      .get(this.passDepth);
+    if (queued !== undefined) return null;
+    const retrying = this.db
+      .prepare(`SELECT 1 FROM urls WHERE state = ${URL_STATE.retrying} AND depth < ? LIMIT 1`)
+      .get(this.passDepth);
+    return retrying === undefined ? 'finished' : null;
+  }
+
+  /** Closes a handle opened only to create the schema. */
+  private closeNow(): void {
+    this.closed = true;
+    this.db.close();
+  }
+
+  /** The seen set's kind: the store's own table, or the strategy held beside it. */
+  get seenKind(): string {
+    return this.gate?.kind ?? TABLE_SEEN;
+  }
+
+  /** The held seen set's size and figures (bloom's estimated rate), for stats and logs. */
+  seenStats(): { kind: string; size: number; [k: string]: unknown } {
+    if (this.gate === null) return { kind: TABLE_SEEN, size: this.seen.size };
+    return { kind: this.gate.kind, size: this.gate.size, ...(this.gate.stats() ?? {}) };
+  }
+
+  /** drum: merges the links waiting for their answers now (a crawl pass's boundary). */
+  async settleSeen(): Promise<void> {
+    await this.gate?.mergeNow();
+  }
+
+  /**
+   * With no held seen set, this handle uses the store's own table, which every process
+   * on the file shares. A store whose set another process holds is refused; one whose
+   * set nobody holds now goes back to its table, filled again from every URL row.
+   */
+  private takeTableSeen(): void {
+    const kind = this.db.prepare(`SELECT value FROM meta WHERE key = 'seen'`).pluck().get() as
+      | string
+      | undefined;
+    if (kind === undefined || kind === TABLE_SEEN) return;
+    if (seenSetHeld(this.file)) {
+      throw new SeenSetBusyError(
+        `${this.file} is being crawled with the ${kind} seen set, which one process holds; reach that crawl through its server (cobweb://HOST:PORT)`,
+      );
+    }
+    const seen = new SqliteSeenSet(this.db);
+    const page = this.db.prepare('SELECT seq, url FROM urls WHERE seq > ? ORDER BY seq LIMIT 65536');
+    this.db
+      .transaction(() => {
+        this.db.exec('DELETE FROM seen');
+        for (let last = 0; ; ) {
+          const rows = page.all(last) as { seq: number; url: string }[];
+          if (rows.length === 0) break;
+          seen.insertNewNow(BigUint64Array.from(rows, (r) => BigInt.asUintN(64, fingerprint(r.url))));
+          last = (rows[rows.length - 1] as { seq: number }).seq;
+        }
+        this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('seen', ?)`).run(TABLE_SEEN);
+      })
+      .immediate();
+  }
+
+  /** Which of the links are new, from the held seen set (null: the table answers inside the transaction). */
+  private async askGate(items: readonly { url: string }[]): Promise<boolean[] | null> {
+    if (this.gate === null) return null;
+    if (this.closed) throw new Error('the frontier is closed');
+    const { fresh, ask, urls } = this.candidates(items);
+    if (urls.length === 0) return fresh;
+    const answers = await this.gate.ask(urls);
+    ask.forEach((itemIndex, j) => {
+      fresh[itemIndex] = answers[j] === true;
+    });
+    return fresh;
+  }
+
+  /**
+   * write(), for links the held seen set has answered: nothing may wait between the
+   * answer and this commit, and the set is flushed only after it (see SeenGate). If the
+   * commit fails, the set holds marks the store lacks: the gate stops.
+   */
+  private writeAnswered<T>(fresh: boolean[] | null, work: (tx: Tx) => T): T {
+    if (fresh === null || this.gate === null) return this.write(work);
+    let result: T;
+    try {
+      result = this.write(work);
+    } catch (err) {
+      if (fresh.some((f) => f)) this.gate.failed(err);
+      throw err;
+    }
+    if (fresh.some((f) => f)) this.gate.committed();
+    return result;
   }
 
   /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
@@ -405,7 +609,7 @@ export class SqliteFrontier implements LocalFrontier {
     let depth = -1;
     while (leases.length < want) {
       const next = this.st.nextDepth.get(depth) as number | undefined;
-      if (next === undefined) break;
+      if (next === undefined || next >= this.passDepth) break;
       depth = next;
       const ready = this.st.readyAtDepth.all(depth, tx.now, want - leases.length) as string[];
       for (const host of ready) {
@@ -416,7 +620,7 @@ export class SqliteFrontier implements LocalFrontier {
       tx.hosts.flush();
     }
     const after = this.totalsWith(tx.delta);
-    const ended = crawlEnd(this.maxPages(), countsOf(after));
+    const ended = crawlEnd(this.maxPages(), countsOf(after)) ?? this.passEnd(after, tx);
     return {
       leases,
       ended,
@@ -635,8 +839,9 @@ export class SqliteFrontier implements LocalFrontier {
     rejected: readonly RejectedLink[],
     crawler: CrawlerId,
     tx: Tx,
+    answered?: readonly boolean[],
   ): number {
-    const fresh = this.freshOf([...links, ...rejected]);
+    const fresh = answered ?? this.freshOf([...links, ...rejected]);
     let added = 0;
     links.forEach((l, i) => {
       if (!fresh[i]) return;
@@ -665,26 +870,44 @@ export class SqliteFrontier implements LocalFrontier {
    * recent-URL cache answers most of them without asking the seen set.
    */
   private freshOf(items: readonly { url: string }[]): boolean[] {
-    const fresh = new Array<boolean>(items.length).fill(false);
-    const ask: number[] = [];
-    const inBatch = new Set<string>();
-    items.forEach((item, i) => {
-      if (this.recent.has(item.url) || inBatch.has(item.url)) return;
-      inBatch.add(item.url);
-      ask.push(i);
-    });
+    const { fresh, ask, urls } = this.candidates(items);
     if (ask.length === 0) return fresh;
+    // Another process took the seen set from the table while this handle was open (not
+    // while it held it): its marks would go where nobody reads them.
+    const kind = this.st.getMeta.get('seen') as string | undefined;
+    if (kind !== undefined && kind !== TABLE_SEEN) {
+      throw new SeenSetBusyError(
+        `${this.file} is now crawled with the ${kind} seen set, held by another process; reach that crawl through its server`,
+      );
+    }
     const fps = new BigUint64Array(ask.length);
-    ask.forEach((itemIndex, j) => {
-      const url = (items[itemIndex] as { url: string }).url;
+    urls.forEach((url, j) => {
       fps[j] = BigInt.asUintN(64, fingerprint(url));
-      this.recent.remember(url);
     });
     const answers = this.seen.insertNewNow(fps);
     ask.forEach((itemIndex, j) => {
       fresh[itemIndex] = answers[j] === true;
     });
     return fresh;
+  }
+
+  /**
+   * The URLs to ask the seen set about: each one's first occurrence, unless the
+   * recent-URL cache knows it (all start as not new; the caller fills in the answers).
+   */
+  private candidates(items: readonly { url: string }[]): { fresh: boolean[]; ask: number[]; urls: string[] } {
+    const fresh = new Array<boolean>(items.length).fill(false);
+    const ask: number[] = [];
+    const urls: string[] = [];
+    const inBatch = new Set<string>();
+    items.forEach((item, i) => {
+      if (this.recent.has(item.url) || inBatch.has(item.url)) return;
+      inBatch.add(item.url);
+      ask.push(i);
+      urls.push(item.url);
+      this.recent.remember(item.url);
+    });
+    return { fresh, ask, urls };
   }
 
   /** A URL that will not be fetched, stored once, handed to the caller to write. */

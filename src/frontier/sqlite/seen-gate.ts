@@ -1,0 +1,330 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { fingerprints } from '../../seen/fingerprint.js';
+import { openSeenSet, SEEN_KINDS, type SeenKind } from '../../seen/open.js';
+import type { SeenSet } from '../../seen/types.js';
+
+/** The seen set a store keeps beside its file, and how it is sized. */
+export interface StoreSeenOptions {
+  kind: SeenKind;
+  /** bloom's n; memory's starting size (at least the URLs the store holds). */
+  capacity?: number;
+  /** bloom's false-positive rate at `capacity`. */
+  fpRate?: number;
+  /** drum: fingerprints gathered per merge. */
+  bufferSize?: number;
+  /** drum: longest a check waits for its merge to start. */
+  maxWaitMs?: number;
+}
+
+/** The store's own `seen` table (shared by every process on the file): the meta value when no set is kept beside it. */
+export const TABLE_SEEN = 'table';
+
+/** The folder beside a store file where its seen set keeps its files and its lock. */
+export function seenDirOf(file: string): string {
+  return `${resolve(file)}-seen`;
+}
+
+/** Files a strategy left in the folder, removed when a store switches to it from another (they are stale). */
+const FILES_OF: Record<SeenKind, readonly string[]> = {
+  memory: ['seen.memory'],
+  bloom: ['seen.bloom'],
+  lmdb: ['seen.lmdb', 'seen.lmdb-lock'],
+  drum: ['seen.drum', 'seen.drum-journal', 'seen.drum-flushed', 'seen.drum.tmp'],
+};
+
+/**
+ * drum's longest wait for a merge to start, in a store: short, because a crawl's
+ * completions wait for their answers, and it costs little, since a merge that is
+ * running makes the next batch gather meanwhile (the larger the set, the longer the
+ * merge, the larger the batch).
+ */
+export const STORE_DRUM_WAIT_MS = 50;
+
+/** URLs read from the store per insertNew() while rebuilding. */
+const REPLAY_CHUNK = 1 << 20;
+
+/** The store's seen set is held by another process. */
+export class SeenSetBusyError extends Error {}
+
+/**
+ * A store's seen set when it is not the store's own table: memory, bloom, lmdb or drum,
+ * kept by one process (the one running the crawl or the server) beside the store file.
+ *
+ * The rule it keeps: a URL the set holds is always queued, done or recorded in the
+ * store, whatever crashes. The order that gives it:
+ *
+ * 1. `ask()` marks the fingerprints and answers which are new (drum answers late);
+ * 2. the store commits the rows of the new ones (the caller's transaction);
+ * 3. `committed()` schedules a flush, which makes the marks durable, then writes the
+ *    last row number it covered to the store's meta (`seen_through`).
+ *
+ * A set's durable marks are exactly its flushed ones (src/seen's contract), so a kill
+ * before 3 leaves the set without marks the store has: at open, the rows past
+ * `seen_through` are fed to the set again, and nothing is queued twice. memory and bloom
+ * live in memory only, so they are rebuilt from every row at each open.
+ *
+ * One process holds the set (an exclusive lock in its folder); the handles of one
+ * process on one file share one gate.
+ */
+export class SeenGate {
+  private users = 1;
+  private flushing: Promise<void> = Promise.resolve();
+  private flushQueued = false;
+  private failure: Error | null = null;
+  private closed: Promise<void> | null = null;
+
+  private constructor(
+    readonly file: string,
+    readonly kind: SeenKind,
+    private readonly set: SeenSet,
+    private readonly db: Database.Database,
+    private readonly unlock: () => void,
+  ) {}
+
+  /**
+   * The gate of this process for `file`, opened (and reconciled with the store) on first
+   * use. `say` hears what a resumed store changed: another strategy, a rebuild.
+   */
+  static async acquire(
+    file: string,
+    options: StoreSeenOptions,
+    say: (line: string) => void,
+  ): Promise<SeenGate> {
+    const key = resolve(file);
+    const open = GATES.get(key);
+    if (open !== undefined) {
+      const gate = await open;
+      if (gate.kind !== options.kind) {
+        throw new Error(
+          `${file} is open in this process with the ${gate.kind} seen set; close it before opening it with ${options.kind}`,
+        );
+      }
+      gate.users++;
+      return gate;
+    }
+    const opening = SeenGate.open(key, options, say);
+    GATES.set(key, opening);
+    try {
+      return await opening;
+    } catch (err) {
+      GATES.delete(key);
+      throw err;
+    }
+  }
+
+  private static async open(
+    file: string,
+    options: StoreSeenOptions,
+    say: (line: string) => void,
+  ): Promise<SeenGate> {
+    const dir = seenDirOf(file);
+    mkdirSync(dir, { recursive: true });
+    const unlock = lockSeenDir(dir, file);
+    const db = new Database(file);
+    try {
+      db.pragma('busy_timeout = 10000');
+      const meta = (key: string) =>
+        (db.prepare(`SELECT value FROM meta WHERE key = ?`).pluck().get(key) as string | undefined) ?? null;
+      const before = meta('seen') ?? TABLE_SEEN;
+      const rows = db.prepare(`SELECT count(*) FROM urls`).pluck().get() as number;
+      const { kind } = options;
+      const persistent = kind === 'lmdb' || kind === 'drum';
+      if (before !== kind) {
+        // What this strategy left from an earlier run is older than the store: start it empty.
+        for (const name of FILES_OF[kind]) rmSync(join(dir, name), { force: true, recursive: true });
+      }
+      if (before !== kind && rows > 0) {
+        say(
+          `the store's seen set was ${before === TABLE_SEEN ? 'its own table' : before}; this run uses ${kind}: it is filled from the store's ${rows} URLs`,
+        );
+      }
+      if (kind === 'bloom' && options.capacity !== undefined && rows > options.capacity) {
+        say(
+          `warning: --seen-capacity ${options.capacity} is below the ${rows} URLs the store holds: the bloom filter will lose far more than --seen-fp-rate of new URLs`,
+        );
+      }
+      const set = await openSeenSet(kind, {
+        ...(persistent ? { dir } : {}),
+        capacity:
+          kind === 'memory'
+            ? Math.max(options.capacity ?? 0, Math.ceil(rows * 1.25), 1024)
+            : options.capacity,
+        fpRate: options.fpRate,
+        bufferSize: options.bufferSize,
+        maxWaitMs: options.maxWaitMs ?? STORE_DRUM_WAIT_MS,
+      });
+      // Rows past what the set is known to hold (all of them unless it kept its files).
+      const through = persistent && before === kind ? Number(meta('seen_through') ?? 0) : 0;
+      const gate = new SeenGate(file, kind, set, db, unlock);
+      await gate.replay(through);
+      db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('seen', ?)`).run(kind);
+      return gate;
+    } catch (err) {
+      db.close();
+      unlock();
+      throw err;
+    }
+  }
+
+  /** Feeds the rows past `after` to the set, then flushes them and notes how far it holds. */
+  private async replay(after: number): Promise<void> {
+    const page = this.db.prepare(`SELECT seq, url FROM urls WHERE seq > ? ORDER BY seq LIMIT ?`);
+    let last = after;
+    for (;;) {
+      const rows = page.all(last, REPLAY_CHUNK) as { seq: number; url: string }[];
+      if (rows.length === 0) break;
+      const asked = this.set.insertNew(fingerprints(rows.map((r) => r.url)));
+      // drum would wait for a full buffer or its timer: the store is all there is to read.
+      if ('mergeNow' in this.set) await (this.set as { mergeNow(): Promise<void> }).mergeNow();
+      await asked;
+      last = (rows[rows.length - 1] as { seq: number }).seq;
+    }
+    await this.set.flush();
+    this.noteThrough(last);
+  }
+
+  /**
+   * Which of the URLs are new, marking them seen. The caller commits the rows of the new
+   * ones and then calls committed(), with nothing in between that waits for I/O or a
+   * timer (see committed()).
+   */
+  ask(urls: readonly string[]): Promise<boolean[]> {
+    if (this.failure !== null) return Promise.reject(this.failure);
+    return this.set.insertNew(fingerprints(urls));
+  }
+
+  /**
+   * The rows of an answered ask() are committed: flush soon. Not at once: a flush covers
+   * every call that had been answered when it is made, and another call answered in the
+   * same turn may not have committed yet. Its commit runs in this turn's microtasks, so
+   * a flush made from setImmediate, after them, covers only committed rows.
+   */
+  committed(): void {
+    if (this.flushQueued || this.failure !== null) return;
+    this.flushQueued = true;
+    setImmediate(() => {
+      this.flushQueued = false;
+      this.flushNow();
+    });
+  }
+
+  /**
+   * A commit of answered rows failed: the set holds marks the store lacks. It is never
+   * flushed again by this process (the next open replays from the last good flush), and
+   * every later ask() fails, so that no URL is taken for seen and dropped.
+   */
+  failed(err: unknown): void {
+    this.failure ??= new Error(
+      `the store could not write links its ${this.kind} seen set had marked (${err instanceof Error ? err.message : String(err)}); reopen the store to go on`,
+    );
+  }
+
+  private flushNow(): Promise<void> {
+    if (this.failure !== null) return this.flushing;
+    // Every row up to here was committed after its ask() was answered: the flush covers it.
+    const through = (this.db.prepare(`SELECT max(seq) FROM urls`).pluck().get() as number | null) ?? 0;
+    const flushed = this.set.flush();
+    this.flushing = this.flushing
+      .then(() => flushed)
+      .then(() => this.noteThrough(through))
+      .catch((err: unknown) => this.failed(err));
+    return this.flushing;
+  }
+
+  private noteThrough(seq: number): void {
+    this.db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('seen_through', ?)`).run(String(seq));
+  }
+
+  /** Fingerprints the set holds (bloom: an estimate). */
+  get size(): number {
+    return this.set.size;
+  }
+
+  /** The set's own figures, when it has them (bloom's fill and estimated rate). */
+  stats(): Record<string, unknown> | null {
+    const s = this.set as { stats?: () => object };
+    return typeof s.stats === 'function' ? { ...s.stats() } : null;
+  }
+
+  /**
+   * drum: merges what waits now (the boundary of a crawl pass); resolves when every ask()
+   * made before it has its answer. The others answer at once.
+   */
+  async mergeNow(): Promise<void> {
+    if ('mergeNow' in this.set) await (this.set as { mergeNow(): Promise<void> }).mergeNow();
+  }
+
+  /** One handle lets go; the last one flushes and closes the set. */
+  release(): Promise<void> {
+    if (--this.users > 0) return Promise.resolve();
+    this.closed ??= this.close();
+    return this.closed;
+  }
+
+  private async close(): Promise<void> {
+    GATES.delete(this.file);
+    try {
+      // Let the commits of answers given in this turn run before the last flush.
+      await new Promise((r) => setImmediate(r));
+      await this.flushNow();
+      // After a failed commit the set holds marks the store lacks, and closing it would
+      // flush them: it is left to end with the process, and the next open replays.
+      if (this.failure === null) await this.set.close();
+    } finally {
+      this.db.close();
+      this.unlock();
+    }
+  }
+}
+
+/** This process's gates, by store file. */
+const GATES = new Map<string, Promise<SeenGate>>();
+
+/**
+ * One process holds a store's seen set: an exclusive SQLite lock on `seen.lock` in its
+ * folder, which the system drops with the process however it ends.
+ */
+function lockSeenDir(dir: string, file: string): () => void {
+  const db = new Database(join(dir, 'seen.lock'), { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
+      throw new SeenSetBusyError(
+        `the seen set of ${file} is held by another process (the crawl or server using it); stop it, or reach the crawl through its server`,
+      );
+    }
+    throw err;
+  }
+  return () => db.close();
+}
+
+/** Whether another process holds the store's seen set now (its lock is taken). */
+export function seenSetHeld(file: string): boolean {
+  // POSIX locks do not conflict within one process: this process's own gates first.
+  if (GATES.has(resolve(file))) return true;
+  const dir = seenDirOf(file);
+  let db: Database.Database;
+  try {
+    db = new Database(join(dir, 'seen.lock'), { timeout: 0, fileMustExist: true });
+  } catch {
+    return false;
+  }
+  try {
+    db.exec('BEGIN EXCLUSIVE');
+    db.exec('ROLLBACK');
+    return false;
+  } catch {
+    return true;
+  } finally {
+    db.close();
+  }
+}
+
+export function isSeenKind(value: string): value is SeenKind {
+  return (SEEN_KINDS as readonly string[]).includes(value);
+}
