@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
+import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
@@ -30,6 +31,7 @@ import {
   type Settings,
   withDefaults,
 } from './options.js';
+import { runPasses } from './passes.js';
 import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
 import { RunCounter } from './run-counts.js';
 
@@ -74,10 +76,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     closers.push(() => moduleHost.close());
     closers.push(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
-    const changedSettings = openDataDir(layout, settings, o.fresh === true, log);
+    const changedSettings = openDataDir(layout, settings, o.fresh === true, log, seenOf(o));
 
     const started = Date.now();
-    const frontier = openStore(layout, {
+    const frontier = await openStore(layout, seenOf(o), (line) => log(line, 'warning'), {
       perHost: o.perHost,
       delayMs: o.delayMs,
       delayFactor: o.delayFactor,
@@ -155,8 +157,28 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         'info',
       );
     }
-    const stoppedBy = await loop.run();
+    const stoppedBy =
+      o.passes === undefined
+        ? await loop.run()
+        : await runPasses(o.passes, {
+            frontier,
+            runLoop: () => loop.run(),
+            fetched: () => counts.fetched,
+            mark: (line) => pages.appendMarker(line),
+            passesFile: layout.passes,
+            dataDir: layout.root,
+            onPass: o.onPass,
+            log,
+          });
     const end = await progress();
+    const seen = frontier.seenStats();
+    if (typeof seen.estimatedFpRate === 'number') {
+      // A bloom filter loses new URLs at this rate now: say so, since nothing else can.
+      log(
+        `bloom seen set: ${seen.size} URLs of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,
+        seen.size > Number(seen.capacity) ? 'warning' : 'info',
+      );
+    }
     return {
       ...end,
       data: layout.root,
@@ -244,13 +266,21 @@ export function openDataDir(
   settings: LinkSettings,
   fresh: boolean,
   log: (line: string, level: LogLevel) => void,
+  seen?: StoreSeenOptions,
 ): (keyof LinkSettings)[] {
   checkDataDir(layout); // again, now that no other crawl can be changing it
   if (fresh) clearCrawl(layout);
   const previous = fresh ? null : readMarker(layout);
   const change = describeLinkChanges(previous?.settings, settings);
   if (change !== null) log(change, 'warning');
-  writeMarker(layout, settings, previous);
+  writeMarker(
+    layout,
+    settings,
+    previous,
+    seen === undefined
+      ? undefined
+      : { kind: seen.kind, capacity: seen.capacity ?? null, fpRate: seen.fpRate ?? 0.001 },
+  );
   return previous === null ? [] : changedLinkSettings(previous.settings, settings);
 }
 
@@ -260,17 +290,24 @@ export function openDataDir(
  * store's own check comes after SQLite has switched the file to WAL mode. Any other
  * failure, a full disk say, is not the command's fault and goes on as it is.
  */
-export function openStore(
+export async function openStore(
   layout: DataLayout,
+  seen: StoreSeenOptions,
+  say: (line: string) => void,
   settings: ConstructorParameters<typeof SqliteFrontier>[1],
-): SqliteFrontier {
+): Promise<SqliteFrontier> {
   checkStore(layout);
   try {
-    return new SqliteFrontier(layout.store, settings);
+    return await SqliteFrontier.open(layout.store, settings, { seen, say });
   } catch (err) {
     if (err instanceof NotAStoreError) throw new DataDirError(err.message);
     throw err;
   }
+}
+
+/** The seen set the options ask for, as the store takes it. */
+export function seenOf(o: Pick<Settings, 'seen' | 'seenCapacity' | 'seenFpRate'>): StoreSeenOptions {
+  return { kind: o.seen, capacity: o.seenCapacity, fpRate: o.seenFpRate };
 }
 
 /** A callback of the caller's that throws is logged; it does not end the crawl. */

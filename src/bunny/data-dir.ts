@@ -21,6 +21,8 @@ export interface DataLayout {
   log: string;
   /** A server's token (mode 0600). */
   token: string;
+  /** passes.jsonl: one line per crawl pass (--passes). */
+  passes: string;
 }
 
 export function layoutOf(dir: string): DataLayout {
@@ -36,6 +38,7 @@ export function layoutOf(dir: string): DataLayout {
     sites: join(root, 'sites.jsonl'),
     log: join(root, 'cobweb.log'),
     token: join(root, 'token'),
+    passes: join(root, 'passes.jsonl'),
   };
 }
 
@@ -122,9 +125,11 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 export function clearCrawl(layout: DataLayout): void {
   if (checkDataDir(layout) !== 'cobweb') return;
   const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
-  for (const f of [...store, layout.pages, layout.sites, layout.log]) {
+  for (const f of [...store, layout.pages, layout.sites, layout.log, layout.passes]) {
     rmSync(f, { force: true });
   }
+  // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.
+  rmSync(`${layout.store}-seen`, { recursive: true, force: true });
   removeOwn(layout.warc, OWN_WARC);
   removeOwn(layout.moduleData, OWN_MODULE_DATA);
 }

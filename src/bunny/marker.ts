@@ -42,6 +42,14 @@ export interface Marker {
   created: string;
   updated: string;
   settings: LinkSettings;
+  /** The URL-seen set the last run used (docs/seen.md); a run with another fills it from the store. */
+  seen?: SeenSettings;
+}
+
+export interface SeenSettings {
+  kind: string;
+  capacity: number | null;
+  fpRate: number;
 }
 
 /** What linkSettingsOf reads: crawl()'s options with their defaults filled in. */
@@ -115,7 +123,12 @@ export function readMarker(layout: DataLayout): Marker | null {
 }
 
 /** Writes the marker with this run's settings (atomically: a kill leaves the old one or the new one). */
-export function writeMarker(layout: DataLayout, settings: LinkSettings, previous: Marker | null): Marker {
+export function writeMarker(
+  layout: DataLayout,
+  settings: LinkSettings,
+  previous: Marker | null,
+  seen?: SeenSettings,
+): Marker {
   const now = new Date().toISOString();
   const marker: Marker = {
     format: MARKER_FORMAT,
@@ -123,6 +136,7 @@ export function writeMarker(layout: DataLayout, settings: LinkSettings, previous
     created: previous?.created ?? now,
     updated: now,
     settings,
+    ...(seen === undefined ? {} : { seen }),
   };
   const temp = `${layout.marker}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(marker, null, 2)}\n`);

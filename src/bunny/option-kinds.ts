@@ -57,6 +57,27 @@ export function atLeast(min: number): OptionKind {
   return kind;
 }
 
+/** A shell command (--on-pass): any text but an empty one. */
+export const command: OptionKind = {
+  expected: 'a shell command (not empty)',
+  check: (v) => typeof v === 'string' && v.trim() !== '',
+  parse(text) {
+    if (text.trim() === '') refuse(command, text);
+    return text;
+  },
+};
+
+/** A number strictly between 0 and 1 (a rate, like --seen-fp-rate). */
+export const fraction: OptionKind = {
+  expected: 'a number between 0 and 1, like 0.001',
+  check: (v) => typeof v === 'number' && v > 0 && v < 1,
+  parse(text) {
+    const n = Number(text);
+    if (text.trim() === '' || !(n > 0 && n < 1)) refuse(fraction, text);
+    return n;
+  },
+};
+
 export function oneOf(choices: readonly string[]): OptionKind {
   return {
     expected: `one of ${choices.join(', ')}`,

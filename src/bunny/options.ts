@@ -9,9 +9,11 @@ import {
   abortSignal,
   atLeast,
   callback,
+  command,
   extensionList,
   fileList,
   folder,
+  fraction,
   type OptionKind,
   oneOf,
   onOff,
@@ -81,6 +83,16 @@ export interface CrawlOptions {
   maxRedirects?: number;
   /** Roll WARC files at this size. */
   warcMaxBytes?: number;
+  /** The URL-seen set (docs/seen.md): memory (the default), bloom, lmdb or drum. */
+  seen?: 'memory' | 'bloom' | 'lmdb' | 'drum';
+  /** bloom: the URLs it is sized for; memory: its starting size. */
+  seenCapacity?: number;
+  /** bloom: its false-positive rate at seenCapacity (a new URL taken as seen). */
+  seenFpRate?: number;
+  /** Crawl in passes (docs/seen.md): pass k fetches what pass k-1 found; stop after this many. */
+  passes?: number;
+  /** A shell command run at the end of each pass, with the pass number as its argument. */
+  onPass?: string;
   /** Module files to load (ES modules; see docs/modules.md), after the built-ins. */
   modules?: readonly string[];
   /** Load the built-in modules (forms, meta, server); default true. */
@@ -130,8 +142,8 @@ export interface CrawlSummary extends CrawlProgress {
   data: string;
   pagesFile: string;
   warcFiles: readonly string[];
-  /** Why the crawl ended. */
-  stoppedBy: 'finished' | 'max-pages' | 'signal';
+  /** Why the crawl ended; 'passes': --passes N were done, and more is queued for the next run. */
+  stoppedBy: 'finished' | 'max-pages' | 'signal' | 'passes';
   /** This run's URLs by outcome: fetched by status class, failed, refused by robots.txt, refused by reason. */
   thisRun: RunCounts;
   /** The options deciding which URLs are followed that differ from the last run on this folder (cobweb.json). */
@@ -166,6 +178,9 @@ export const DEFAULTS = {
   robotsTtlMs: 24 * 60 * 60_000,
   builtinModules: true,
   moduleTimeoutMs: 5000,
+  /** Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md). */
+  seen: 'memory' as 'memory' | 'bloom' | 'lmdb' | 'drum',
+  seenFpRate: 0.001,
   userAgent: DEFAULT_USER_AGENT,
   skipExtensions: DEFAULT_SKIP_EXTENSIONS,
   maxBodyBytes: 10 * 1024 * 1024,
@@ -340,6 +355,31 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     kind: whole(0),
     flag: '--max-redirects <n>',
     help: 'follow at most this many redirects in a row',
+  },
+  seen: {
+    kind: oneOf(['memory', 'bloom', 'lmdb', 'drum']),
+    flag: '--seen <kind>',
+    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, past 10^8 URLs)',
+  },
+  seenCapacity: {
+    kind: whole(1),
+    flag: '--seen-capacity <n>',
+    help: "URLs the bloom filter is sized for (default 10000000); memory's starting size (default: the store's URLs)",
+  },
+  seenFpRate: {
+    kind: fraction,
+    flag: '--seen-fp-rate <p>',
+    help: "the bloom filter's false-positive rate at --seen-capacity: new URLs taken as seen, never crawled",
+  },
+  passes: {
+    kind: whole(1),
+    flag: '--passes <n>',
+    help: 'crawl in passes, each fetching what the last one found (one depth), and stop at the boundary after n of them',
+  },
+  onPass: {
+    kind: command,
+    flag: '--on-pass <cmd>',
+    help: 'run this shell command at the end of each pass, with the pass number as its argument',
   },
   modules: {
     kind: fileList,

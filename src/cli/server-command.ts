@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, openStore, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
@@ -44,6 +44,9 @@ const QUEUE_OPTIONS = [
   'maxRedirects',
   'moduleTimeoutMs',
   'builtinModules',
+  'seen',
+  'seenCapacity',
+  'seenFpRate',
 ] as const;
 
 /** --listen HOST:PORT; an IPv6 host in brackets. */
@@ -129,8 +132,8 @@ export function serverCommand(outcome: { code: number }): Command {
       });
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, (line) => say(line));
-      const store = openStore(layout, {
+      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, (line) => say(line), seenOf(o));
+      const store = await openStore(layout, seenOf(o), say, {
         perHost: o.perHost,
         delayMs: o.delayMs,
         delayFactor: o.delayFactor,

@@ -53,6 +53,11 @@ export class PagesLog {
     writeSync(this.fd, text);
   }
 
+  /** A line that is not a URL's: a crawl pass's end (`passEnd`), for readers that split the file by pass. */
+  appendMarker(line: Record<string, unknown>): void {
+    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+  }
+
   close(): void {
     closeSync(this.fd);
   }

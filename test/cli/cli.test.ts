@@ -74,6 +74,14 @@ describe('cobweb crawl on the command line', () => {
       ['crawl', 'http://a.test/', '--module', ''],
       /--module <path>.*expected a list of file names, none empty/,
     ],
+    [
+      ['crawl', 'http://a.test/', '--seen', 'hashset'],
+      /--seen.*Allowed choices are memory, bloom, lmdb, drum/,
+    ],
+    [['crawl', 'http://a.test/', '--seen-fp-rate', '2'], /--seen-fp-rate <p>.*between 0 and 1/],
+    [['crawl', 'http://a.test/', '--seen-capacity', '0'], /--seen-capacity <n>.*at least 1/],
+    [['crawl', 'http://a.test/', '--passes', '0'], /--passes <n>.*at least 1/],
+    [['crawl', 'http://a.test/', '--on-pass', ' '], /--on-pass <cmd>.*a shell command/],
   ])('refuses %j with one clear line and exit code 2', (args, message) => {
     const r = cobweb(...args, '--data', dir);
     expect(r.code).toBe(2);
@@ -127,6 +135,11 @@ describe('cobweb crawl on the command line', () => {
       '--module',
       '--module-timeout',
       '--no-builtin-modules',
+      '--seen',
+      '--seen-capacity',
+      '--seen-fp-rate',
+      '--passes',
+      '--on-pass',
     ]) {
       expect(r.stdout).toContain(flag);
     }
