@@ -65,6 +65,7 @@ export class CrawlLoop {
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
   private lastLeaseAt = 0;
+  private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
 
@@ -73,6 +74,20 @@ export class CrawlLoop {
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+  }
+
+  /** No new leases from now on; the fetches in flight finish and are written. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.notify();
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   async run(): Promise<StopReason> {
@@ -92,7 +107,7 @@ export class CrawlLoop {
           MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
         );
         let wakeAt: number | null = null;
-        if (!stopping && room > 0) {
+        if (!stopping && !this.paused && room > 0) {
           const idle = this.fetching === 0 && this.settling === 0;
           const now = Date.now();
           // A lease call is a store transaction: free slots are gathered for a moment

@@ -1,0 +1,1 @@
+// The static report (cobweb report DIR): filled in below.
