@@ -55,7 +55,7 @@ export class Sampler {
     const rate = (key: string) => ((counts[key] ?? 0) - (last.counts[key] ?? 0)) / dt;
     this.pagesPerSecond = (fetched - last.fetched) / dt;
     const point: Point = {
-      t: Math.round(at / 100) / 10,
+      t: Math.round(at / 1000),
       pagesPerSecond: this.pagesPerSecond,
       queued: snapshot.store.queued + snapshot.store.retrying,
       leased: snapshot.store.leased,
