@@ -115,6 +115,8 @@ export class CrawlLoop {
           if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
             this.lastLeaseAt = now;
             const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+            // Paused while the call waited (a long poll): what it got goes back, no try spent.
+            if (this.paused && batch.leases.length > 0) await this.giveBack(batch.leases.splice(0));
             const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
@@ -135,6 +137,17 @@ export class CrawlLoop {
       await this.flushing;
       await this.releaseFinished().catch(() => {});
     }
+  }
+
+  private async giveBack(leases: readonly Lease[]): Promise<void> {
+    const back = leases.map((l) => ({
+      leaseId: l.id,
+      outcome: { kind: 'deferred' as const },
+      report: { fetchMs: 0, noRequest: true },
+      outlinks: [],
+      rejected: [],
+    }));
+    await this.parts.frontier.complete(back, this.settings.crawler);
   }
 
   /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */

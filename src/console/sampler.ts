@@ -1,6 +1,5 @@
 import type { LineStats } from './line-stats.js';
 import { sum } from './line-stats.js';
-import type { BunnyRow } from './status.js';
 import type { ConsoleSource, SourceSnapshot } from './types.js';
 
 /** One point of the page's charts: a second of the crawl. */
@@ -30,7 +29,8 @@ const CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 export class Sampler {
   readonly history: Point[] = [];
   latest: SourceSnapshot | null = null;
-  bunnies: BunnyRow[] | null = null;
+  /** Each bunny's completions per second over the last sample, by crawler id. */
+  bunnyRates: ReadonlyMap<number, number> = new Map();
   pagesPerSecond = 0;
   private last: { at: number; counts: Record<string, number>; fetched: number } | null = null;
   private lastCompleted = new Map<number, number>();
@@ -50,7 +50,7 @@ export class Sampler {
     const last = this.last;
     this.last = { at, counts, fetched };
     const dt = last === null ? 0 : (at - last.at) / 1000;
-    this.bunnies = this.rates(snapshot, dt);
+    this.bunnyRates = this.rates(snapshot, dt);
     if (last === null || dt <= 0) return null;
     const rate = (key: string) => ((counts[key] ?? 0) - (last.counts[key] ?? 0)) / dt;
     this.pagesPerSecond = (fetched - last.fetched) / dt;
@@ -70,13 +70,14 @@ export class Sampler {
     return point;
   }
 
-  private rates(snapshot: SourceSnapshot, dt: number): BunnyRow[] | null {
-    if (snapshot.bunnies === null) return null;
+  private rates(snapshot: SourceSnapshot, dt: number): Map<number, number> {
     const before = this.lastCompleted;
-    this.lastCompleted = new Map(snapshot.bunnies.map((b) => [b.crawler, b.completed]));
-    return snapshot.bunnies.map((b) => ({
-      ...b,
-      pagesPerSecond: dt > 0 ? Math.max(0, b.completed - (before.get(b.crawler) ?? b.completed)) / dt : 0,
-    }));
+    this.lastCompleted = new Map((snapshot.bunnies ?? []).map((b) => [b.crawler, b.completed]));
+    const rates = new Map<number, number>();
+    for (const b of snapshot.bunnies ?? []) {
+      const was = before.get(b.crawler) ?? b.completed;
+      rates.set(b.crawler, dt > 0 ? Math.max(0, b.completed - was) / dt : 0);
+    }
+    return rates;
   }
 }

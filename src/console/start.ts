@@ -69,7 +69,7 @@ export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole>
       snapshot,
       lines,
       pagesPerSecond: sampler.pagesPerSecond,
-      bunnies: sampler.bunnies,
+      bunnyRates: sampler.bunnyRates,
     });
   };
   const hello = () => ({

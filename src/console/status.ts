@@ -63,7 +63,8 @@ export interface StatusParts {
   snapshot: SourceSnapshot;
   lines: LineStats;
   pagesPerSecond: number;
-  bunnies: BunnyRow[] | null;
+  /** The bunnies' rates, from the last sample. */
+  bunnyRates: ReadonlyMap<number, number>;
 }
 
 export function statusOf(p: StatusParts): Status {
@@ -105,7 +106,7 @@ export function statusOf(p: StatusParts): Status {
     warcBytes: s.warcBytes,
     modules: s.modules,
     bunniesConnected: s.bunnies?.length ?? null,
-    bunnies: p.bunnies,
+    bunnies: s.bunnies?.map((b) => ({ ...b, pagesPerSecond: p.bunnyRates.get(b.crawler) ?? 0 })) ?? null,
     traffic: s.traffic,
   };
 }

@@ -122,7 +122,8 @@ export class CrawlService {
     const given: Lease[] = [];
     const held: Completion[] = [];
     for (const l of batch.leases) {
-      if (this.parts.backoff.handOut(l.host)) given.push(l);
+      // Paused while this call waited (a long poll): what it got goes back, deferred.
+      if (!this.held && this.parts.backoff.handOut(l.host)) given.push(l);
       else
         held.push({
           leaseId: l.id,
