@@ -26,7 +26,8 @@ export class LineStats {
   bytes = 0;
   /** Lines counted so far; the tail's lines are numbered by it. */
   lines = 0;
-  private readonly tail: TailLine[] = [];
+  /** The last lines as written; made into TailLines only when read. */
+  private tail: PageRecord[] = [];
 
   add(records: readonly PageRecord[]): void {
     for (const r of records) {
@@ -36,15 +37,8 @@ export class LineStats {
       into[o.key] = (into[o.key] ?? 0) + 1;
       if (typeof r.bytes === 'number') this.bytes += r.bytes;
       this.lines++;
-      this.tail.push({
-        url: r.url,
-        status: r.status,
-        error: r.error ?? null,
-        durationMs: r.durationMs,
-        bytes: r.bytes,
-        fetchedAt: r.fetchedAt,
-      });
-      if (this.tail.length > TAIL * 2) this.tail.splice(0, this.tail.length - TAIL);
+      this.tail.push(r);
+      if (this.tail.length > TAIL * 2) this.tail = this.tail.slice(-TAIL);
     }
   }
 
@@ -56,7 +50,15 @@ export class LineStats {
   /** The lines written after line number `after` (at most the tail's length), oldest first. */
   tailAfter(after: number): TailLine[] {
     const n = Math.min(this.lines - after, TAIL, this.tail.length);
-    return n <= 0 ? [] : this.tail.slice(this.tail.length - n);
+    if (n <= 0) return [];
+    return this.tail.slice(this.tail.length - n).map((r) => ({
+      url: r.url,
+      status: r.status,
+      error: r.error ?? null,
+      durationMs: r.durationMs,
+      bytes: r.bytes,
+      fetchedAt: r.fetchedAt,
+    }));
   }
 }
 

@@ -26,6 +26,7 @@ const one = (v: number): Series => [[{}, v]];
 export class Metrics {
   readonly registry = new Registry();
   private snapshot: SourceSnapshot | null = null;
+  private pendingMs: number[] = [];
   private readonly fetchSeconds: Histogram;
   private readonly storeSeconds: Histogram<'operation'>;
 
@@ -136,6 +137,7 @@ export class Metrics {
   /** The text format, from a snapshot taken now. */
   async render(): Promise<string> {
     this.snapshot = await this.take();
+    this.flushFetchTimes();
     return this.registry.metrics();
   }
 
