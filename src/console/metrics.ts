@@ -122,12 +122,21 @@ export class Metrics {
     }
   }
 
-  /** Fetch times of lines just written (a line without one, a refused URL, adds nothing). */
+  /**
+   * Fetch times of lines just written (a line without one, a refused URL, adds nothing),
+   * kept as plain numbers and put in the histogram at the next scrape.
+   */
   observeLines(records: readonly PageRecord[]): void {
     for (const r of records) {
-      if (typeof r.durationMs === 'number' && r.fetchedAt !== null)
-        this.fetchSeconds.observe(r.durationMs / 1000);
+      if (typeof r.durationMs === 'number' && r.fetchedAt !== null) this.pendingMs.push(r.durationMs);
     }
+    if (this.pendingMs.length > 10_000) this.flushFetchTimes();
+  }
+
+  /** The fetch times kept since the last scrape, into the histogram. */
+  private flushFetchTimes(): void {
+    for (const ms of this.pendingMs) this.fetchSeconds.observe(ms / 1000);
+    this.pendingMs = [];
   }
 
   observeStore(call: StoreCall): void {
