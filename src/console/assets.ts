@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The page's files, served by the process itself (no CDN): the page, its script and
- * styles from src/console/assets (the same path from src/ and from dist/), and uPlot
+ * styles from assets/ beside this file (the build copies src/console/assets to dist), and uPlot
  * from its npm package. Read once, kept in memory.
  */
 export interface Asset {
@@ -12,7 +12,7 @@ export interface Asset {
   body: Buffer;
 }
 
-const ASSETS_DIR = new URL('../../src/console/assets/', import.meta.url);
+const ASSETS_DIR = new URL('./assets/', import.meta.url);
 const require = createRequire(import.meta.url);
 
 const OWN: Record<string, string> = {

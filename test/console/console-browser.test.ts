@@ -24,7 +24,11 @@ function watchErrors(page: Page): string[] {
   return errors;
 }
 
-const text = (page: Page, selector: string) => page.locator(selector).innerText();
+const text = (page: Page, selector: string) =>
+  page
+    .locator(selector)
+    .textContent()
+    .then((t) => t ?? '');
 const numberIn = async (page: Page, selector: string) =>
   Number((await text(page, selector)).replace(/,/g, ''));
 
