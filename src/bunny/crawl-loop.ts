@@ -65,6 +65,7 @@ export class CrawlLoop {
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
   private lastLeaseAt = 0;
+  private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
 
@@ -73,6 +74,20 @@ export class CrawlLoop {
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+  }
+
+  /** No new leases from now on; the fetches in flight finish and are written. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.notify();
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   async run(): Promise<StopReason> {
@@ -92,7 +107,7 @@ export class CrawlLoop {
           MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
         );
         let wakeAt: number | null = null;
-        if (!stopping && room > 0) {
+        if (!stopping && !this.paused && room > 0) {
           const idle = this.fetching === 0 && this.settling === 0;
           const now = Date.now();
           // A lease call is a store transaction: free slots are gathered for a moment
@@ -100,6 +115,8 @@ export class CrawlLoop {
           if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
             this.lastLeaseAt = now;
             const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+            // Paused while the call waited (a long poll): what it got goes back, no try spent.
+            if (this.paused && batch.leases.length > 0) await this.giveBack(batch.leases.splice(0));
             const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
@@ -120,6 +137,17 @@ export class CrawlLoop {
       await this.flushing;
       await this.releaseFinished().catch(() => {});
     }
+  }
+
+  private async giveBack(leases: readonly Lease[]): Promise<void> {
+    const back = leases.map((l) => ({
+      leaseId: l.id,
+      outcome: { kind: 'deferred' as const },
+      report: { fetchMs: 0, noRequest: true },
+      outlinks: [],
+      rejected: [],
+    }));
+    await this.parts.frontier.complete(back, this.settings.crawler);
   }
 
   /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */

@@ -1,13 +1,17 @@
 import { hostname } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
+import { Feed } from '../console/feed.js';
+import type { RunningConsole } from '../console/start.js';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
+import { type StoreCall, timedStore } from '../frontier/timed.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
+import { startCrawlConsole } from './crawl-console.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
@@ -98,16 +102,27 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const counts = new RunCounter();
     const rules = linkRulesOf(o, seeds);
     const onRecord = o.onRecord;
+    // What the console hears (--http): the lines as they are written, the store's calls timed.
+    const written = new Feed<readonly PageRecord[]>();
+    const storeCalls = new Feed<StoreCall>();
     const write = (lines: readonly PageRecord[]) => {
       pages.append(lines);
+      written.emit(lines);
       for (const line of lines) counts.count(line);
       if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
     };
     const onPage = o.onPage === undefined ? null : new GuardedOnPage(o.onPage, o.moduleTimeoutMs, log);
+    // The caller's signal, or the console's Stop: the same clean stop.
+    const halt = new AbortController();
+    let stoppedHere = false;
+    const abort = () => halt.abort();
+    if (options.signal?.aborted === true) halt.abort();
+    options.signal?.addEventListener('abort', abort);
+    closers.push(() => options.signal?.removeEventListener('abort', abort));
     const run = await Crawler.start({
-      frontier,
+      frontier: o.http === undefined ? frontier : timedStore(frontier, (call) => storeCalls.emit(call)),
       name: `crawl@${hostname()}:${process.pid}`,
-      settings: o,
+      settings: { ...o, signal: halt.signal },
       rules,
       seeds,
       modules: moduleHost,
@@ -117,6 +132,31 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     });
     closers.push(() => run.close());
     const { crawler, loop } = run;
+    const moduleStats = () => [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])];
+    let live: RunningConsole | null = null;
+    if (o.http !== undefined) {
+      live = await startCrawlConsole({
+        http: o.http,
+        layout,
+        frontier,
+        run,
+        rules,
+        modules: moduleStats,
+        stop: () => {
+          if (halt.signal.aborted) return;
+          stoppedHere = true;
+          log('stopping (asked from the console): finishing the fetches in flight', 'info');
+          halt.abort();
+        },
+        stopping: () => halt.signal.aborted,
+        lines: written,
+        storeCalls,
+      });
+      closers.push(() => live?.close());
+      const url = live.url;
+      if (o.onConsole !== undefined) callSafely('onConsole', () => o.onConsole?.(url), log);
+      else log(`console on ${url} (its actions need the token in ${layout.token})`, 'info');
+    }
 
     const progress = async (): Promise<CrawlProgress> => {
       const s = await frontier.stats();
@@ -157,7 +197,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         'info',
       );
     }
-    const stoppedBy =
+    const ended =
       o.passes === undefined
         ? await loop.run()
         : await runPasses(o.passes, {
@@ -170,6 +210,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
             onPass: o.onPass,
             log,
           });
+    const stoppedBy = ended === 'signal' && stoppedHere ? 'console' : ended;
+    await live?.finish(stoppedBy);
     const end = await progress();
     const seen = frontier.seenStats();
     if (typeof seen.estimatedFpRate === 'number') {
@@ -187,7 +229,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       stoppedBy,
       thisRun: counts.snapshot(),
       changedSettings,
-      modules: [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])],
+      modules: moduleStats(),
     };
   } finally {
     await closeAll(closers.reverse());

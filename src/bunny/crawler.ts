@@ -149,6 +149,11 @@ export class Crawler {
     }
   }
 
+  /** Bytes written to this crawler's WARC files so far. */
+  get warcBytes(): number {
+    return this.warc.bytesWritten;
+  }
+
   get warcFiles(): readonly string[] {
     return this.warc.files;
   }

@@ -175,6 +175,23 @@ export const resolveMap: OptionKind = {
   },
 };
 
+/** HOST:PORT (an IPv6 host in brackets), or PORT alone for 127.0.0.1:PORT; null when it is neither. */
+export function parseHostPort(text: string): { host: string; port: number } | null {
+  const m = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  if (m === null || Number(m[2]) > 65535) return null;
+  return { host: (m[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
+/** --http HOST:PORT: where the console listens (port 0: any free one). */
+export const listenAddress: OptionKind = {
+  expected: 'HOST:PORT, like 127.0.0.1:8080 (port 0 picks a free one)',
+  check: (v) => typeof v === 'string' && parseHostPort(v) !== null,
+  parse(text) {
+    if (parseHostPort(text) === null) refuse(listenAddress, text);
+    return text.trim();
+  },
+};
+
 export const callback: OptionKind = { expected: 'a function', check: (v) => typeof v === 'function' };
 
 export const abortSignal: OptionKind = {

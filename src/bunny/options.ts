@@ -14,6 +14,7 @@ import {
   fileList,
   folder,
   fraction,
+  listenAddress,
   type OptionKind,
   oneOf,
   onOff,
@@ -114,6 +115,14 @@ export interface CrawlOptions {
   progressMs?: number;
   /** Stops the crawl cleanly: no new fetches, in-flight ones finish and are recorded. */
   signal?: AbortSignal;
+  /**
+   * HOST:PORT: serve the console (the live page, /metrics, /status) from the crawl,
+   * 127.0.0.1 when only a port is given, port 0 for a free one. Its actions need the
+   * token in `<data>/token` (made with mode 0600 when missing).
+   */
+  http?: string;
+  /** Called once the console listens, with its URL; default: a log line. */
+  onConsole?: (url: string) => void;
 }
 
 /** 'error': something failed; 'warning': something the user may not want; 'info': module logs and the like. */
@@ -142,8 +151,11 @@ export interface CrawlSummary extends CrawlProgress {
   data: string;
   pagesFile: string;
   warcFiles: readonly string[];
-  /** Why the crawl ended; 'passes': --passes N were done, and more is queued for the next run. */
-  stoppedBy: 'finished' | 'max-pages' | 'signal' | 'passes';
+  /**
+   * Why the crawl ended; 'passes': --passes N were done, and more is queued for the next
+   * run; 'console': stopped from the console's Stop.
+   */
+  stoppedBy: 'finished' | 'max-pages' | 'signal' | 'passes' | 'console';
   /** This run's URLs by outcome: fetched by status class, failed, refused by robots.txt, refused by reason. */
   thisRun: RunCounts;
   /** The options deciding which URLs are followed that differ from the last run on this folder (cobweb.json). */
@@ -396,11 +408,17 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     flag: '--no-builtin-modules',
     help: 'do not load the built-in modules (forms, meta, server)',
   },
+  http: {
+    kind: listenAddress,
+    flag: '--http <host:port>',
+    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token',
+  },
   warcMaxBytes: { kind: whole(1) },
   onPage: { kind: callback },
   onLog: { kind: callback },
   onRecord: { kind: callback },
   onProgress: { kind: callback },
+  onConsole: { kind: callback },
   progressMs: { kind: whole(1) },
   signal: { kind: abortSignal },
 };

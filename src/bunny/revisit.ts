@@ -1,4 +1,5 @@
-import type { CrawlerId, Frontier, FrontierAdmin } from '../frontier/types.js';
+import type { CrawlerId, Frontier, FrontierAdmin, NewLink, RejectedLink } from '../frontier/types.js';
+import { canonicalize } from '../url/canonicalize.js';
 import { type LinkRules, refusal } from './links.js';
 
 /**
@@ -59,4 +60,34 @@ export async function addSeeds(
     crawler,
   );
   return { ...result, known: new Set(seeds).size - result.added };
+}
+
+/** Seed URLs handed to a running crawl, judged: what to queue, what the rules refuse, what is no URL. */
+export interface JudgedSeeds {
+  links: NewLink[];
+  rejected: RejectedLink[];
+  invalid: { text: string; reason: string }[];
+}
+
+/**
+ * Seeds added to a crawl already running (the console's "add seeds"): canonicalized, then
+ * judged by the crawl's rules as a seed of depth 0, since the scope was drawn around the
+ * first seeds. A refused one is recorded like any refused URL.
+ */
+export function judgeSeeds(texts: readonly string[], rules: LinkRules): JudgedSeeds {
+  const out: JudgedSeeds = { links: [], rejected: [], invalid: [] };
+  const met = new Set<string>();
+  for (const text of texts) {
+    const c = canonicalize(text.trim());
+    if (!c.ok) {
+      out.invalid.push({ text, reason: c.reason });
+      continue;
+    }
+    if (met.has(c.url)) continue;
+    met.add(c.url);
+    const reason = refusal(c.url, 0, 0, 'page', rules);
+    if (reason === null) out.links.push({ url: c.url, depth: 0, via: null });
+    else out.rejected.push({ url: c.url, depth: 0, via: null, reason });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { crawl } from '../bunny/crawl.js';
-import type { CrawlOptions } from '../bunny/options.js';
+import { type CrawlOptions, DEFAULTS } from '../bunny/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { ProgressReporter, summaryText } from './progress.js';
 import { addRuleOptions } from './rule-options.js';
@@ -39,6 +40,12 @@ export function crawlCommand(outcome: { code: number }): Command {
         signal: stop.signal,
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),
+        // The console's address is printed whatever --quiet says: with port 0 nothing else tells it.
+        onConsole: (url) => {
+          progress.finish();
+          const token = resolve(String(given.data ?? DEFAULTS.data), 'token');
+          process.stdout.write(`cobweb: console on ${url} (its actions need the token in ${token})\n`);
+        },
         onLog: (line, level) => {
           if (quiet && level === 'info') return;
           progress.finish();

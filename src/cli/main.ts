@@ -5,6 +5,7 @@ import { bunnyCommand } from './bunny-command.js';
 import { controlCommands } from './control-commands.js';
 import { crawlCommand } from './crawl-command.js';
 import { EXIT } from './exit-codes.js';
+import { reportCommand } from './report-command.js';
 import { serverCommand } from './server-command.js';
 
 // commander's own errors (and its "Did you mean" hint) on one line, without a help dump.
@@ -24,7 +25,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .configureOutput(oneLineErrors)
     .addCommand(crawlCommand(outcome))
     .addCommand(serverCommand(outcome))
-    .addCommand(bunnyCommand(outcome));
+    .addCommand(bunnyCommand(outcome))
+    .addCommand(reportCommand(outcome));
   for (const command of controlCommands(outcome)) program.addCommand(command);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(oneLineErrors);
   try {

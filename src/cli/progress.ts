@@ -84,9 +84,11 @@ export function summaryText(s: CrawlSummary): string {
       ? 'finished: nothing left to fetch'
       : s.stoppedBy === 'max-pages'
         ? `stopped at --max-pages; ${count(s.queued, 'URL')} stay queued (run again with a higher --max-pages to go on)`
-        : s.stoppedBy === 'passes'
-          ? `stopped after --passes; ${count(s.queued, 'URL')} stay queued for the next pass (run again to go on)`
-          : `stopped by signal; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`;
+        : s.stoppedBy === 'console'
+          ? `stopped from the console; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`
+          : s.stoppedBy === 'passes'
+            ? `stopped after --passes; ${count(s.queued, 'URL')} stay queued for the next pass (run again to go on)`
+            : `stopped by signal; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`;
   const errors = { ...httpErrors, ...run.failed };
   return [
     `cobweb: ${ended}`,

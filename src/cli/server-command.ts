@@ -3,12 +3,18 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
+import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
 import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
+import { Feed } from '../console/feed.js';
+import type { RunningConsole } from '../console/start.js';
+import type { StoreCall } from '../frontier/timed.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
+import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
@@ -47,6 +53,7 @@ const QUEUE_OPTIONS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
+  'http',
 ] as const;
 
 /** --listen HOST:PORT; an IPv6 host in brackets. */
@@ -152,6 +159,7 @@ export function serverCommand(outcome: { code: number }): Command {
       const quitting = new Promise<void>((r) => {
         quit = r;
       });
+      const storeCalls = o.http === undefined ? undefined : new Feed<StoreCall>();
       const running = await startServer({
         layout,
         store,
@@ -169,6 +177,7 @@ export function serverCommand(outcome: { code: number }): Command {
         maxConnections: flags.maxConnections as number,
         log: say,
         onQuit: () => quit(),
+        ...(storeCalls === undefined ? {} : { storeCalls }),
       });
       closers.push(() => running.close());
       const { host, port } = running.server.address;
@@ -176,6 +185,33 @@ export function serverCommand(outcome: { code: number }): Command {
         `cobweb: server listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`,
       );
       if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
+      let stopAsked: (() => void) | null = null;
+      const consoleStop = new Promise<void>((r) => {
+        stopAsked = r;
+      });
+      let stopping = false;
+      let live: RunningConsole | null = null;
+      if (o.http !== undefined && storeCalls !== undefined) {
+        const where = parseListen(o.http);
+        if (where === null) throw new CrawlOptionError(`--http ${o.http} is not HOST:PORT`);
+        live = await startServerConsole({
+          running,
+          host: where.host,
+          port: where.port,
+          token,
+          tokenHint: `the server's token: --token, COBWEB_TOKEN, or ${layout.token}`,
+          storeCalls,
+          stop: () => {
+            if (stopping) return;
+            stopping = true;
+            say('stopping (asked from the console): the bunnies are told, their leases go back to the queue');
+            stopAsked?.();
+          },
+          stopping: () => stopping,
+        });
+        closers.push(() => live?.close());
+        process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
+      }
       if (seeds.length > 0) {
         const me = await store.registerCrawler(`server@${process.pid}`);
         const seeded = await addSeeds(store, seeds, me);
@@ -187,9 +223,16 @@ export function serverCommand(outcome: { code: number }): Command {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
-      const how = await Promise.race([quitting.then(() => null), stopped]);
-      signal = how;
-      if (how !== null) {
+      const how = await Promise.race([
+        quitting.then(() => null),
+        stopped,
+        consoleStop.then(() => 'console' as const),
+      ]);
+      signal = how === 'console' ? null : how;
+      stopping = true;
+      await live?.finish(how ?? 'quit');
+      if (how === 'console') running.server.writeLog();
+      else if (how !== null) {
         say('stopping: the bunnies are told, their leases go back to the queue');
         running.server.writeLog();
       }

@@ -274,6 +274,32 @@ export interface FrontierAdmin {
   hostQueues(limit: number): Promise<{ host: string; queued: number }[]>;
 }
 
+/** One host as the console shows it: its queue, its politeness budget's state. */
+export interface HostView {
+  host: string;
+  queued: number;
+  /** Requests in flight against its politeness budget (the host, or its address with --politeness-key ip). */
+  inFlight: number;
+  /** Epoch ms when it may next be leased; null while it is at its --per-host limit. */
+  readyAt: number | null;
+  /** The gap between two request starts it last earned. */
+  gapMs: number;
+}
+
+/** The hosts in numbers: with a fetch in flight, waiting with URLs queued, given up on. */
+export interface HostOverview {
+  active: number;
+  waiting: number;
+  retired: number;
+  /** The busiest hosts: most in flight, then most queued. */
+  busiest: HostView[];
+}
+
+/** What a store can say of its hosts for the console and /metrics (optional: the SQLite store says it). */
+export interface FrontierHosts {
+  hostOverview(limit: number): Promise<HostOverview>;
+}
+
 /** A store this process owns: the contract and the owner's calls. */
 export type LocalFrontier = Frontier & FrontierAdmin;
 

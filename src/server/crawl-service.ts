@@ -22,7 +22,8 @@ import type { SiteBook } from './site-book.js';
 
 export interface ServiceParts {
   store: LocalFrontier;
-  pages: PagesLog;
+  /** pages.jsonl (and whoever listens to the lines written). */
+  pages: Pick<PagesLog, 'append'>;
   /** `<data>/data`: the modules' records, one file per module. */
   moduleData: string;
   sites: SiteBook;
@@ -49,7 +50,24 @@ const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * refused URLs are written here, never sent back.
  */
 export class CrawlService {
+  private held = false;
+  private resumed: (() => void)[] = [];
+
   constructor(private readonly parts: ServiceParts) {}
+
+  /** Paused (the console): no URL is leased; bunnies finish what they hold. */
+  get paused(): boolean {
+    return this.held;
+  }
+
+  pause(): void {
+    this.held = true;
+  }
+
+  resume(): void {
+    this.held = false;
+    for (const wake of this.resumed.splice(0)) wake();
+  }
 
   get settings(): JsonObject {
     return this.parts.settings;
@@ -65,6 +83,11 @@ export class CrawlService {
 
   get sites(): SiteBook {
     return this.parts.sites;
+  }
+
+  /** What seeds and ENQUEUE are checked against. */
+  get rules(): LinkRules {
+    return this.parts.rules;
   }
 
   get store(): LocalFrontier {
@@ -84,11 +107,23 @@ export class CrawlService {
    * goes back to the queue at once, deferred, never dropped.
    */
   async lease(crawler: CrawlerId, n: number, waitMs: number): Promise<Bodies['LEASES']> {
+    if (this.held) {
+      // A long poll while paused waits for the resume (or its time), then answers what it may.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.resumed.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (this.held) return { leases: [], ended: null, nextReadyAt: null };
+    }
     const batch = await this.parts.store.lease(n, crawler, { waitMs });
     const given: Lease[] = [];
     const held: Completion[] = [];
     for (const l of batch.leases) {
-      if (this.parts.backoff.handOut(l.host)) given.push(l);
+      // Paused while this call waited (a long poll): what it got goes back, deferred.
+      if (!this.held && this.parts.backoff.handOut(l.host)) given.push(l);
       else
         held.push({
           leaseId: l.id,

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { createServer, isIP, type Server, type Socket } from 'node:net';
+import type { BunnyView } from '../console/types.js';
 import { ErrorCode } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { CrawlService } from './crawl-service.js';
@@ -77,6 +78,16 @@ export class CobwebServer {
   /** Connections that said HELLO: the bunnies crawling now. */
   get bunniesConnected(): number {
     return this.bunnies.size;
+  }
+
+  /** The bunnies connected, with their counts (for the console). */
+  bunnyViews(): BunnyView[] {
+    const views: BunnyView[] = [];
+    for (const s of this.bunnies) {
+      const v = s.bunny;
+      if (v !== null) views.push(v);
+    }
+    return views;
   }
 
   /** cobweb.log, as QUIT writes it. */

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { BunnyView } from '../console/types.js';
 import { leaseFromWire } from '../frontier/remote/wire.js';
 import type { CrawlerId, Lease } from '../frontier/types.js';
 import {
@@ -102,6 +103,8 @@ export class Session {
   private idle: NodeJS.Timeout | null = null;
   /** Set at HELLO: the crawler id the store gave this bunny. */
   private hello: Promise<CrawlerId> | null = null;
+  /** A bunny's counts since its HELLO, for the console. */
+  private counts: BunnyView | null = null;
   /** An original client's crawler, registered at its first DEQUEUE or ENQUEUE. */
   private original: Promise<CrawlerId> | null = null;
   /** Leases an original client took with DEQUEUE, by URL; the latest last. */
@@ -119,6 +122,11 @@ export class Session {
     socket.on('error', () => {});
     socket.on('close', () => void this.onClose());
     this.armIdle();
+  }
+
+  /** The bunny on this connection, as the console shows it; null before HELLO. */
+  get bunny(): BunnyView | null {
+    return this.counts === null ? null : { ...this.counts };
   }
 
   /** Sends a MODULE push (loadmod) to this bunny. */
@@ -246,6 +254,14 @@ export class Session {
         if (this.hello !== null) throw new ControlError(ErrorCode.BAD_FIELD, 'HELLO came twice');
         this.hello = s.register(m.body.name);
         const crawler = await this.hello;
+        this.counts = {
+          crawler,
+          name: m.body.name,
+          address: `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`,
+          since: Date.now(),
+          leased: 0,
+          completed: 0,
+        };
         this.ctx.bunnies.add(this);
         const welcome: Bodies['WELCOME'] = {
           crawlerId: String(crawler),
@@ -257,13 +273,16 @@ export class Session {
         for (const module of this.ctx.moduleSources()) this.pushModule(module);
         return null;
       }
-      case 'LEASE':
-        return { type: 'LEASES', body: await s.lease(await this.crawler(), m.body.n, m.body.waitMs) };
-      case 'COMPLETE':
-        return {
-          type: 'COMPLETED',
-          body: await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']),
-        };
+      case 'LEASE': {
+        const body = await s.lease(await this.crawler(), m.body.n, m.body.waitMs);
+        if (this.counts !== null) this.counts.leased += body.leases.length;
+        return { type: 'LEASES', body };
+      }
+      case 'COMPLETE': {
+        const body = await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']);
+        if (this.counts !== null) this.counts.completed += m.body.completions.length - body.stale.length;
+        return { type: 'COMPLETED', body };
+      }
       case 'RELEASE':
         await s.release(m.body);
         return ok;

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import type { DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
+import { Feed } from '../console/feed.js';
+import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import { PagesLog } from '../output/pages-log.js';
+import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import type { JsonObject } from '../protocol/index.js';
 import { type BackoffStep, ProbabilityBackoff } from './backoff.js';
 import { CrawlService } from './crawl-service.js';
@@ -29,11 +31,15 @@ export interface ServerSetup {
   maxConnections: number;
   log: (line: string) => void;
   onQuit?: () => void;
+  /** Time every store call into this feed (the console's --http). */
+  storeCalls?: Feed<StoreCall>;
 }
 
 export interface RunningServer {
   server: CobwebServer;
   service: CrawlService;
+  /** The pages.jsonl lines, as the server writes them. */
+  lines: Feed<readonly PageRecord[]>;
   /** Stops the server and closes what it opened (not the store or the modules: the caller's). */
   close(): Promise<void>;
 }
@@ -42,9 +48,16 @@ export interface RunningServer {
 export async function startServer(setup: ServerSetup): Promise<RunningServer> {
   mkdirSync(setup.layout.root, { recursive: true });
   const pages = new PagesLog(setup.layout.pages);
+  const lines = new Feed<readonly PageRecord[]>();
+  const calls = setup.storeCalls;
   const service = new CrawlService({
-    store: setup.store,
-    pages,
+    store: calls === undefined ? setup.store : timedStore(setup.store, (call) => calls.emit(call)),
+    pages: {
+      append(records) {
+        pages.append(records);
+        lines.emit(records);
+      },
+    },
     moduleData: setup.layout.moduleData,
     sites: new SiteBook(setup.layout.sites),
     modules: setup.modules,
@@ -69,6 +82,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
   return {
     server,
     service,
+    lines,
     close: async () => {
       await server.stop();
       pages.close();

@@ -26,8 +26,11 @@ import type {
   Completion,
   CrawlerId,
   FetchReport,
+  FrontierHosts,
   FrontierSettings,
   FrontierStats,
+  HostOverview,
+  HostView,
   Lease,
   LeaseBatch,
   LeaseId,
@@ -92,7 +95,7 @@ export interface SqliteOpenOptions {
  * transaction, so every process sees one crawl. The policies (the gap, the budgets,
  * retirement, lease expiry) are the shared pieces in ../policy.
  */
-export class SqliteFrontier implements LocalFrontier {
+export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
@@ -374,6 +377,16 @@ export class SqliteFrontier implements LocalFrontier {
 
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
     return this.st.hostQueues.all(limit) as { host: string; queued: number }[];
+  }
+
+  /** Hosts by state and the busiest ones; reads every host row (for the console, not the crawl). */
+  async hostOverview(limit: number): Promise<HostOverview> {
+    const counts = this.st.hostCounts.get() as { active: number; waiting: number; retired: number };
+    const busiest = (this.st.busiestHosts.all(limit) as HostView[]).map((h) => ({
+      ...h,
+      readyAt: h.readyAt === NEVER ? null : h.readyAt,
+    }));
+    return { ...counts, busiest };
   }
 
   async stats(): Promise<FrontierStats> {
