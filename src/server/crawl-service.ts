@@ -158,12 +158,11 @@ export class CrawlService {
   /**
    * CLAIMSITE: the first crawler to reach a site claims it; the site hooks run here, on
    * the server's module threads, with what the crawler sent of the site, and the site
-   * is recorded before the answer goes.
+   * is recorded before the answer goes. A site is an address and a port: a second host
+   * name on it is not a new site (the store's claim is by the book's key, not by origin).
    */
   async claimSite(crawler: CrawlerId, body: Bodies['CLAIMSITE']): Promise<boolean> {
-    if (!(await this.parts.store.claimSite(body.origin, crawler))) return false;
-    await this.runSiteHooks(siteFrom(body), crawler);
-    return true;
+    return this.claimAndRun(siteFrom(body), crawler);
   }
 
   async recordSite(body: Bodies['RECORDSITE']): Promise<void> {
@@ -245,25 +244,21 @@ export class CrawlService {
       [{ leaseId: lease.id, outcome: { kind: 'done' }, report: { fetchMs: 0 }, outlinks: [], rejected: [] }],
       crawler,
     );
+    // An original client tells nothing of the site but where it is.
     const origin = new URL(lease.url).origin;
-    if (await this.parts.store.claimSite(origin, crawler)) {
-      // An original client tells nothing of the site but where it is.
-      await this.runSiteHooks({ origin, address, headers: {}, robots: null }, crawler);
-    }
+    await this.claimAndRun({ origin, address, headers: {}, robots: null }, crawler);
   }
 
   /** READDATA: the sites of a log count as visited; their hooks do not run again. */
   async readLog(text: string): Promise<number> {
     const read = this.parts.sites.read(text);
     for (const site of read) {
-      for (const origin of site.origins) {
-        await this.parts.store.recordSite({
-          origin,
-          address: site.address,
-          firstSeen: Date.now(),
-          info: site.info,
-        });
-      }
+      await this.parts.store.recordSite({
+        origin: site.key,
+        address: site.address,
+        firstSeen: Date.now(),
+        info: site.info,
+      });
     }
     return read.length;
   }
@@ -279,10 +274,18 @@ export class CrawlService {
     await this.parts.store.acknowledge(records.map((r) => r.id));
   }
 
-  private async runSiteHooks(site: ModuleSite, crawler: CrawlerId): Promise<void> {
+  /** Claims the site in the store by its key; the one caller that gets it runs the hooks. */
+  private async claimAndRun(site: ModuleSite, crawler: CrawlerId): Promise<boolean> {
+    const key = this.parts.sites.claimKey(site.origin, site.address);
+    if (!(await this.parts.store.claimSite(key, crawler))) return false;
+    await this.runSiteHooks(site, key, crawler);
+    return true;
+  }
+
+  private async runSiteHooks(site: ModuleSite, key: string, crawler: CrawlerId): Promise<void> {
     const verdict = await this.parts.modules.onSite(site);
     await this.parts.store.recordSite({
-      origin: site.origin,
+      origin: key,
       address: site.address,
       firstSeen: Date.now(),
       info: verdict.info,

@@ -17,6 +17,19 @@ export class SiteBook {
     if (existsSync(file)) this.restore(readFileSync(file, 'utf8'));
   }
 
+  /**
+   * The key the site of `origin` is claimed by, so its site hooks run once per site (an
+   * address and a port, with all its host names), not once per host name: the site's
+   * key when the book knows the origin, else its address and port, else (never
+   * resolved) the origin itself.
+   */
+  claimKey(origin: string, address: string | null): string {
+    const known = this.byOrigin.get(origin);
+    if (known !== undefined) return known;
+    const u = URL.parse(origin);
+    return u === null ? origin : keyOf(address, portOf(u), u.origin);
+  }
+
   /** A URL of the site was visited. */
   visited(url: string, address: string | null): void {
     const u = URL.parse(url);
@@ -44,10 +57,10 @@ export class SiteBook {
 
   /**
    * READDATA: each site in the log counts as visited, with its directory list set to
-   * "/". Returns the sites read, with the origins of every host name they list.
+   * "/". Returns the sites read: the key each is claimed by, its address and its info.
    */
-  read(text: string): { address: string | null; origins: string[]; info: Record<string, unknown> }[] {
-    const out: { address: string | null; origins: string[]; info: Record<string, unknown> }[] = [];
+  read(text: string): { key: string; address: string | null; info: Record<string, unknown> }[] {
+    const out: { key: string; address: string | null; info: Record<string, unknown> }[] = [];
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       let site: SiteLogLine;
@@ -63,7 +76,7 @@ export class SiteBook {
       this.sites.set(key, merged);
       const origins = [site.origin, ...site.hosts.map((h) => originWith(site.origin, h))];
       for (const origin of origins) this.byOrigin.set(origin, key);
-      out.push({ address: site.address, origins: [...new Set(origins)], info: site.info });
+      out.push({ key, address: site.address, info: site.info });
     }
     return out;
   }
@@ -96,7 +109,7 @@ export class SiteBook {
 
   private siteOf(u: URL, address: string | null): SiteLogLine {
     const origin = u.origin;
-    const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    const port = portOf(u);
     let key = this.byOrigin.get(origin);
     if (key === undefined) {
       key = keyOf(address, port, origin);
@@ -116,6 +129,10 @@ export class SiteBook {
 /** A site is its address and port; one never resolved is known by its origin alone. */
 function keyOf(address: string | null, port: number, origin: string): string {
   return address === null ? origin : `${address}:${port}`;
+}
+
+function portOf(u: URL): number {
+  return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
 }
 
 function originWith(origin: string, host: string): string {

@@ -186,7 +186,9 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     read.send(auth, [0x00, 4 + 7, 0x08], 'old.log', NUL);
     await read.readToClose();
     const me = await server.store.registerCrawler('after');
-    expect(await server.store.claimSite('http://b.test', me)).toBe(false); // its hooks do not run again
+    // its hooks do not run again, by its address or by its name alone
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: '10.0.0.2' })).toBe(false);
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: null })).toBe(false);
     const show = await client();
     show.send([0x00, 0x03, 0x04]);
     expect((await show.readToClose()).toString()).toContain(
