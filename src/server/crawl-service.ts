@@ -18,7 +18,7 @@ import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import type { Bodies, JsonObject, WireRejected } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
-import type { SiteBook } from './site-book.js';
+import type { SiteBook, SiteVisit } from './site-book.js';
 
 export interface ServiceParts {
   store: LocalFrontier;
@@ -133,17 +133,19 @@ export class CrawlService {
     );
     const held = new Set(await this.parts.store.extend(completions.map((c) => c.leaseId)));
     const lines: Record<string, unknown>[] = [];
+    const visits: SiteVisit[] = [];
     for (const c of completions) {
       if (!held.has(c.leaseId)) continue;
       if (c.record !== undefined && c.record !== null) {
         lines.push({ ...c.record, crawler });
         if (c.outcome.kind === 'done' && typeof c.record.url === 'string') {
-          this.parts.sites.visited(c.record.url, addressOf(c));
+          visits.push({ url: c.record.url, address: addressOf(c) });
         }
       }
       this.writeModuleRecords(c.moduleRecords ?? []);
     }
     this.parts.pages.append(lines as unknown as PageRecord[]);
+    this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
     await this.record(done.records, crawler);
     return { stale: done.stale.map(idOnWire), records: [], added: done.added };
@@ -239,7 +241,7 @@ export class CrawlService {
       crawler,
     };
     this.parts.pages.append([line]);
-    this.parts.sites.visited(lease.url, address);
+    this.parts.sites.visited([{ url: lease.url, address }]);
     await this.parts.store.complete(
       [{ leaseId: lease.id, outcome: { kind: 'done' }, report: { fetchMs: 0 }, outlinks: [], rejected: [] }],
       crawler,

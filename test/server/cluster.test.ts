@@ -166,6 +166,17 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     const second = await server(seeds, port, opts);
     expect(await Promise.all(bunnies.map((b) => b.exit()))).toEqual([0, 0]);
     expect([...new Set(fetchedUrls())].sort()).toEqual([...web.reachable()].sort());
+    // The book of sites lived through the kill too: `show` counts every page pages.jsonl
+    // has, those fetched before the kill with them.
+    const show = run(['show', '--server', `127.0.0.1:${port}`]);
+    expect(await show.exit()).toBe(0);
+    expect(show.stdout()).toMatch(/^sites: 2\n/);
+    for (const site of web.sites) {
+      const fetched = fetchedUrls().filter((u) => u.startsWith(`${site.origin}/`)).length;
+      expect(show.stdout()).toContain(
+        `${site.origin} ${site.host}:${new URL(site.origin).port}  ${fetched} URLs`,
+      );
+    }
     second.child.kill('SIGTERM');
     await second.exit();
   });
