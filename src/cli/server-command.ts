@@ -58,6 +58,13 @@ export function parseHostPort(text: string): { host: string; port: number } {
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
+function atLeastOne(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number of at least 1, got "${text}".`);
+  return n;
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -100,16 +107,14 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(collect)
         .default([], 'none'),
     )
-    .option(
-      '--max-connections <n>',
-      'connections at once, bunnies and commands',
-      (t: string) => {
-        const n = Number(t);
-        if (!Number.isInteger(n) || n < 1)
-          throw new InvalidArgumentError(`expected a whole number of at least 1, got "${t}".`);
-        return n;
-      },
-      256,
+    .option('--max-connections <n>', 'connections at once, bunnies and commands', atLeastOne, 256)
+    .addOption(
+      new Option(
+        '--idle-timeout <ms>',
+        'close a connection that sent half a packet, or nothing and waits for nothing, this long',
+      )
+        .argParser(atLeastOne)
+        .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
@@ -165,7 +170,7 @@ export function serverCommand(outcome: { code: number }): Command {
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
         settings: settingsForBunnies(o, seeds),
         leaseMs: DEFAULTS.leaseMs,
-        limits: DEFAULT_LIMITS,
+        limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
         maxConnections: flags.maxConnections as number,
         log: say,
         onQuit: () => quit(),

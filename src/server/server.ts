@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, isIP, type Server, type Socket } from 'node:net';
-import { ErrorCode } from '../protocol/index.js';
+import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { CrawlService } from './crawl-service.js';
 import { Session, type SessionLimits } from './session.js';
@@ -23,6 +23,9 @@ export const DEFAULT_LIMITS: SessionLimits = {
   idleMs: 5 * 60_000,
   maxBufferedBytes: 16 * 1024 * 1024,
   maxOutstanding: 256,
+  // One message of the most packets a connection may send (256 x 64 KiB), half received:
+  // what any bunny needs, and all one connection can make the server hold.
+  maxSplitBytes: MAX_SPLIT_BYTES,
 };
 
 /**

@@ -170,11 +170,11 @@ export class ServerConnection extends EventEmitter {
         });
       });
       socket.on('data', (chunk) => {
-        const { packets, error } = this.decoder.push(chunk);
-        for (const p of packets) {
+        const { packets, sizes, error } = this.decoder.push(chunk);
+        for (const [i, p] of packets.entries()) {
           let m: Message | null;
           try {
-            m = this.joiner.push(p);
+            m = this.joiner.push(p, sizes[i]);
           } catch (err) {
             fail(err as Error);
             return;
