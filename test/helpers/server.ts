@@ -5,10 +5,12 @@ import { layoutOf } from '../../src/bunny/data-dir.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
+import type { BackoffStep } from '../../src/server/backoff.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
 import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
-import { createUrlFilter } from '../../src/url/filter.js';
+import { createUrlFilter, type ScopeMode } from '../../src/url/filter.js';
+import type { TrapLimits } from '../../src/url/traps.js';
 
 export const SERVER_TEST_SETTINGS: FrontierSettings = {
   perHost: 1,
@@ -33,6 +35,13 @@ export interface TestServerOptions {
   skipSubstrings?: string[];
   /** Extensions the server's filter refuses (none by default). */
   skipExtensions?: string[];
+  /** --backoff: none by default. */
+  backoff?: BackoffStep[];
+  /** Scope and its seeds: `any` by default. */
+  scope?: ScopeMode;
+  seeds?: string[];
+  /** Trap limits: generous by default. */
+  traps?: Partial<TrapLimits>;
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
@@ -70,18 +79,18 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     modulesDir: options.modulesDir ?? null,
     rules: {
       filter: createUrlFilter({
-        scope: 'any',
-        seeds: [],
+        scope: options.scope ?? 'any',
+        seeds: options.seeds ?? [],
         include: [],
         exclude: [],
         skipExtensions: options.skipExtensions ?? [],
       }),
-      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
+      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50, ...options.traps },
       maxDepth: 100,
       maxRedirects: 20,
     },
     skipSubstrings: options.skipSubstrings ?? [],
-    backoff: [],
+    backoff: options.backoff ?? [],
     settings: {},
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },

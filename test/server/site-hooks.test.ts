@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendControl } from '../../src/cli/control-commands.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
-import { decodeDequeueReply, encode } from '../../src/protocol/index.js';
+import { encode } from '../../src/protocol/index.js';
 import { RawClient } from '../helpers/raw-socket.js';
 import { type InProcessServer, startTestServer } from '../helpers/server.js';
 
@@ -85,17 +85,13 @@ describe('site hooks on the server', () => {
     const c = await RawClient.connect(server.port);
     try {
       for (let i = 0; i < urls.length; i++) {
-        c.send(encode({ type: 'DEQUEUE' }));
-        const head = await c.read(2);
-        const reply = decodeDequeueReply(Buffer.concat([head, await c.read(head.readUInt16BE(0) - 2)]));
-        const target = reply.reply?.target;
-        if (target === undefined || target === null) throw new Error('nothing dequeued');
+        const target = await c.dequeue();
+        if (target === null) throw new Error('nothing dequeued');
         const addr = (addressOf[target.host] as number[]).join('.');
         c.send(encode({ type: 'STOREURL', target: { ...target, addr } }));
       }
       // the original packets of a connection are handled in order: once this is answered, all are done
-      c.send(encode({ type: 'DEQUEUE' }));
-      expect(await c.read(2)).toEqual(Buffer.from([0, 0]));
+      expect(await c.dequeue()).toBeNull();
     } finally {
       c.close();
     }
