@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { CrawlService } from './crawl-service.js';
@@ -13,6 +13,11 @@ export interface ServerOptions {
   dataDir: string;
   modulesDir: string | null;
   token: string;
+  /**
+   * Every packet needs the token, also on loopback. It always does on any other address
+   * (isLoopback): this can only ask for more.
+   */
+  tokenOnEveryPacket?: boolean;
   limits: SessionLimits;
   maxConnections: number;
   /** Called once the server stopped on QUIT. */
@@ -106,7 +111,7 @@ export class CobwebServer {
     const session = new Session(socket, {
       service: this.options.service,
       token: this.options.token,
-      tokenEverywhere: !isLoopback(this.options.host),
+      tokenEverywhere: this.options.tokenOnEveryPacket === true || !isLoopback(this.options.host),
       limits: this.options.limits,
       bunnies: this.bunnies,
       traffic: this.traffic,
@@ -125,9 +130,16 @@ export class CobwebServer {
   }
 }
 
-/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * 127.0.0.0/8 (also as ::ffff:127.x.x.x), ::1 however it is spelled, and localhost: only
+ * this machine can connect. Anything else (0.0.0.0, ::, a host name) is not.
+ */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }

@@ -18,6 +18,8 @@ export interface ServerSetup {
   host: string;
   port: number;
   token: string;
+  /** Every packet needs the token, also on loopback (it always does elsewhere). */
+  tokenOnEveryPacket?: boolean;
   modulesDir: string | null;
   rules: LinkRules;
   skipSubstrings: readonly string[];
@@ -62,6 +64,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
     dataDir: setup.layout.root,
     modulesDir: setup.modulesDir,
     token: setup.token,
+    ...(setup.tokenOnEveryPacket === undefined ? {} : { tokenOnEveryPacket: setup.tokenOnEveryPacket }),
     limits: setup.limits,
     maxConnections: setup.maxConnections,
     ...(setup.onQuit === undefined ? {} : { onQuit: setup.onQuit }),

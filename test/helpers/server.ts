@@ -30,6 +30,8 @@ export interface TestServerOptions {
   settings?: Partial<FrontierSettings>;
   now?: () => number;
   token?: string;
+  /** Every packet needs the token, as on an address that is not loopback. */
+  tokenOnEveryPacket?: boolean;
   modules?: string[];
   modulesDir?: string | null;
   skipSubstrings?: string[];
@@ -76,6 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     host: '127.0.0.1',
     port: 0,
     token: options.token ?? 'test-token',
+    tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
     rules: {
       filter: createUrlFilter({
