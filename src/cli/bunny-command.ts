@@ -80,6 +80,10 @@ export function bunnyCommand(outcome: { code: number }): Command {
         port: server.port,
         token: (flags.token as string | undefined) ?? process.env.COBWEB_TOKEN,
         name: `bunny@${hostname()}:${process.pid}`,
+        // A server that went away is waited for until it is back; the user hears of it
+        // (with --quiet too), and Ctrl-C stops the waiting.
+        log: (line) => say(line, 'warn'),
+        signal: stop.signal,
       });
       closers.push(() => frontier.close());
       // Modules the server sends right after WELCOME are loaded before the first lease.
@@ -130,7 +134,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     } catch (err) {
       if (err instanceof ServerUnreachableError) {
         process.stderr.write(`cobweb: ${err.message}\n`);
-        outcome.code = EXIT.failed;
+        outcome.code = signal === null ? EXIT.failed : EXIT[signal];
         return;
       }
       throw err;

@@ -47,6 +47,8 @@ export interface TestServerOptions {
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
+  /** The port to listen on (a restart where clients know it); one the system picks by default. */
+  port?: number;
 }
 
 export interface InProcessServer extends RunningServer {
@@ -76,7 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     store,
     modules,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     token: options.token ?? 'test-token',
     tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
