@@ -123,6 +123,7 @@ export function serverCommand(outcome: { code: number }): Command {
     const o = withDefaults(given);
     const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
     const listen = flags.listen as { host: string; port: number };
+    const skipSubstrings = flags.skipSubstring as string[];
     const quiet = flags.quiet === true;
     const say = (line: string) => {
       if (!quiet) process.stderr.write(`cobweb: ${line}\n`);
@@ -165,10 +166,9 @@ export function serverCommand(outcome: { code: number }): Command {
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules: linkRulesOf(o, seeds),
-        skipSubstrings: flags.skipSubstring as string[],
+        rules: linkRulesOf({ ...o, skipSubstrings }, seeds),
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
-        settings: settingsForBunnies(o, seeds),
+        settings: settingsForBunnies({ ...o, skipSubstrings }, seeds),
         leaseMs: DEFAULTS.leaseMs,
         limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
         maxConnections: flags.maxConnections as number,

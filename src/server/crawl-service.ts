@@ -28,10 +28,8 @@ export interface ServiceParts {
   sites: SiteBook;
   /** The server's modules: site hooks, and the ones loadmod adds. */
   modules: ModuleHost;
-  /** What ENQUEUE checks a URL against (scope, filters, traps). */
+  /** What ENQUEUE checks a URL against (scope, filters with --skip-substring, traps). */
   rules: LinkRules;
-  /** --skip-substring: the original's substring test (cgi-bin, /~). */
-  skipSubstrings: readonly string[];
   backoff: ProbabilityBackoff;
   /** What WELCOME tells bunnies to use. */
   settings: JsonObject;
@@ -202,10 +200,7 @@ export class CrawlService {
     const kept: string[] = [];
     for (const url of urls) {
       const c = canonicalize(url);
-      if (!c.ok) continue;
-      if (this.parts.skipSubstrings.some((s) => c.url.includes(s))) {
-        rejected.push({ url: c.url, depth, via, reason: 'substring' });
-      } else kept.push(c.url);
+      if (c.ok) kept.push(c.url);
     }
     let links = [] as ReturnType<typeof routeLinks>['accepted'];
     if (from === null) {

@@ -22,7 +22,6 @@ export interface ServerSetup {
   tokenOnEveryPacket?: boolean;
   modulesDir: string | null;
   rules: LinkRules;
-  skipSubstrings: readonly string[];
   backoff: readonly BackoffStep[];
   /** What WELCOME tells bunnies to use (their link rules, retries, robots). */
   settings: JsonObject;
@@ -51,7 +50,6 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
     sites: new SiteBook(setup.layout.sites),
     modules: setup.modules,
     rules: setup.rules,
-    skipSubstrings: setup.skipSubstrings,
     backoff: new ProbabilityBackoff(setup.backoff),
     settings: setup.settings,
     leaseMs: setup.leaseMs,
