@@ -194,8 +194,6 @@ export class CrawlService {
    * holds none.
    */
   async enqueue(crawler: CrawlerId, urls: readonly string[], from: Lease | null): Promise<void> {
-    const depth = from === null ? 0 : from.depth + 1;
-    const via = from?.url ?? null;
     const rejected: WireRejected[] = [];
     const kept: string[] = [];
     for (const url of urls) {
