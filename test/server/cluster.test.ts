@@ -181,49 +181,134 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     await second.exit();
   });
 
-  it('loadmod into a running crawl: the site hook runs on sites first visited after it, the page hook on pages after it', async () => {
-    const a = await serve('127.0.0.2', routes({ '/': page('a', ['/1']), '/1': page('a1') }));
-    const b = await serve('127.0.0.3', routes({ '/': page('b', ['/1']), '/1': page('b1') }));
+  it('loadmod while a bunny crawls (it started with no modules): the page hook runs on pages fetched after, the site hook on sites first visited after', async () => {
+    // b is only linked from a's /2, which the web holds back until the module is in.
+    const b = await serve(
+      '127.0.0.3',
+      routes({ '/': page('b', ['/1']), '/1': page('b1'), '/3': page('b3') }),
+    );
+    let answer2: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      answer2 = r;
+    });
+    const a = await serve(
+      '127.0.0.2',
+      routes({
+        '/': page('a', ['/1', '/2']),
+        '/1': page('a1'),
+        '/2': (_req, res) => {
+          void held.then(() =>
+            res.writeHead(200, { 'content-type': 'text/html' }).end(page('a2', [`${b.origin}/`])),
+          );
+        },
+      }),
+    );
     sites.push(a, b);
     const modules = join(dir, 'modules');
     mkdirSync(modules);
+    // NAME.js, not NAME.mjs: loadmod takes either
     writeFileSync(
-      join(modules, 'tagger.mjs'),
+      join(modules, 'tagger.js'),
       `export default {
         name: 'tagger',
         onSite(site, ctx) { ctx.emit({ site: site.origin }); return { tagged: true }; },
-        onPage(page) { return { tagged: true }; },
+        onPage(page, ctx) { ctx.emit({ page: page.url }); return { tagged: true }; },
       };\n`,
     );
-    const s = await server([`${a.origin}/`], 0, ['--delay', '0', '--scope', 'any', '--modules', modules]);
-    const port = s.port;
-    expect(await bunny('first', port).exit()).toBe(0);
-    const loaded = run(['loadmod', 'tagger', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'server')]);
-    expect(await loaded.exit()).toBe(0);
-    expect(loaded.stdout()).toMatch(/module tagger loaded \(hooks: page, site\)/);
-    const second = run([
-      'bunny',
-      `${b.origin}/`,
-      '--server',
-      `127.0.0.1:${port}`,
-      '--data',
-      join(dir, 'second'),
-      '--quiet',
+    const s = await server([`${a.origin}/`], 0, [
+      '--delay',
+      '0',
+      '--scope',
+      'any',
+      '--modules',
+      modules,
+      '--no-builtin-modules',
     ]);
-    expect(await second.exit()).toBe(0);
-    const tagged = serverPages().filter((r) => (r as unknown as Record<string, unknown>).tagged === true);
-    expect(tagged.map((r) => r.url).sort()).toEqual([`${b.origin}/`, `${b.origin}/1`]);
-    const emitted = readFileSync(join(dir, 'server', 'data', 'tagger.jsonl'), 'utf8')
-      .trim()
-      .split('\n');
-    expect(emitted.map((l) => JSON.parse(l))).toEqual([{ site: b.origin }]);
-    const show = run(['show', '--server', `127.0.0.1:${port}`]);
+    const at = `127.0.0.1:${s.port}`;
+    const token = ['--server', at, '--data', join(dir, 'server')];
+    // not --quiet: it says when a module from the server is loaded
+    const crawling = run([
+      'bunny',
+      '--server',
+      at,
+      '--data',
+      join(dir, 'b1'),
+      '--no-builtin-modules',
+      '--allow-private', // b, on 127.0.0.3, is no seed
+    ]);
+    const pageLines = () => (existsSync(join(dir, 'server', 'pages.jsonl')) ? serverPages() : []);
+    for (let i = 0; i < 600 && !(a.log.some((r) => r.path === '/2') && pageLines().length >= 2); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(
+      pageLines()
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual([`${a.origin}/`, `${a.origin}/1`]);
+    const loaded = run(['loadmod', 'tagger', ...token]);
+    expect(await loaded.exit()).toBe(0);
+    expect(loaded.stdout()).toMatch(
+      /module tagger loaded \(hooks: page, site\); its selfTest passed; sent to 1 bunny/,
+    );
+    await crawling.line(/module tagger loaded from the server/);
+    answer2();
+    expect(await crawling.exit()).toBe(0);
+    expect(crawling.child.exitCode).toBe(0);
+
+    const tagged = (url: string) =>
+      (serverPages().find((r) => r.url === url) as unknown as Record<string, unknown> | undefined)?.tagged;
+    expect([`${a.origin}/`, `${a.origin}/1`].map(tagged)).toEqual([undefined, undefined]);
+    expect([`${a.origin}/2`, `${b.origin}/`, `${b.origin}/1`].map(tagged)).toEqual([true, true, true]);
+    // the records the bunny's page hook emitted reach the server's data/tagger.jsonl,
+    // beside the server's site hook's, which ran for b alone
+    const emitted = () =>
+      readFileSync(join(dir, 'server', 'data', 'tagger.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, string>);
+    expect(emitted().filter((e) => 'site' in e)).toEqual([{ site: b.origin }]);
+    expect(
+      emitted()
+        .filter((e) => 'page' in e)
+        .map((e) => e.page)
+        .sort(),
+    ).toEqual([`${a.origin}/2`, `${b.origin}/`, `${b.origin}/1`]);
+
+    // a bunny that connects after loadmod gets the module at once
+    const later = run(['bunny', `${b.origin}/3`, '--server', at, '--data', join(dir, 'b2'), '--quiet']);
+    expect(await later.exit()).toBe(0);
+    expect(tagged(`${b.origin}/3`)).toBe(true);
+
+    // the control commands as a user types them
+    const modstat = run(['modstat', '--server', at]);
+    expect(await modstat.exit()).toBe(0);
+    expect(modstat.stdout()).toMatch(/^modules: 1\n {2}tagger: 1 call, 0 errors, 0 timeouts, /);
+    const show = run(['show', '--server', at, '--limit', '1']);
     expect(await show.exit()).toBe(0);
-    expect(show.stdout()).toContain('"tagger":{"tagged":true}');
-    const quit = run(['quit', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'server')]);
+    expect(show.stdout()).toMatch(
+      /^sites: 2\n {2}http:\/\/127\.0\.0\.\d:\d+ .*\n {4}directories: \/\n( {4}modules: .*\n)? {2}\.\.\. and 1 more\nqueue: /,
+    );
+    const log = run(['log', 'again.log', ...token]);
+    expect(await log.exit()).toBe(0);
+    expect(log.stdout()).toBe('cobweb: written\n');
+    const logged = readFileSync(join(dir, 'server', 'again.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(logged.find((l) => l.origin === b.origin)).toMatchObject({
+      count: 3,
+      info: { tagger: { tagged: true } },
+    });
+    expect(logged.find((l) => l.origin === a.origin)).toMatchObject({ count: 3, info: {} });
+    const read = run(['read', 'again.log', ...token]);
+    expect(await read.exit()).toBe(0);
+    expect(read.stdout()).toBe('cobweb: read\n');
+    const quit = run(['quit', ...token]);
     expect(await quit.exit()).toBe(0);
     expect(await s.exit()).toBe(0);
-    expect(existsSync(join(dir, 'server', 'cobweb.log'))).toBe(true);
+    expect(readFileSync(join(dir, 'server', 'cobweb.log'), 'utf8')).toBe(
+      readFileSync(join(dir, 'server', 'again.log'), 'utf8'),
+    );
   });
 
   it('QUIT without the token is refused, and the server stays up', async () => {
