@@ -11,9 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
+import { encode } from '../../src/protocol/index.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
+import { RawClient } from '../helpers/raw-socket.js';
 
 /**
  * `cobweb server` and `cobweb bunny` as a user runs them, as processes, on test webs on
@@ -325,6 +327,43 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect(readFileSync(join(dir, 'server', 'cobweb.log'), 'utf8')).toBe(
       readFileSync(join(dir, 'server', 'again.log'), 'utf8'),
     );
+  });
+
+  it('--wait: a bunny stays for URLs added after the crawl was over; the links it finds take --skip-substring', async () => {
+    const a = await serve('127.0.0.2', routes({ '/': page('a', ['/ok', '/cgi-bin/x']), '/ok': page('ok') }));
+    const b = await serve('127.0.0.3', routes({ '/': page('b') }));
+    sites.push(a, b);
+    const s = await server([`${a.origin}/`], 0, [
+      '--delay',
+      '0',
+      '--scope',
+      'any',
+      '--skip-substring',
+      'cgi-bin',
+    ]);
+    const waiting = bunny('waiting', s.port, ['--wait', '--allow-private']);
+    const fetched = (w: TestServer, path: string) => w.log.some((r) => r.path === path);
+    for (let i = 0; i < 600 && !fetched(a, '/ok'); i++) await new Promise((r) => setTimeout(r, 50));
+    // the crawl of a is over; the bunny, told to wait, is still there
+    const stats = await RawClient.connect(s.port);
+    stats.send(
+      encode({ type: 'ENQUEUE', target: { addr: '0.0.0.0', port: b.port, host: b.address, path: '/' } }),
+    );
+    stats.send(encode({ type: 'DEQUEUE' })); // answered once the ENQUEUE before it is stored
+    await stats.read(2);
+    stats.close();
+    for (let i = 0; i < 600 && !fetched(b, '/'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(fetched(b, '/')).toBe(true);
+    expect(waiting.child.exitCode).toBeNull();
+    waiting.child.kill('SIGTERM');
+    expect(await waiting.exit()).toBe(143);
+    // the bunny refused the link itself: it never reached the web, and is recorded once
+    expect(a.log.map((r) => r.path)).not.toContain('/cgi-bin/x');
+    expect(serverPages().filter((r) => r.url === `${a.origin}/cgi-bin/x`)).toEqual([
+      expect.objectContaining({ error: 'filtered', detail: 'substring' }),
+    ]);
+    s.child.kill('SIGTERM');
+    await s.exit();
   });
 
   it('QUIT without the token is refused, and the server stays up', async () => {

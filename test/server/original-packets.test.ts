@@ -214,6 +214,22 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     expect((await still.readToClose()).toString()).toBe('modules: 0\n');
   });
 
+  it('NEWMOD of a module whose selfTest fails: refused, the answer says why, nothing loaded', async () => {
+    const modulesDir = join(await mkTemp(), 'modules');
+    mkdirSync(modulesDir);
+    writeFileSync(
+      join(modulesDir, 'broken.mjs'),
+      `export default { name: 'broken', onPage() {}, selfTest() { throw new Error('the parser is missing'); } };\n`,
+    );
+    server = await startTestServer({ modulesDir });
+    const load = await client();
+    load.send(auth, [0x00, 4 + 6, 0x09], 'broken', NUL);
+    expect((await load.readToClose()).toString()).toMatch(/^module broken refused: .*the parser is missing/);
+    const stat = await client();
+    stat.send([0x00, 0x03, 0x06]);
+    expect((await stat.readToClose()).toString()).toBe('modules: 0\n');
+  });
+
   it('NEWMOD loads a module from --modules and answers how it went; QUIT writes cobweb.log and stops', async () => {
     const modulesDir = join(await mkTemp(), 'modules');
     mkdirSync(modulesDir);
