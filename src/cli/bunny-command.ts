@@ -78,7 +78,10 @@ export function bunnyCommand(outcome: { code: number }): Command {
       const frontier = new RemoteFrontier({
         host: server.host,
         port: server.port,
-        token: (flags.token as string | undefined) ?? process.env.COBWEB_TOKEN,
+        // An empty token is none (COBWEB_TOKEN= in a shell): AUTH cannot carry one.
+        token: [flags.token, process.env.COBWEB_TOKEN].find(
+          (t): t is string => typeof t === 'string' && t !== '',
+        ),
         name: `bunny@${hostname()}:${process.pid}`,
         // A server that went away is waited for until it is back; the user hears of it
         // (with --quiet too), and Ctrl-C stops the waiting.

@@ -177,7 +177,8 @@ export class ServerConnection extends EventEmitter {
       };
       socket.once('connect', () => {
         this.socket = socket;
-        if (this.options.token !== undefined) this.send('AUTH', 0, { token: this.options.token });
+        if (this.options.token !== undefined && this.options.token !== '')
+          this.send('AUTH', 0, { token: this.options.token });
         this.send('HELLO', helloId, {
           name: this.options.name,
           protocol: PROTOCOL_VERSION,
