@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Bodies, encodeMessage, MAX_SPLIT_BYTES, readTextAnswer } from '../../src/protocol/index.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
+import { rssOf } from '../helpers/process-memory.js';
 import { RawClient } from '../helpers/raw-socket.js';
 
 /**
@@ -18,12 +19,6 @@ const IDLE_MS = 2000;
 let dir: string;
 let server: CliProcess;
 let port: number;
-
-function rssOf(pid: number): number {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  if (kb === null) throw new Error(`no VmRSS for ${pid}`);
-  return Number(kb[1]) * 1024;
-}
 
 /** The ERROR code the server closed with (the reply is an ERROR packet and nothing else). */
 async function closedWith(c: RawClient): Promise<number> {
