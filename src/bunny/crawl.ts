@@ -249,6 +249,7 @@ export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRul
       include: o.include ?? [],
       exclude: o.exclude ?? [],
       skipExtensions: o.skipExtensions,
+      skipSubstrings: o.skipSubstrings ?? [],
     }),
     traps: {
       maxPathSegments: o.maxPathSegments,
@@ -271,7 +272,10 @@ type LinkOptionsOf = Pick<
   | 'maxQueryParams'
   | 'maxDepth'
   | 'maxRedirects'
->;
+> & {
+  /** A server's --skip-substring (the crawl command has none). */
+  skipSubstrings?: readonly string[] | undefined;
+};
 
 /** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
 export async function startModules(

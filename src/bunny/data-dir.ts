@@ -15,7 +15,7 @@ export interface DataLayout {
   lock: string;
   /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
   marker: string;
-  /** A server's book of sites (the log format), kept across restarts. */
+  /** A server's book of sites (the log format, with lines of visits journaled as they come), kept across restarts. */
   sites: string;
   /** What a server's QUIT writes: the sites and their module info. */
   log: string;

@@ -78,8 +78,15 @@ export function bunnyCommand(outcome: { code: number }): Command {
       const frontier = new RemoteFrontier({
         host: server.host,
         port: server.port,
-        token: (flags.token as string | undefined) ?? process.env.COBWEB_TOKEN,
+        // An empty token is none (COBWEB_TOKEN= in a shell): AUTH cannot carry one.
+        token: [flags.token, process.env.COBWEB_TOKEN].find(
+          (t): t is string => typeof t === 'string' && t !== '',
+        ),
         name: `bunny@${hostname()}:${process.pid}`,
+        // A server that went away is waited for until it is back; the user hears of it
+        // (with --quiet too), and Ctrl-C stops the waiting.
+        log: (line) => say(line, 'warn'),
+        signal: stop.signal,
       });
       closers.push(() => frontier.close());
       // Modules the server sends right after WELCOME are loaded before the first lease.
@@ -130,7 +137,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     } catch (err) {
       if (err instanceof ServerUnreachableError) {
         process.stderr.write(`cobweb: ${err.message}\n`);
-        outcome.code = EXIT.failed;
+        outcome.code = signal === null ? EXIT.failed : EXIT[signal];
         return;
       }
       throw err;

@@ -65,6 +65,13 @@ export function parseHostPort(text: string): { host: string; port: number } {
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
 }
 
+function atLeastOne(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number of at least 1, got "${text}".`);
+  return n;
+}
+
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
@@ -107,16 +114,14 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(collect)
         .default([], 'none'),
     )
-    .option(
-      '--max-connections <n>',
-      'connections at once, bunnies and commands',
-      (t: string) => {
-        const n = Number(t);
-        if (!Number.isInteger(n) || n < 1)
-          throw new InvalidArgumentError(`expected a whole number of at least 1, got "${t}".`);
-        return n;
-      },
-      256,
+    .option('--max-connections <n>', 'connections at once, bunnies and commands', atLeastOne, 256)
+    .addOption(
+      new Option(
+        '--idle-timeout <ms>',
+        'close a connection that sent half a packet, or nothing and waits for nothing, this long',
+      )
+        .argParser(atLeastOne)
+        .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
@@ -125,6 +130,7 @@ export function serverCommand(outcome: { code: number }): Command {
     const o = withDefaults(given);
     const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
     const listen = flags.listen as { host: string; port: number };
+    const skipSubstrings = flags.skipSubstring as string[];
     const quiet = flags.quiet === true;
     const say = (line: string) => {
       if (!quiet) process.stderr.write(`cobweb: ${line}\n`);
@@ -168,12 +174,11 @@ export function serverCommand(outcome: { code: number }): Command {
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules: linkRulesOf(o, seeds),
-        skipSubstrings: flags.skipSubstring as string[],
+        rules: linkRulesOf({ ...o, skipSubstrings }, seeds),
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
-        settings: settingsForBunnies(o, seeds),
+        settings: settingsForBunnies({ ...o, skipSubstrings }, seeds),
         leaseMs: DEFAULTS.leaseMs,
-        limits: DEFAULT_LIMITS,
+        limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
         maxConnections: flags.maxConnections as number,
         log: say,
         onQuit: () => quit(),

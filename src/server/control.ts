@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import type { CrawlService } from './crawl-service.js';
-import { plainNameIn } from './names.js';
+import { appendNoFollow, plainNameIn } from './names.js';
 import { ControlError, type SessionContext } from './session.js';
 
 export interface ControlParts {
@@ -67,7 +67,7 @@ export class Control {
 
   /** LOGDATA: appends the sites and their module info to a file of the data folder. */
   async logTo(name: string): Promise<void> {
-    appendFileSync(this.inData(name), this.parts.service.sites.text());
+    appendNoFollow(this.inData(name), this.parts.service.sites.text());
   }
 
   /** READDATA: the sites of a log in the data folder count as visited. */

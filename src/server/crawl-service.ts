@@ -18,7 +18,7 @@ import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import type { Bodies, JsonObject, WireRejected } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
-import type { SiteBook } from './site-book.js';
+import type { SiteBook, SiteVisit } from './site-book.js';
 
 export interface ServiceParts {
   store: LocalFrontier;
@@ -29,10 +29,8 @@ export interface ServiceParts {
   sites: SiteBook;
   /** The server's modules: site hooks, and the ones loadmod adds. */
   modules: ModuleHost;
-  /** What ENQUEUE checks a URL against (scope, filters, traps). */
+  /** What ENQUEUE checks a URL against (scope, filters with --skip-substring, traps). */
   rules: LinkRules;
-  /** --skip-substring: the original's substring test (cgi-bin, /~). */
-  skipSubstrings: readonly string[];
   backoff: ProbabilityBackoff;
   /** What WELCOME tells bunnies to use. */
   settings: JsonObject;
@@ -168,17 +166,19 @@ export class CrawlService {
     );
     const held = new Set(await this.parts.store.extend(completions.map((c) => c.leaseId)));
     const lines: Record<string, unknown>[] = [];
+    const visits: SiteVisit[] = [];
     for (const c of completions) {
       if (!held.has(c.leaseId)) continue;
       if (c.record !== undefined && c.record !== null) {
         lines.push({ ...c.record, crawler });
         if (c.outcome.kind === 'done' && typeof c.record.url === 'string') {
-          this.parts.sites.visited(c.record.url, addressOf(c));
+          visits.push({ url: c.record.url, address: addressOf(c) });
         }
       }
       this.writeModuleRecords(c.moduleRecords ?? []);
     }
     this.parts.pages.append(lines as unknown as PageRecord[]);
+    this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
     await this.record(done.records, crawler);
     return { stale: done.stale.map(idOnWire), records: [], added: done.added };
@@ -193,12 +193,11 @@ export class CrawlService {
   /**
    * CLAIMSITE: the first crawler to reach a site claims it; the site hooks run here, on
    * the server's module threads, with what the crawler sent of the site, and the site
-   * is recorded before the answer goes.
+   * is recorded before the answer goes. A site is an address and a port: a second host
+   * name on it is not a new site (the store's claim is by the book's key, not by origin).
    */
   async claimSite(crawler: CrawlerId, body: Bodies['CLAIMSITE']): Promise<boolean> {
-    if (!(await this.parts.store.claimSite(body.origin, crawler))) return false;
-    await this.runSiteHooks(siteFrom(body), crawler);
-    return true;
+    return this.claimAndRun(siteFrom(body), crawler);
   }
 
   async recordSite(body: Bodies['RECORDSITE']): Promise<void> {
@@ -230,16 +229,11 @@ export class CrawlService {
    * holds none.
    */
   async enqueue(crawler: CrawlerId, urls: readonly string[], from: Lease | null): Promise<void> {
-    const depth = from === null ? 0 : from.depth + 1;
-    const via = from?.url ?? null;
     const rejected: WireRejected[] = [];
     const kept: string[] = [];
     for (const url of urls) {
       const c = canonicalize(url);
-      if (!c.ok) continue;
-      if (this.parts.skipSubstrings.some((s) => c.url.includes(s))) {
-        rejected.push({ url: c.url, depth, via, reason: 'substring' });
-      } else kept.push(c.url);
+      if (c.ok) kept.push(c.url);
     }
     let links = [] as ReturnType<typeof routeLinks>['accepted'];
     if (from === null) {
@@ -275,30 +269,26 @@ export class CrawlService {
       crawler,
     };
     this.parts.pages.append([line]);
-    this.parts.sites.visited(lease.url, address);
+    this.parts.sites.visited([{ url: lease.url, address }]);
     await this.parts.store.complete(
       [{ leaseId: lease.id, outcome: { kind: 'done' }, report: { fetchMs: 0 }, outlinks: [], rejected: [] }],
       crawler,
     );
+    // An original client tells nothing of the site but where it is.
     const origin = new URL(lease.url).origin;
-    if (await this.parts.store.claimSite(origin, crawler)) {
-      // An original client tells nothing of the site but where it is.
-      await this.runSiteHooks({ origin, address, headers: {}, robots: null }, crawler);
-    }
+    await this.claimAndRun({ origin, address, headers: {}, robots: null }, crawler);
   }
 
   /** READDATA: the sites of a log count as visited; their hooks do not run again. */
   async readLog(text: string): Promise<number> {
     const read = this.parts.sites.read(text);
     for (const site of read) {
-      for (const origin of site.origins) {
-        await this.parts.store.recordSite({
-          origin,
-          address: site.address,
-          firstSeen: Date.now(),
-          info: site.info,
-        });
-      }
+      await this.parts.store.recordSite({
+        origin: site.key,
+        address: site.address,
+        firstSeen: Date.now(),
+        info: site.info,
+      });
     }
     return read.length;
   }
@@ -314,10 +304,18 @@ export class CrawlService {
     await this.parts.store.acknowledge(records.map((r) => r.id));
   }
 
-  private async runSiteHooks(site: ModuleSite, crawler: CrawlerId): Promise<void> {
+  /** Claims the site in the store by its key; the one caller that gets it runs the hooks. */
+  private async claimAndRun(site: ModuleSite, crawler: CrawlerId): Promise<boolean> {
+    const key = this.parts.sites.claimKey(site.origin, site.address);
+    if (!(await this.parts.store.claimSite(key, crawler))) return false;
+    await this.runSiteHooks(site, key, crawler);
+    return true;
+  }
+
+  private async runSiteHooks(site: ModuleSite, key: string, crawler: CrawlerId): Promise<void> {
     const verdict = await this.parts.modules.onSite(site);
     await this.parts.store.recordSite({
-      origin: site.origin,
+      origin: key,
       address: site.address,
       firstSeen: Date.now(),
       info: verdict.info,

@@ -31,6 +31,8 @@ export interface SessionLimits {
   maxBufferedBytes: number;
   /** Requests of one connection being answered at once: past this, BUSY. */
   maxOutstanding: number;
+  /** Bytes of split messages a connection has half sent: past this, BAD_FRAGMENTS and a close. */
+  maxSplitBytes: number;
 }
 
 import type { Traffic } from './traffic.js';
@@ -95,7 +97,7 @@ export class ControlError extends Error {
  */
 export class Session {
   private readonly decoder = new PacketDecoder({ from: 'client' });
-  private readonly joiner = new MessageJoiner();
+  private readonly joiner: MessageJoiner;
   private packets = 0;
   private authed = false;
   private outstanding = 0;
@@ -117,6 +119,7 @@ export class Session {
     private readonly socket: Socket,
     private readonly ctx: SessionContext,
   ) {
+    this.joiner = new MessageJoiner({ maxBytes: ctx.limits.maxSplitBytes });
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', () => {});
@@ -149,12 +152,12 @@ export class Session {
     if (this.closed) return;
     this.armIdle();
     this.ctx.traffic.bytesIn += chunk.length;
-    const { packets, error } = this.decoder.push(chunk);
-    for (const p of packets) {
+    const { packets, sizes, error } = this.decoder.push(chunk);
+    for (const [i, p] of packets.entries()) {
       this.ctx.traffic.packet(p.type);
       let m: Message | null;
       try {
-        m = this.joiner.push(p);
+        m = this.joiner.push(p, sizes[i]);
       } catch (err) {
         this.refuse(err);
         return;

@@ -20,9 +20,10 @@ export interface ServerSetup {
   host: string;
   port: number;
   token: string;
+  /** Every packet needs the token, also on loopback (it always does elsewhere). */
+  tokenOnEveryPacket?: boolean;
   modulesDir: string | null;
   rules: LinkRules;
-  skipSubstrings: readonly string[];
   backoff: readonly BackoffStep[];
   /** What WELCOME tells bunnies to use (their link rules, retries, robots). */
   settings: JsonObject;
@@ -62,7 +63,6 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
     sites: new SiteBook(setup.layout.sites),
     modules: setup.modules,
     rules: setup.rules,
-    skipSubstrings: setup.skipSubstrings,
     backoff: new ProbabilityBackoff(setup.backoff),
     settings: setup.settings,
     leaseMs: setup.leaseMs,
@@ -75,6 +75,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
     dataDir: setup.layout.root,
     modulesDir: setup.modulesDir,
     token: setup.token,
+    ...(setup.tokenOnEveryPacket === undefined ? {} : { tokenOnEveryPacket: setup.tokenOnEveryPacket }),
     limits: setup.limits,
     maxConnections: setup.maxConnections,
     ...(setup.onQuit === undefined ? {} : { onQuit: setup.onQuit }),

@@ -5,10 +5,12 @@ import { layoutOf } from '../../src/bunny/data-dir.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
+import type { BackoffStep } from '../../src/server/backoff.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
 import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
-import { createUrlFilter } from '../../src/url/filter.js';
+import { createUrlFilter, type ScopeMode } from '../../src/url/filter.js';
+import type { TrapLimits } from '../../src/url/traps.js';
 
 export const SERVER_TEST_SETTINGS: FrontierSettings = {
   perHost: 1,
@@ -28,14 +30,25 @@ export interface TestServerOptions {
   settings?: Partial<FrontierSettings>;
   now?: () => number;
   token?: string;
+  /** Every packet needs the token, as on an address that is not loopback. */
+  tokenOnEveryPacket?: boolean;
   modules?: string[];
   modulesDir?: string | null;
   skipSubstrings?: string[];
   /** Extensions the server's filter refuses (none by default). */
   skipExtensions?: string[];
+  /** --backoff: none by default. */
+  backoff?: BackoffStep[];
+  /** Scope and its seeds: `any` by default. */
+  scope?: ScopeMode;
+  seeds?: string[];
+  /** Trap limits: generous by default. */
+  traps?: Partial<TrapLimits>;
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
+  /** The port to listen on (a restart where clients know it); one the system picks by default. */
+  port?: number;
 }
 
 export interface InProcessServer extends RunningServer {
@@ -65,23 +78,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     store,
     modules,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     token: options.token ?? 'test-token',
+    tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
     rules: {
       filter: createUrlFilter({
-        scope: 'any',
-        seeds: [],
+        scope: options.scope ?? 'any',
+        seeds: options.seeds ?? [],
         include: [],
         exclude: [],
         skipExtensions: options.skipExtensions ?? [],
+        skipSubstrings: options.skipSubstrings ?? [],
       }),
-      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
+      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50, ...options.traps },
       maxDepth: 100,
       maxRedirects: 20,
     },
-    skipSubstrings: options.skipSubstrings ?? [],
-    backoff: [],
+    backoff: options.backoff ?? [],
     settings: {},
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },

@@ -186,7 +186,9 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     read.send(auth, [0x00, 4 + 7, 0x08], 'old.log', NUL);
     await read.readToClose();
     const me = await server.store.registerCrawler('after');
-    expect(await server.store.claimSite('http://b.test', me)).toBe(false); // its hooks do not run again
+    // its hooks do not run again, by its address or by its name alone
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: '10.0.0.2' })).toBe(false);
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: null })).toBe(false);
     const show = await client();
     show.send([0x00, 0x03, 0x04]);
     expect((await show.readToClose()).toString()).toContain(
@@ -210,6 +212,22 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     const still = await client();
     still.send([0x00, 0x03, 0x06]);
     expect((await still.readToClose()).toString()).toBe('modules: 0\n');
+  });
+
+  it('NEWMOD of a module whose selfTest fails: refused, the answer says why, nothing loaded', async () => {
+    const modulesDir = join(await mkTemp(), 'modules');
+    mkdirSync(modulesDir);
+    writeFileSync(
+      join(modulesDir, 'broken.mjs'),
+      `export default { name: 'broken', onPage() {}, selfTest() { throw new Error('the parser is missing'); } };\n`,
+    );
+    server = await startTestServer({ modulesDir });
+    const load = await client();
+    load.send(auth, [0x00, 4 + 6, 0x09], 'broken', NUL);
+    expect((await load.readToClose()).toString()).toMatch(/^module broken refused: .*the parser is missing/);
+    const stat = await client();
+    stat.send([0x00, 0x03, 0x06]);
+    expect((await stat.readToClose()).toString()).toBe('modules: 0\n');
   });
 
   it('NEWMOD loads a module from --modules and answers how it went; QUIT writes cobweb.log and stops', async () => {
