@@ -255,7 +255,7 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       '--allow-private', // b, on 127.0.0.3, is no seed
     ]);
     const pageLines = () => (existsSync(join(dir, 'server', 'pages.jsonl')) ? serverPages() : []);
-    for (let i = 0; i < 600 && !(a.log.some((r) => r.path === '/2') && pageLines().length >= 2); i++) {
+    for (let i = 0; i < 2400 && !(a.log.some((r) => r.path === '/2') && pageLines().length >= 2); i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(
