@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   Completion,
   CrawlerId,
@@ -47,6 +47,10 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     }
     current = await kind.create();
     clock = 1_000_000;
+  });
+
+  afterAll(async () => {
+    await kind.teardown?.();
   });
 
   afterEach(async () => {

@@ -45,6 +45,14 @@ export function afterLease(b: BudgetState, now: number): BudgetState {
 }
 
 /**
+ * How many of `room` URLs one turn may lease from a budget: with a gap, one request
+ * start per turn (the next waits the gap); without one, as many as --per-host leaves.
+ */
+export function leasableNow(b: BudgetState, settings: PolitenessSettings, room: number): number {
+  return Math.max(0, Math.min(room, settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room));
+}
+
+/**
  * Heritrix's rule: a host that answers slowly is asked less often.
  * gap = min(maxDelay, max(delay, delayFactor x fetch time, Crawl-delay)).
  */

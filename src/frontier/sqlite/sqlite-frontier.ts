@@ -13,6 +13,7 @@ import {
   afterFetch,
   afterLease,
   afterLostLease,
+  leasableNow,
   mergeBudgets,
   NEVER,
   readyAt,
@@ -640,8 +641,7 @@ export class SqliteFrontier implements LocalFrontier {
     const h = tx.hosts.host(host);
     let b = tx.hosts.budget(h.budget);
     if (h.retired || h.queued <= 0 || readyAt(b, this.settings) > tx.now) return;
-    // With a gap, one request start per turn; without one, as many as --per-host allows.
-    const k = Math.min(room, this.settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room);
+    const k = leasableNow(b, this.settings, room);
     if (k <= 0) return;
     const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
     let n = 0;
