@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import {
   chownSync,
   existsSync,
@@ -154,7 +154,8 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       return url(name);
     },
     async restart() {
-      const r = runAsServer(pgCtl(dir, 'restart', ['-m', 'fast']), true);
+      // Not in this thread: the test's own servers (a web the bunnies fetch) keep answering meanwhile.
+      const r = await runAsServerAsync(pgCtl(dir, 'restart', ['-m', 'fast']));
       if (!r.ok) throw new Error(`pg_ctl restart failed: ${r.output}`);
     },
     async stop() {
@@ -190,8 +191,8 @@ function serverUser(): { name: string; uid: number; gid: number } | null {
   return cachedUser;
 }
 
-/** Runs a server binary (as the unprivileged user when root); throws unless `soft`. */
-function runAsServer(args: string[], soft = false): { ok: boolean; output: string } {
+/** The command line that runs a server binary, as the unprivileged user when root. */
+function serverCommand(args: string[]): { file: string; argv: string[]; env: NodeJS.ProcessEnv } {
   const bin = postgresBin() as string;
   const [tool, ...rest] = args as [string, ...string[]];
   const command = join(bin, tool);
@@ -199,7 +200,22 @@ function runAsServer(args: string[], soft = false): { ok: boolean; output: strin
   const [file, argv] =
     user === null ? [command, rest] : ['runuser', ['-u', user.name, '--', command, ...rest]];
   // A clean environment: no PG* variables of the caller's, the C locale.
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C' };
+  return { file, argv, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C' } };
+}
+
+/** runAsServer without blocking this thread: the test's own servers keep answering meanwhile. */
+function runAsServerAsync(args: string[]): Promise<{ ok: boolean; output: string }> {
+  const { file, argv, env } = serverCommand(args);
+  return new Promise((resolve) => {
+    execFile(file, argv, { env, encoding: 'utf8', cwd: '/' }, (err, stdout, stderr) =>
+      resolve({ ok: err === null, output: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+/** Runs a server binary (as the unprivileged user when root); throws unless `soft`. */
+function runAsServer(args: string[], soft = false): { ok: boolean; output: string } {
+  const { file, argv, env } = serverCommand(args);
   try {
     const output = execFileSync(file, argv, {
       env,
@@ -212,6 +228,6 @@ function runAsServer(args: string[], soft = false): { ok: boolean; output: strin
     const e = err as { stdout?: string; stderr?: string; message: string };
     const output = `${e.stdout ?? ''}${e.stderr ?? ''}` || e.message;
     if (soft) return { ok: false, output };
-    throw new Error(`${tool} failed: ${output}`);
+    throw new Error(`${args[0]} failed: ${output}`);
   }
 }

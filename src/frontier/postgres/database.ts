@@ -64,46 +64,52 @@ export class Database {
    * is not up yet is waited for, up to `waitMs`.
    */
   async check(waitMs: number): Promise<void> {
-    await this.retrying(waitMs, async () => {
-      const client = await this.pool.connect();
-      client.release();
-    });
+    await this.retrying(waitMs, () => this.withClient(async () => {}));
   }
 
   /** Runs `work` in one transaction (READ COMMITTED), again from the start if it must. */
   async transaction<T>(work: (q: Query) => Promise<T>): Promise<T> {
-    return this.retrying(this.outageMs, async () => {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      try {
+    return this.retrying(this.outageMs, () =>
+      this.withClient(async (client, q) => {
         await client.query('BEGIN');
-        const result = await work(this.queryOn(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        if (isTransient(err)) broken = err as Error;
-        else await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    });
+        try {
+          const result = await work(q);
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          if (!isTransient(err)) await client.query('ROLLBACK').catch(() => {});
+          throw err;
+        }
+      }),
+    );
   }
 
   /** One statement on its own (a read, or a write that needs no transaction around it). */
   async query<R = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
-    return this.retrying(this.outageMs, async () => {
-      const client = await this.pool.connect();
-      let broken: Error | undefined;
-      try {
-        return await this.queryOn(client)<R>(sql, params);
-      } catch (err) {
-        if (isTransient(err)) broken = err as Error;
-        throw err;
-      } finally {
-        client.release(broken);
-      }
-    });
+    return this.retrying(this.outageMs, () => this.withClient((_client, q) => q<R>(sql, params)));
+  }
+
+  /**
+   * A connection from the pool for `use`. One that broke meanwhile is destroyed, not
+   * put back. Its 'error' event is heard while it is out: the server can cut it between
+   * two statements (a restart), and an unheard 'error' would end the process.
+   */
+  private async withClient<T>(use: (client: pg.PoolClient, q: Query) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
+    try {
+      return await use(client, this.queryOn(client));
+    } catch (err) {
+      if (isTransient(err)) broken ??= err as Error;
+      throw err;
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
   }
 
   async close(): Promise<void> {
