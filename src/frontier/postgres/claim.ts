@@ -8,6 +8,13 @@ import type { Tx } from './tx.js';
 const S = LINK_STATUS;
 
 /**
+ * A lease reaches its crawler a commit and a round trip after the store decided it: a
+ * start window shorter than that (a gap under 80 ms) could never be met, and the lease
+ * would come back late every time.
+ */
+const START_WINDOW_FLOOR_MS = 20;
+
+/**
  * The hosts whose turn it is, shallowest queue head first, locked for this transaction.
  * SKIP LOCKED: a host another process is leasing from or completing right now is not
  * waited for; this one takes the next host. With --politeness-key ip a host is ready
@@ -107,7 +114,7 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const h = tx.hosts.host(host);
     const taken = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
     let b = tx.hosts.budget(h.budget);
-    const window = startWindowMs(b);
+    const window = startWindowMs(b, START_WINDOW_FLOOR_MS);
     const startBy = window === undefined ? undefined : tx.now + window;
     for (const r of taken) {
       b = afterLease(b, tx.now);
