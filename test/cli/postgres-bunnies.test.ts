@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -175,6 +175,64 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
     }
   });
 
+  it('cobweb crawl --store crawls on PostgreSQL; a bunny that joins the crawl after it finds it over', async () => {
+    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 10, minLinks: 2, maxLinks: 4 });
+    const seeds = web.sites.map((s) => `${s.origin}/`);
+    const crawl = run([
+      'crawl',
+      ...seeds,
+      '--store',
+      db,
+      '--crawl',
+      'solo',
+      '--data',
+      join(dir, 'crawl'),
+      '--delay',
+      '0',
+      '--quiet',
+    ]);
+    expect(await crawl.exit()).toBe(0);
+    const fetched = fetchCounts(readPages(join(dir, 'crawl', 'pages.jsonl')));
+    expect([...fetched.keys()].sort()).toEqual([...web.reachable()].sort());
+    // no seeds: it takes the crawl's settings and seeds from the database
+    const late = run(['bunny', '--crawl', 'solo', '--data', join(dir, 'late')], { COBWEB_STORE: db });
+    expect(await late.exit()).toBe(0);
+    expect(late.stderr()).toMatch(/joining the crawl "solo"/);
+    expect(late.stderr()).toMatch(/the crawl is over \(finished\): 0 fetched/);
+    expect(pageRequests(web).size).toBe(fetched.size);
+  });
+
+  it('cobweb server --store keeps its crawl in PostgreSQL; its bunnies crawl through it', async () => {
+    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 10, minLinks: 2, maxLinks: 4 });
+    const seeds = web.sites.map((s) => `${s.origin}/`);
+    const server = run([
+      'server',
+      ...seeds,
+      '--store',
+      db,
+      '--data',
+      join(dir, 'server'),
+      '--listen',
+      '127.0.0.1:0',
+      '--delay',
+      '0',
+      '--quiet',
+    ]);
+    const port = Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]);
+    const b = run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'b'), '--quiet']);
+    expect(await b.exit()).toBe(0);
+    const fetched = fetchCounts(readPages(join(dir, 'server', 'pages.jsonl')));
+    expect([...fetched.keys()].sort()).toEqual([...web.reachable()].sort());
+    server.child.kill('SIGTERM');
+    expect(await server.exit()).toBe(143);
+  });
+
+  it("a bunny with --server refuses the crawl's own options, which are the server's", async () => {
+    const b = run(['bunny', '--server', '127.0.0.1:1', '--delay', '5', '--data', join(dir, 'b')]);
+    expect(await b.exit()).toBe(2);
+    expect(b.stderr()).toMatch(/--delay is the crawl's to set: give it to cobweb server/);
+  });
+
   it('a bad password or a missing database: one line, exit code 2, nothing crawled', async () => {
     const u = new URL(db);
     const badPassword = `postgres://${u.username}:wrong@${u.host}${u.pathname}`;
@@ -194,6 +252,7 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
     );
     expect(crawl.stderr().trim().split('\n')).toHaveLength(1);
     expect(crawl.stderr()).not.toContain('wrong');
+    expect(existsSync(join(dir, 'c'))).toBe(false);
     const joined = run(['bunny', '--data', join(dir, 'b'), '--quiet'], { COBWEB_STORE: missing });
     expect(await joined.exit()).toBe(2);
     expect(joined.stderr()).toMatch(/^cobweb: the database in .* does not exist: create it first/);
