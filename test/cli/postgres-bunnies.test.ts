@@ -14,6 +14,9 @@ import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/p
  */
 
 const unavailable = postgresUnavailable();
+// One loud line for the file, not one per test.
+if (unavailable !== null)
+  console.warn(`SKIPPED: cobweb bunny on PostgreSQL (this file's tests): ${unavailable}`);
 let cluster: PgCluster | null = null;
 let db = '';
 let dir = '';
@@ -29,10 +32,7 @@ afterAll(async () => {
 });
 
 beforeEach(async (ctx) => {
-  if (unavailable !== null) {
-    console.warn(`SKIPPED: cobweb bunny on PostgreSQL: ${unavailable}`);
-    ctx.skip();
-  }
+  if (unavailable !== null) ctx.skip();
   db = await (cluster as PgCluster).createDatabase();
   dir = mkdtempSync(join(tmpdir(), 'cobweb-pg-bunnies-'));
 });

@@ -38,11 +38,14 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   const opened: AnyFrontier[] = [];
   const children: ChildProcess[] = [];
   let skip: string | null = null;
+  let warned = false;
 
   beforeEach(async (ctx) => {
     skip = await kind.unavailable();
     if (skip !== null) {
-      console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      // One loud line per store, not one per test.
+      if (!warned) console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      warned = true;
       ctx.skip();
     }
     current = await kind.create();

@@ -7,6 +7,8 @@ import { TEST_SETTINGS } from './stores.js';
 /** What the PostgreSQL store does besides the contract: its migrations and its crawls. */
 
 const unavailable = postgresUnavailable();
+// One loud line for the file, not one per test.
+if (unavailable !== null) console.warn(`SKIPPED: the PostgreSQL store (this file's tests): ${unavailable}`);
 let cluster: PgCluster | null = null;
 let db = '';
 
@@ -19,10 +21,7 @@ afterAll(async () => {
 });
 
 beforeEach(async (ctx) => {
-  if (unavailable !== null) {
-    console.warn(`SKIPPED: the PostgreSQL store: ${unavailable}`);
-    ctx.skip();
-  }
+  if (unavailable !== null) ctx.skip();
   db = await (cluster as PgCluster).createDatabase();
 });
 
