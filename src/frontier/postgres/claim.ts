@@ -2,6 +2,7 @@ import { leaseExpiry } from '../policy/lease-expiry.js';
 import { afterLease, leasableNow, NEVER, readyAt, startWindowMs } from '../policy/politeness.js';
 import type { CrawlerId, Lease } from '../types.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
+import { leaseIdSql } from './lease-ids.js';
 import { LINK_KIND, LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
@@ -42,10 +43,10 @@ const CLAIM = `WITH pick AS (
       WHERE crawl = $1 AND host = p.host AND status = ${S.queued}
       ORDER BY depth, id LIMIT p.k + 1) AS l
   ), taken AS (
-    UPDATE crawler_links AS c SET status = ${S.claimed}, lease_id = nextval('lease_ids'),
+    UPDATE crawler_links AS c SET status = ${S.claimed}, leases = c.leases + 1,
       lease_expires = $4, crawler_id = $5, released = false, updated_at = $6
     FROM pick WHERE c.id = pick.id AND pick.rn <= pick.k
-    RETURNING c.id, c.lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts
+    RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts
   )
   SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts FROM taken
   UNION ALL

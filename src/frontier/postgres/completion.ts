@@ -2,6 +2,7 @@ import { afterFetch, mergeBudgets } from '../policy/politeness.js';
 import type { CompleteResult, Completion, CrawlerId, FetchReport, LeaseId, Release } from '../types.js';
 import { hostsOfLinks } from './host-keys.js';
 import type { HostRow } from './host-rows.js';
+import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { insertLinks } from './link-inserts.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import { LINK_STATUS } from './status.js';
@@ -10,8 +11,8 @@ import type { ClaimedRow, Tx } from './tx.js';
 const S = LINK_STATUS;
 
 /** The claimed rows these lease ids still name (not expired and handed on), locked. */
-const HELD = `SELECT id, lease_id, host, depth, released FROM crawler_links
-  WHERE lease_id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE`;
+const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+  WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE`;
 const MARK_RELEASED = `UPDATE crawler_links SET released = true WHERE id = ANY($1::int8[])`;
 const DONE = `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
     lease_expires = NULL, crawler_id = $1, has_form = u.has_form, updated_at = $2
@@ -26,7 +27,7 @@ const LEASED_OF_HOST = `SELECT count(*)::int AS n FROM crawler_links
 /** The claimed rows of these leases, by lease id. */
 export async function heldLeases(tx: Tx, ids: readonly LeaseId[]): Promise<Map<LeaseId, ClaimedRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await tx.q<ClaimedRow>(HELD, [ids]);
+  const rows = await tx.q<ClaimedRow>(HELD, [rowIdsOf(ids)]);
   return new Map(rows.map((r) => [r.lease_id, r]));
 }
 
@@ -59,6 +60,8 @@ export async function completeBatch(
   tx: Tx,
   batch: readonly Completion[],
   crawler: CrawlerId,
+  /** Also take the records nobody was given (see adoptOrphans). */
+  adopt = true,
 ): Promise<CompleteResult> {
   const held = await heldLeases(
     tx,
@@ -92,7 +95,7 @@ export async function completeBatch(
   const added = await insertLinks(tx, outlinks, rejected, crawler);
   for (const host of new Set(live.map((c) => (held.get(c.leaseId) as ClaimedRow).host)))
     await retireIfDead(tx, host, crawler);
-  await adoptOrphans(tx, crawler);
+  if (adopt) await adoptOrphans(tx, crawler);
   return { added, records: tx.records, stale };
 }
 

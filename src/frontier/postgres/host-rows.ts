@@ -66,10 +66,15 @@ export class HostRows {
 
   /** Locks these hosts' rows (made if missing) and their budgets' rows, for this transaction. */
   async lock(keys: Iterable<string>): Promise<void> {
-    const missing = [...new Set(keys)].filter((k) => !this.rows.has(k)).sort();
-    if (missing.length === 0) return;
-    await this.q(CREATE, [this.crawl, missing, false, freshBudget(this.settings).gapMs]);
-    for (const r of await this.q<HostRecord>(LOCK, [this.crawl, missing])) this.adopt(r);
+    const wanted = [...new Set(keys)].filter((k) => !this.rows.has(k)).sort();
+    if (wanted.length === 0) return;
+    // Most hosts exist already: lock them, then make and lock the new ones.
+    for (const r of await this.q<HostRecord>(LOCK, [this.crawl, wanted])) this.adopt(r);
+    const missing = wanted.filter((k) => !this.rows.has(k));
+    if (missing.length > 0) {
+      await this.q(CREATE, [this.crawl, missing, false, freshBudget(this.settings).gapMs]);
+      for (const r of await this.q<HostRecord>(LOCK, [this.crawl, missing])) this.adopt(r);
+    }
     await this.lockBudgets();
   }
 

@@ -54,9 +54,6 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX crawlers_active ON crawlers (crawl) WHERE left_at IS NULL;
 
-      -- A lease id names one hand-out: a URL leased again gets a new one.
-      CREATE SEQUENCE lease_ids;
-
       -- One row per URL a crawl has met; (crawl, fingerprint) is the crawl's seen set.
       CREATE TABLE crawler_links (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -72,7 +69,7 @@ export const MIGRATIONS: readonly Migration[] = [
         crawler_id bigint,
         holder bigint,
         has_form boolean,
-        lease_id bigint,
+        leases integer NOT NULL DEFAULT 0,
         lease_expires bigint,
         released boolean NOT NULL DEFAULT false,
         due_at bigint,
@@ -83,9 +80,7 @@ export const MIGRATIONS: readonly Migration[] = [
         UNIQUE (crawl, fingerprint)
       );
       CREATE INDEX links_queue ON crawler_links (crawl, host, depth, id) WHERE status = 0;
-      CREATE UNIQUE INDEX links_lease ON crawler_links (lease_id) WHERE status = 2;
       CREATE INDEX links_expiry ON crawler_links (crawl, lease_expires) WHERE status = 2;
-      CREATE INDEX links_holder ON crawler_links (crawler_id) WHERE status = 2;
       CREATE INDEX links_retry ON crawler_links (crawl, due_at) WHERE status = 7;
       CREATE INDEX links_unlogged ON crawler_links (crawl, id) WHERE status IN (5, 6);
       CREATE INDEX links_final ON crawler_links (crawl, id) WHERE status IN (3, 4);

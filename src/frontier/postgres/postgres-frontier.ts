@@ -31,6 +31,7 @@ import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawl
 import { Database } from './database.js';
 import { hostsOfLinks } from './host-keys.js';
 import { HostRows } from './host-rows.js';
+import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { insertLinks } from './link-inserts.js';
 import { migrate } from './migrations.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
@@ -76,6 +77,7 @@ export class PostgresFrontier implements LocalFrontier {
   private releaseTimer: NodeJS.Timeout | null = null;
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
+  private lastAdopted = 0;
 
   private constructor(
     private readonly db: Database,
@@ -160,9 +162,10 @@ export class PostgresFrontier implements LocalFrontier {
   async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
     if (leaseIds.length === 0) return [];
     const rows = await this.db.query<{ lease_id: number }>(
-      `UPDATE crawler_links SET lease_expires = $2 WHERE lease_id = ANY($1::int8[]) AND status = ${S.claimed}
-       RETURNING lease_id`,
-      [leaseIds, leaseExpiry(this.now(), this.settings)],
+      `UPDATE crawler_links SET lease_expires = $2
+       WHERE id = ANY($1::int8[]) AND status = ${S.claimed} AND ${LEASE_ID} = ANY($3::int8[])
+       RETURNING ${LEASE_ID} AS lease_id`,
+      [rowIdsOf(leaseIds), leaseExpiry(this.now(), this.settings), leaseIds],
     );
     const held = new Set(rows.map((r) => r.lease_id));
     return leaseIds.filter((id) => held.has(id));
@@ -175,7 +178,10 @@ export class PostgresFrontier implements LocalFrontier {
       outlinks: c.outlinks.filter((l) => !this.recent.has(l.url)),
       rejected: c.rejected.filter((r) => !this.recent.has(r.url)),
     }));
-    const result = await this.write((tx) => completeBatch(tx, trimmed, crawler));
+    // Records nobody was given are rare (a lease of a retired host ran out): looked for once a second.
+    const adopt = Date.now() - this.lastAdopted >= 1000;
+    if (adopt) this.lastAdopted = Date.now();
+    const result = await this.write((tx) => completeBatch(tx, trimmed, crawler, adopt));
     const stale = new Set(result.stale);
     this.remember(
       trimmed.filter((c) => !stale.has(c.leaseId)).flatMap((c) => [...c.outlinks, ...c.rejected]),

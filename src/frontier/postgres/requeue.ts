@@ -1,6 +1,7 @@
 import { afterLostLease } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import type { CrawlerId, PendingRecord } from '../types.js';
+import { LEASE_ID } from './lease-ids.js';
 import { LINK_STATUS } from './status.js';
 import type { ClaimedRow, Tx } from './tx.js';
 
@@ -9,7 +10,7 @@ const S = LINK_STATUS;
 /** How many expired leases or due retries one lease call takes back at most (the rest, the next). */
 const BACKLOG = 256;
 
-const EXPIRED = `SELECT id, lease_id, host, depth, released FROM crawler_links
+const EXPIRED = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
   WHERE crawl = $1 AND status = ${S.claimed} AND lease_expires <= $2
   ORDER BY lease_expires LIMIT ${BACKLOG} FOR UPDATE SKIP LOCKED`;
 const DUE = `SELECT id, host, depth FROM crawler_links

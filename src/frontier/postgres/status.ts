@@ -6,7 +6,7 @@
 export const LINK_STATUS = {
   queued: 0,
   done: 1,
-  /** Leased to a crawler: lease_id and lease_expires say which hand-out and until when. */
+  /** Leased to a crawler: leases (hand-outs so far) and lease_expires say which hand-out and until when. */
   claimed: 2,
   failed: 3,
   rejected: 4,
