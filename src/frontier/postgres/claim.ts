@@ -1,3 +1,4 @@
+import { leaseOf } from '../lease-of.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import { afterLease, leasableNow, NEVER, readyAt, startWindowMs } from '../policy/politeness.js';
 import type { CrawlerId, Lease } from '../types.js';
@@ -119,18 +120,15 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const startBy = window === undefined ? undefined : tx.now + window;
     for (const r of taken) {
       b = afterLease(b, tx.now);
-      leases.push({
-        id: r.lease_id,
-        url: r.url,
-        host,
-        depth: r.depth,
-        via: r.via,
-        redirects: r.redirects,
-        kind: r.kind === LINK_KIND.sitemap ? 'sitemap' : 'page',
-        attempt: r.attempts + 1,
-        expiresAt,
-        ...(startBy === undefined ? {} : { startBy }),
-      });
+      leases.push(
+        leaseOf(
+          r.lease_id,
+          { ...r, kind: r.kind === LINK_KIND.sitemap ? 'sitemap' : 'page' },
+          host,
+          expiresAt,
+          startBy,
+        ),
+      );
     }
     tx.hosts.setBudget(h.budget, b);
     // The table is the truth: no row past the ones taken means the count was stale.

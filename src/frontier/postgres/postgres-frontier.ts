@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../protocol/index.js';
 import { longPoll, Waiters } from '../long-poll.js';
+import { PendingReleases } from '../pending-releases.js';
 import { crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import { RecentUrls } from '../recent-urls.js';
@@ -41,9 +42,6 @@ import type { Tx } from './tx.js';
 
 const S = LINK_STATUS;
 
-/** A release waits at most this long for a transaction to ride on. */
-const RELEASE_WAIT_MS = 5;
-
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
 
@@ -73,8 +71,10 @@ export interface PostgresOpenOptions {
 export class PostgresFrontier implements LocalFrontier {
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
-  private releasing: { release: Release; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private releaseTimer: NodeJS.Timeout | null = null;
+  // write() rejects the waiting releases with any error
+  private readonly releasing = new PendingReleases(() => {
+    if (!this.closed) this.write(async () => {}).catch(() => {});
+  });
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
   private lastAdopted = 0;
@@ -141,22 +141,9 @@ export class PostgresFrontier implements LocalFrontier {
     return waitMs > 0 ? longPoll(attempt, waitMs, this.waiters, this.now, POLL_SLICE_MS) : attempt();
   }
 
-  /**
-   * Releases ride on the next transaction this process makes (a lease call usually
-   * follows soon), or on their own after RELEASE_WAIT_MS: a commit costs more than the
-   * few rows a release changes.
-   */
+  /** Releases ride on this process's next transaction, or on their own after 5 ms. */
   release(batch: readonly Release[]): Promise<void> {
-    if (batch.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      for (const r of batch) this.releasing.push({ release: r, resolve, reject });
-      this.releaseTimer ??= setTimeout(() => {
-        this.releaseTimer = null;
-        if (this.releasing.length === 0 || this.closed) return;
-        // write() rejects the waiting releases with any error
-        this.write(async () => {}).catch(() => {});
-      }, RELEASE_WAIT_MS);
-    });
+    return this.releasing.add(batch);
   }
 
   async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
@@ -316,8 +303,8 @@ export class PostgresFrontier implements LocalFrontier {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    if (this.releaseTimer !== null) clearTimeout(this.releaseTimer);
-    if (this.releasing.length > 0) await this.write(async () => {}).catch(() => {});
+    this.releasing.stop();
+    if (this.releasing.size > 0) await this.write(async () => {}).catch(() => {});
     this.closed = true;
     this.waiters.notify();
     await this.db.close();
@@ -367,8 +354,7 @@ export class PostgresFrontier implements LocalFrontier {
   /** Runs `work` in one transaction with the releases waiting so far, then writes what it changed. */
   private async write<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('the frontier is closed');
-    const releasing = this.releasing;
-    this.releasing = [];
+    const releasing = this.releasing.take();
     let result: T;
     try {
       result = await this.db.transaction(async (q) => {
@@ -381,21 +367,18 @@ export class PostgresFrontier implements LocalFrontier {
           delta: noCounts(),
           records: [],
         };
-        await applyReleases(
-          tx,
-          releasing.map((r) => r.release),
-        );
+        await applyReleases(tx, releasing.releases);
         const out = await work(tx);
         await tx.hosts.flush();
         await addCounts(q, this.crawlId, tx.delta);
         return out;
       });
     } catch (err) {
-      for (const r of releasing) r.reject(err);
+      releasing.failed(err);
       throw err;
     }
-    for (const r of releasing) r.resolve();
-    if (releasing.length > 0) this.waiters.notify();
+    releasing.done();
+    if (releasing.releases.length > 0) this.waiters.notify();
     return result;
   }
 }
