@@ -11,6 +11,9 @@ import { BENCH_FRONTIER, filledUrlOnHost, hostOf, hostsFor, KNOWN_OUTLINKS, NEW_
 export interface ClientResult {
   /** Leases completed (not stale) between START_AT and END_AT. */
   completed: number;
+  /** Calls that failed (SQLite: the file stayed locked past its busy timeout), and the first one's message. */
+  errors: number;
+  firstError: string | null;
   /** Every lease call's time in ms. */
   leaseMs: number[];
 }
@@ -63,22 +66,33 @@ const [startAt, endAt] = await new Promise<number[]>((resolve) => {
   });
 });
 await new Promise((r) => setTimeout(r, Math.max(0, (startAt as number) - Date.now())));
-const result: ClientResult = { completed: 0, leaseMs: [] };
+const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [] };
+const failed = (err: unknown) => {
+  result.errors++;
+  result.firstError ??= err instanceof Error ? err.message : String(err);
+};
 // As a crawl loop does, the next lease is asked for while the last batch is being completed.
 let completing: Promise<void> = Promise.resolve();
 while (Date.now() < (endAt as number)) {
   const t = performance.now();
-  const leased = await frontier.lease(batch, crawler);
-  result.leaseMs.push(performance.now() - t);
+  const leased = await frontier.lease(batch, crawler).catch((err: unknown) => {
+    failed(err);
+    return null;
+  });
   await completing;
+  if (leased === null) continue;
+  result.leaseMs.push(performance.now() - t);
   if (leased.leases.length === 0) {
     if (leased.ended !== null) break;
     await new Promise((r) => setTimeout(r, 1));
     continue;
   }
-  completing = frontier.complete(leased.leases.map(completionOf), crawler).then((done) => {
-    if (Date.now() <= (endAt as number)) result.completed += leased.leases.length - done.stale.length;
-  });
+  completing = frontier
+    .complete(leased.leases.map(completionOf), crawler)
+    .then((done) => {
+      if (Date.now() <= (endAt as number)) result.completed += leased.leases.length - done.stale.length;
+    })
+    .catch(failed);
 }
 await completing;
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -40,6 +40,9 @@ interface Row {
   p50: number;
   p99: number;
   mbPerMillion: number;
+  /** Failed calls, and the first failure's message. */
+  errors: number;
+  firstError: string | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -219,6 +222,8 @@ async function main(): Promise<number> {
               p50: percentile(latencies, 50),
               p99: percentile(latencies, 99),
               mbPerMillion: (await c.bytes()) / 2 ** 20 / (total / 1e6),
+              errors: results.reduce((sum, r) => sum + r.errors, 0),
+              firstError: results.find((r) => r.firstError !== null)?.firstError ?? null,
             };
             rows.push(row);
             log(
@@ -259,6 +264,12 @@ function table(rows: readonly Row[]): string {
       r === undefined ? ['-', '-'] : [r.urlsPerSec.toFixed(0), `${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`];
     lines.push(`| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${cell(s).join(' | ')} |`);
   });
+  for (const r of rows.filter((x) => x.errors > 0)) {
+    lines.push('');
+    lines.push(
+      `${r.store}, ${r.clients} clients at ${r.queued} queued: ${r.errors} calls failed (${r.firstError})`,
+    );
+  }
   lines.push('');
   const sizes = [...new Set(rows.map((r) => r.size))];
   lines.push(`| store | ${sizes.map((n) => `MB per 10^6 URLs, filled with ${n}`).join(' | ')} |`);
