@@ -15,7 +15,7 @@ import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { runBunnyOnStore } from './bunny-on-store.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addRuleOptions, storeFromEnv } from './rule-options.js';
-import { parseHostPort } from './server-command.js';
+import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [
@@ -34,37 +34,26 @@ const FETCH_OPTIONS = [
   'builtinModules',
 ] as const;
 
+/** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
+const NOT_A_BUNNYS = [
+  'data',
+  'fresh',
+  'retryFailed',
+  'moduleTimeoutMs',
+  'builtinModules',
+  'seen',
+  'seenCapacity',
+  'seenFpRate',
+] as const;
+
 /**
  * The crawl's own options, which a bunny on PostgreSQL (--store) gives when it starts the
  * crawl; with --server they are the server's to give.
  */
-const CRAWL_OPTIONS = [
-  'store',
-  'crawl',
-  'maxPages',
-  'maxDepth',
-  'scope',
-  'include',
-  'exclude',
-  'perHost',
-  'delayMs',
-  'delayFactor',
-  'maxDelayMs',
-  'politenessKey',
-  'retries',
-  'retryDelayMs',
-  'hostBackoffMs',
-  'retireAfter',
-  'maxPagesPerHost',
-  'maxPathSegments',
-  'maxSegmentRepeats',
-  'maxQueryParams',
-  'ignoreRobots',
-  'sitemaps',
-  'skipExtensions',
-  'followNofollow',
-  'maxRedirects',
-] as const;
+const CRAWL_OPTIONS = QUEUE_OPTIONS.filter(
+  (k): k is Exclude<(typeof QUEUE_OPTIONS)[number], (typeof NOT_A_BUNNYS)[number]> =>
+    !(NOT_A_BUNNYS as readonly string[]).includes(k),
+);
 
 /** The long flags of the crawl's own options (--delay, --scope, ...). */
 const CRAWL_FLAGS = new Set<string>(

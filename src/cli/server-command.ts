@@ -16,7 +16,7 @@ import { EXIT, type StopSignal } from './exit-codes.js';
 import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
-const QUEUE_OPTIONS = [
+export const QUEUE_OPTIONS = [
   'data',
   'store',
   'crawl',

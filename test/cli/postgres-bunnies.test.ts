@@ -1,11 +1,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { fetchCounts, readPages } from '../helpers/pages.js';
-import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
+import { postgresPerTest } from '../helpers/postgres-per-test.js';
 
 /**
  * `cobweb bunny --store postgres://...` as a user runs it: bunny processes straight on a
@@ -13,27 +13,12 @@ import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/p
  * are counted at the web servers themselves.
  */
 
-const unavailable = postgresUnavailable();
-// One loud line for the file, not one per test.
-if (unavailable !== null)
-  console.warn(`SKIPPED: cobweb bunny on PostgreSQL (this file's tests): ${unavailable}`);
-let cluster: PgCluster | null = null;
-let db = '';
+const postgres = postgresPerTest('cobweb bunny on PostgreSQL');
 let dir = '';
 let web: RunningWeb | null = null;
 const processes: CliProcess[] = [];
 
-beforeAll(async () => {
-  if (unavailable === null) cluster = await startPostgres();
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-});
-
-beforeEach(async (ctx) => {
-  if (unavailable !== null) ctx.skip();
-  db = await (cluster as PgCluster).createDatabase();
+beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-pg-bunnies-'));
 });
 
@@ -51,7 +36,7 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}): CliProcess {
 }
 
 function bunny(name: string, seeds: string[], extra: string[] = []): CliProcess {
-  return run(['bunny', ...seeds, '--store', db, '--data', join(dir, name), '--quiet', ...extra]);
+  return run(['bunny', ...seeds, '--store', postgres.db, '--data', join(dir, name), '--quiet', ...extra]);
 }
 
 /** Page requests (not robots.txt) the web got, per path. */
@@ -147,7 +132,7 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
     while (web.requestLog.length < 32) await new Promise((r) => setTimeout(r, 20));
     // Every connection is cut while fetches are held, and the fetches end while the
     // server is going down and coming up: their completions meet a server that is away.
-    const restarted = (cluster as PgCluster).restart();
+    const restarted = postgres.cluster.restart();
     await new Promise((r) => setTimeout(r, 50));
     web.release();
     await restarted;
@@ -182,7 +167,7 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
       'crawl',
       ...seeds,
       '--store',
-      db,
+      postgres.db,
       '--crawl',
       'solo',
       '--data',
@@ -195,7 +180,9 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
     const fetched = fetchCounts(readPages(join(dir, 'crawl', 'pages.jsonl')));
     expect([...fetched.keys()].sort()).toEqual([...web.reachable()].sort());
     // no seeds: it takes the crawl's settings and seeds from the database
-    const late = run(['bunny', '--crawl', 'solo', '--data', join(dir, 'late')], { COBWEB_STORE: db });
+    const late = run(['bunny', '--crawl', 'solo', '--data', join(dir, 'late')], {
+      COBWEB_STORE: postgres.db,
+    });
     expect(await late.exit()).toBe(0);
     expect(late.stderr()).toMatch(/joining the crawl "solo"/);
     expect(late.stderr()).toMatch(/the crawl is over \(finished\): 0 fetched/);
@@ -209,7 +196,7 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
       'server',
       ...seeds,
       '--store',
-      db,
+      postgres.db,
       '--data',
       join(dir, 'server'),
       '--listen',
@@ -234,7 +221,7 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
   });
 
   it('a bad password or a missing database: one line, exit code 2, nothing crawled', async () => {
-    const u = new URL(db);
+    const u = new URL(postgres.db);
     const badPassword = `postgres://${u.username}:wrong@${u.host}${u.pathname}`;
     const missing = `postgres://${u.username}:${u.password}@${u.host}/no_such_database`;
     const crawl = run([

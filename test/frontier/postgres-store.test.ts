@@ -1,32 +1,15 @@
 import pg from 'pg';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresFrontier } from '../../src/frontier/postgres/postgres-frontier.js';
-import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
+import { postgresPerTest } from '../helpers/postgres-per-test.js';
 import { TEST_SETTINGS } from './stores.js';
 
 /** What the PostgreSQL store does besides the contract: its migrations and its crawls. */
 
-const unavailable = postgresUnavailable();
-// One loud line for the file, not one per test.
-if (unavailable !== null) console.warn(`SKIPPED: the PostgreSQL store (this file's tests): ${unavailable}`);
-let cluster: PgCluster | null = null;
-let db = '';
-
-beforeAll(async () => {
-  if (unavailable === null) cluster = await startPostgres();
-});
-
-afterAll(async () => {
-  await cluster?.stop();
-});
-
-beforeEach(async (ctx) => {
-  if (unavailable !== null) ctx.skip();
-  db = await (cluster as PgCluster).createDatabase();
-});
+const postgres = postgresPerTest('the PostgreSQL store');
 
 async function rows<R>(sql: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: db });
+  const client = new pg.Client({ connectionString: postgres.db });
   await client.connect();
   try {
     return (await client.query(sql)).rows as R[];
@@ -38,7 +21,7 @@ async function rows<R>(sql: string): Promise<R[]> {
 describe('the PostgreSQL store', () => {
   it('ten stores opening a new database at once migrate it once', async () => {
     const stores = await Promise.all(
-      Array.from({ length: 10 }, () => PostgresFrontier.open(db, TEST_SETTINGS, { poolSize: 1 })),
+      Array.from({ length: 10 }, () => PostgresFrontier.open(postgres.db, TEST_SETTINGS, { poolSize: 1 })),
     );
     for (const s of stores) await s.close();
     expect(await rows('SELECT version FROM cobweb_migrations')).toEqual([{ version: 1 }]);
@@ -46,8 +29,8 @@ describe('the PostgreSQL store', () => {
   });
 
   it('keeps crawls apart: each has its own queue, seen set and page budget', async () => {
-    const a = await PostgresFrontier.open(db, { ...TEST_SETTINGS, maxPages: 1 }, { crawl: 'a' });
-    const b = await PostgresFrontier.open(db, TEST_SETTINGS, { crawl: 'b' });
+    const a = await PostgresFrontier.open(postgres.db, { ...TEST_SETTINGS, maxPages: 1 }, { crawl: 'a' });
+    const b = await PostgresFrontier.open(postgres.db, TEST_SETTINGS, { crawl: 'b' });
     const ca = await a.registerCrawler('a');
     const cb = await b.registerCrawler('b');
     const link = [{ url: 'http://x.test/', depth: 0, via: null }];
@@ -68,11 +51,15 @@ describe('the PostgreSQL store', () => {
 
   it('a joining process takes the settings the crawl was started with', async () => {
     const first = await PostgresFrontier.open(
-      db,
+      postgres.db,
       { ...TEST_SETTINGS, delayMs: 750 },
       { rules: { seeds: ['x'] } },
     );
-    const joined = await PostgresFrontier.open(db, { ...TEST_SETTINGS, delayMs: 10 }, { join: true });
+    const joined = await PostgresFrontier.open(
+      postgres.db,
+      { ...TEST_SETTINGS, delayMs: 10 },
+      { join: true },
+    );
     expect(joined.joined).toBe(true);
     expect(joined.settings.delayMs).toBe(750);
     expect(joined.settings.maxPages).toBe(Number.POSITIVE_INFINITY);
