@@ -30,7 +30,6 @@ import {
   type CrawlProgress,
   type CrawlSummary,
   checkCrawlOptions,
-  DEFAULTS,
   type LogLevel,
   type Settings,
   withDefaults,
@@ -38,6 +37,7 @@ import {
 import { runPasses } from './passes.js';
 import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
 import { RunCounter } from './run-counts.js';
+import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
 
 export { CrawlOptionError };
 
@@ -67,6 +67,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // touched, and nothing in it is touched before its lock is held.
   checkCrawlOptions(options);
   const o = withDefaults(options);
+  checkSharedStoreOptions(o);
   const seeds = canonicalSeeds(options.seeds);
   const layout = layoutOf(o.data);
   checkDataDir(layout);
@@ -78,25 +79,23 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     // The modules the user asked for load (and pass their selfTests) before the folder is touched.
     const moduleHost = await startModules(o, layout.moduleData, log);
     closers.push(() => moduleHost.close());
+    // A shared store is reached before the folder is touched: a bad password touches nothing.
+    const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+    if (shared !== null) closers.push(() => shared.close());
     closers.push(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
-    const changedSettings = openDataDir(layout, settings, o.fresh === true, log, seenOf(o));
+    const changedSettings = openDataDir(
+      layout,
+      settings,
+      o.fresh === true,
+      log,
+      shared === null ? seenOf(o) : undefined,
+    );
 
     const started = Date.now();
-    const frontier = await openStore(layout, seenOf(o), (line) => log(line, 'warning'), {
-      perHost: o.perHost,
-      delayMs: o.delayMs,
-      delayFactor: o.delayFactor,
-      maxDelayMs: o.maxDelayMs,
-      backoffMs: o.hostBackoffMs,
-      maxBackoffMs: Math.max(o.hostBackoffMs, DEFAULTS.maxHostBackoffMs),
-      retireAfter: o.retireAfter,
-      key: o.politenessKey,
-      maxPagesPerHost: o.maxPagesPerHost,
-      leaseMs: DEFAULTS.leaseMs,
-      maxPages: o.maxPages,
-    });
-    closers.push(() => frontier.close());
+    const frontier =
+      shared ?? (await openStore(layout, seenOf(o), (line) => log(line, 'warning'), frontierSettingsOf(o)));
+    if (shared === null) closers.push(() => frontier.close());
     const pages = new PagesLog(layout.pages);
     closers.push(() => pages.close());
     const counts = new RunCounter();
@@ -201,7 +200,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       o.passes === undefined
         ? await loop.run()
         : await runPasses(o.passes, {
-            frontier,
+            frontier: frontier as SqliteFrontier,
             runLoop: () => loop.run(),
             fetched: () => counts.fetched,
             mark: (line) => pages.appendMarker(line),
@@ -213,8 +212,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const stoppedBy = ended === 'signal' && stoppedHere ? 'console' : ended;
     await live?.finish(stoppedBy);
     const end = await progress();
-    const seen = frontier.seenStats();
-    if (typeof seen.estimatedFpRate === 'number') {
+    const seen = frontier instanceof SqliteFrontier ? frontier.seenStats() : null;
+    if (seen !== null && typeof seen.estimatedFpRate === 'number') {
       // A bloom filter loses new URLs at this rate now: say so, since nothing else can.
       log(
         `bloom seen set: ${seen.size} URLs of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,

@@ -10,6 +10,7 @@ import {
   atLeast,
   callback,
   command,
+  crawlName,
   extensionList,
   fileList,
   folder,
@@ -21,6 +22,7 @@ import {
   regexList,
   resolveMap,
   shown,
+  storeUrl,
   userAgent,
   whole,
 } from './option-kinds.js';
@@ -31,6 +33,13 @@ export interface CrawlOptions {
   seeds: readonly string[];
   /** The store and every output; default './cobweb-data'. The same folder again resumes. */
   data?: string;
+  /**
+   * A shared store instead of the embedded one in `data`: a PostgreSQL connection string
+   * (postgres://USER[:PASSWORD]@HOST[:PORT]/DB; docs/postgres.md). `data` keeps the outputs.
+   */
+  store?: string;
+  /** The crawl's name in a shared store: crawls in one database do not see each other. Default 'default'. */
+  crawl?: string;
   /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
   /** Queue the URLs whose fetch failed in earlier runs once more. */
@@ -165,6 +174,7 @@ export interface CrawlSummary extends CrawlProgress {
 /** What an option is when not given (the README and --help say the same). */
 export const DEFAULTS = {
   data: './cobweb-data',
+  crawl: 'default',
   maxPages: Number.POSITIVE_INFINITY,
   /** Far enough for real sites, near enough that a trap that only goes deeper ends. */
   maxDepth: 50,
@@ -223,6 +233,16 @@ type RuledOption = Exclude<keyof CrawlOptions, 'seeds'>;
  */
 export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   data: { kind: folder, flag: '--data <dir>', help: 'the store and every output (pages.jsonl, warc/)' },
+  store: {
+    kind: storeUrl,
+    flag: '--store <url>',
+    help: 'crawl on PostgreSQL (postgres://USER@HOST/DB; else COBWEB_STORE) instead of the embedded store in --data',
+  },
+  crawl: {
+    kind: crawlName,
+    flag: '--crawl <name>',
+    help: 'with --store: which crawl in the database (each has its own queue, seen set and budget)',
+  },
   fresh: {
     kind: onOff,
     flag: '--fresh',

@@ -3,17 +3,19 @@ import { Command } from 'commander';
 import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny/crawl.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, withDefaults } from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, OPTION_RULES, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
+import { runBunnyOnStore } from './bunny-on-store.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
-import { addRuleOptions } from './rule-options.js';
-import { parseHostPort } from './server-command.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
+import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [
@@ -32,6 +34,32 @@ const FETCH_OPTIONS = [
   'builtinModules',
 ] as const;
 
+/** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
+const NOT_A_BUNNYS = [
+  'data',
+  'fresh',
+  'retryFailed',
+  'moduleTimeoutMs',
+  'builtinModules',
+  'seen',
+  'seenCapacity',
+  'seenFpRate',
+] as const;
+
+/**
+ * The crawl's own options, which a bunny on PostgreSQL (--store) gives when it starts the
+ * crawl; with --server they are the server's to give.
+ */
+const CRAWL_OPTIONS = QUEUE_OPTIONS.filter(
+  (k): k is Exclude<(typeof QUEUE_OPTIONS)[number], (typeof NOT_A_BUNNYS)[number]> =>
+    !(NOT_A_BUNNYS as readonly string[]).includes(k),
+);
+
+/** The long flags of the crawl's own options (--delay, --scope, ...). */
+const CRAWL_FLAGS = new Set<string>(
+  CRAWL_OPTIONS.map((k) => (OPTION_RULES[k].flag as string).split(/[ ,]/)[0] as string),
+);
+
 /** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
 const WAIT_POLL_MS = 2000;
 
@@ -43,20 +71,29 @@ const WAIT_POLL_MS = 2000;
  */
 export function bunnyCommand(outcome: { code: number }): Command {
   const command = new Command('bunny')
-    .description('crawl for a cobweb server: lease URLs from it, fetch them, hand back what was found')
+    .description(
+      'crawl for a cobweb server (--server), or straight on PostgreSQL (--store): lease URLs, fetch them, hand back what was found',
+    )
     .argument('[url...]', 'URLs to add to the crawl first (seeds)');
-  const read = addRuleOptions(command, FETCH_OPTIONS, { data: './cobweb-bunny' });
+  const read = addRuleOptions(command, [...FETCH_OPTIONS, ...CRAWL_OPTIONS], { data: './cobweb-bunny' });
   command
-    .requiredOption('--server <host:port>', 'the cobweb server', parseHostPort)
+    .option('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: urlArgs } as CrawlOptions;
+    const server = flags.server as { host: string; port: number } | undefined;
+    if (server === undefined) Object.assign(given, storeFromEnv(given));
+    else refuseCrawlFlags(command);
+    if (server === undefined && given.store === undefined) {
+      throw new CrawlOptionError(
+        'a bunny needs --server HOST:PORT (a cobweb server) or --store postgres://USER@HOST/DB (or COBWEB_STORE)',
+      );
+    }
     checkCrawlOptions(given);
     const own = withDefaults(given);
     const seeds = urlArgs.length === 0 ? [] : canonicalSeeds(urlArgs);
-    const server = flags.server as { host: string; port: number };
     const quiet = flags.quiet === true;
     const say = (line: string, level = 'info') => {
       if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
@@ -73,6 +110,23 @@ export function bunnyCommand(outcome: { code: number }): Command {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    if (server === undefined) {
+      try {
+        const ended = await runBunnyOnStore({
+          own,
+          seeds,
+          layout,
+          wait: flags.wait === true,
+          signal: stop.signal,
+          say,
+        });
+        outcome.code = ended === 'signal' && signal !== null ? EXIT[signal] : EXIT.ok;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      return;
+    }
     const closers: (() => unknown)[] = [];
     try {
       const frontier = new RemoteFrontier({
@@ -147,4 +201,15 @@ export function bunnyCommand(outcome: { code: number }): Command {
       await closeAll(closers.reverse());
     }
   });
+}
+
+/** With --server, the crawl's options are the server's: one given here would be ignored, so it is refused. */
+function refuseCrawlFlags(command: Command): void {
+  for (const option of command.options) {
+    if (option.long === undefined || !CRAWL_FLAGS.has(option.long)) continue;
+    if (command.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    throw new CrawlOptionError(
+      `${option.long} is the crawl's to set: give it to cobweb server (or use the bunny with --store)`,
+    );
+  }
 }

@@ -4,7 +4,7 @@ import { crawl } from '../bunny/crawl.js';
 import { type CrawlOptions, DEFAULTS } from '../bunny/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { ProgressReporter, summaryText } from './progress.js';
-import { addRuleOptions } from './rule-options.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** `cobweb crawl`; the exit code it ends with is left in `outcome.code`. */
 export function crawlCommand(outcome: { code: number }): Command {
@@ -36,6 +36,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     try {
       const summary = await crawl({
         ...(given as Partial<CrawlOptions>),
+        ...storeFromEnv(given),
         seeds,
         signal: stop.signal,
         progressMs: progress.intervalMs,

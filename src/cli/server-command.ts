@@ -8,6 +8,7 @@ import { linkSettingsOf } from '../bunny/marker.js';
 import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
 import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
+import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import type { StoreCall } from '../frontier/timed.js';
@@ -18,11 +19,13 @@ import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
-import { addRuleOptions } from './rule-options.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
-const QUEUE_OPTIONS = [
+export const QUEUE_OPTIONS = [
   'data',
+  'store',
+  'crawl',
   'fresh',
   'retryFailed',
   'maxPages',
@@ -125,9 +128,10 @@ export function serverCommand(outcome: { code: number }): Command {
     )
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
-    const given = { ...read(flags), seeds: seedArgs } as CrawlOptions;
+    const given = { ...read(flags), ...storeFromEnv(read(flags)), seeds: seedArgs } as CrawlOptions;
     checkCrawlOptions(given);
     const o = withDefaults(given);
+    checkSharedStoreOptions(o);
     const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
     const listen = flags.listen as { host: string; port: number };
     const skipSubstrings = flags.skipSubstring as string[];
@@ -144,21 +148,18 @@ export function serverCommand(outcome: { code: number }): Command {
         if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
       });
       closers.push(() => modules.close());
+      // A shared store is reached before the folder is touched: a bad password touches nothing.
+      const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+      if (shared !== null) closers.push(() => shared.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, (line) => say(line), seenOf(o));
-      const store = await openStore(layout, seenOf(o), say, {
-        perHost: o.perHost,
-        delayMs: o.delayMs,
-        delayFactor: o.delayFactor,
-        maxDelayMs: o.maxDelayMs,
-        backoffMs: o.hostBackoffMs,
-        maxBackoffMs: Math.max(o.hostBackoffMs, DEFAULTS.maxHostBackoffMs),
-        retireAfter: o.retireAfter,
-        key: o.politenessKey,
-        maxPagesPerHost: o.maxPagesPerHost,
-        leaseMs: DEFAULTS.leaseMs,
-        maxPages: o.maxPages,
-      });
+      openDataDir(
+        layout,
+        linkSettingsOf(o, seeds),
+        o.fresh === true,
+        (line) => say(line),
+        shared === null ? seenOf(o) : undefined,
+      );
+      const store = shared ?? (await openStore(layout, seenOf(o), say, frontierSettingsOf(o)));
       closers.push(() => store.close());
       const { token, generated } = serverToken(layout.root, flags.token as string | undefined);
       let quit: () => void = () => {};

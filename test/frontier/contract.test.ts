@@ -2,10 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   Completion,
   CrawlerId,
+  FrontierHosts,
   FrontierSettings,
   Lease,
   LocalFrontier,
@@ -38,15 +39,22 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   const opened: AnyFrontier[] = [];
   const children: ChildProcess[] = [];
   let skip: string | null = null;
+  let warned = false;
 
   beforeEach(async (ctx) => {
     skip = await kind.unavailable();
     if (skip !== null) {
-      console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      // One loud line per store, not one per test.
+      if (!warned) console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      warned = true;
       ctx.skip();
     }
     current = await kind.create();
     clock = 1_000_000;
+  });
+
+  afterAll(async () => {
+    await kind.teardown?.();
   });
 
   afterEach(async () => {
@@ -88,6 +96,24 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       );
       expect(again.added).toBe(1);
       expect((await f.stats()).queued).toBe(2);
+    });
+
+    it('says which hosts are busy, for the console, when it can', async (ctx) => {
+      const f = await store({ perHost: 1, delayMs: 1000 });
+      const hosts = f as AnyFrontier & Partial<FrontierHosts>;
+      if (hosts.hostOverview === undefined) return ctx.skip();
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 3), ...urls('b.test', 1)], [], c);
+      const [lease] = await leaseAll(f, c, 1);
+      const seen = await hosts.hostOverview(10);
+      expect({ active: seen.active, waiting: seen.waiting, retired: seen.retired }).toEqual({
+        active: 1,
+        waiting: 1,
+        retired: 0,
+      });
+      const busy = seen.busiest.find((h) => h.host === lease?.host);
+      expect(busy?.inFlight).toBe(1);
+      expect(seen.busiest.map((h) => h.host).sort()).toEqual(['a.test', 'b.test']);
     });
 
     it('gives crawler ids from its own sequence, never the same twice', async () => {

@@ -45,6 +45,14 @@ export function afterLease(b: BudgetState, now: number): BudgetState {
 }
 
 /**
+ * How many of `room` URLs one turn may lease from a budget: with a gap, one request
+ * start per turn (the next waits the gap); without one, as many as --per-host leaves.
+ */
+export function leasableNow(b: BudgetState, settings: PolitenessSettings, room: number): number {
+  return Math.max(0, Math.min(room, settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room));
+}
+
+/**
  * Heritrix's rule: a host that answers slowly is asked less often.
  * gap = min(maxDelay, max(delay, delayFactor x fetch time, Crawl-delay)).
  */
@@ -85,10 +93,13 @@ export function afterFetch(
  * How late a crawler may start a leased request: a quarter of the host's gap. The store
  * spaces leases by the gap; a crawler that starts no later than this after receiving
  * its lease keeps request starts at least three quarters of the gap apart, whatever its
- * own delays. No gap, no window.
+ * own delays. No gap, no window. `floorMs`: the least window a store can keep, the time
+ * a lease takes to reach its crawler (a commit and a round trip for a store across the
+ * network); a shorter window could never be met and every lease would come back late.
+ * With it, starts are at least the gap less the window apart.
  */
-export function startWindowMs(b: BudgetState): number | undefined {
-  return b.gapMs > 0 ? Math.max(1, Math.floor(b.gapMs / 4)) : undefined;
+export function startWindowMs(b: BudgetState, floorMs = 1): number | undefined {
+  return b.gapMs > 0 ? Math.max(floorMs, Math.floor(b.gapMs / 4)) : undefined;
 }
 
 /** A lease ran out without a report: its slot is free again, and nothing was learned. */

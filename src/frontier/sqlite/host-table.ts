@@ -1,18 +1,8 @@
 import type Database from 'better-sqlite3';
+import type { HostRow } from '../host-row.js';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
 
-/** A host's row, as one transaction reads and changes it. */
-export interface HostRow {
-  host: string;
-  /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
-  budget: string;
-  queued: number;
-  /** Depth of its shallowest queued URL (meaningful while queued > 0). */
-  minDepth: number;
-  /** URLs of the host ever queued: what --max-pages-per-host counts. */
-  taken: number;
-  retired: boolean;
-}
+export type { HostRow };
 
 interface Cached<T> {
   row: T;

@@ -4,8 +4,10 @@ import Database from 'better-sqlite3';
 import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
+import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
+import { PendingReleases } from '../pending-releases.js';
 import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
@@ -13,6 +15,7 @@ import {
   afterFetch,
   afterLease,
   afterLostLease,
+  leasableNow,
   mergeBudgets,
   NEVER,
   readyAt,
@@ -70,9 +73,6 @@ interface Tx {
   records: PendingRecord[];
 }
 
-/** A release waits at most this long for a transaction to ride on. */
-const RELEASE_WAIT_MS = 5;
-
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
 
@@ -104,8 +104,14 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
   /** Releases waiting for this process's next transaction. */
-  private releasing: { release: Release; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private releaseTimer: NodeJS.Timeout | null = null;
+  private readonly releasing = new PendingReleases(() => {
+    if (this.closed) return;
+    try {
+      this.write(() => {});
+    } catch {
+      // write() has already rejected the waiting releases with the error
+    }
+  });
   /** When each crawler of this process was last marked as heard from. */
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
@@ -189,23 +195,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
 
   /**
    * Releases ride on the next transaction this process makes (a lease call usually
-   * follows soon), or on their own after RELEASE_WAIT_MS: a commit costs more than the
+   * follows soon), or on their own after 5 ms: a commit costs more than the
    * few rows a release changes.
    */
   release(batch: readonly Release[]): Promise<void> {
-    if (batch.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      for (const r of batch) this.releasing.push({ release: r, resolve, reject });
-      this.releaseTimer ??= setTimeout(() => {
-        this.releaseTimer = null;
-        if (this.releasing.length === 0 || this.closed) return;
-        try {
-          this.write(() => {});
-        } catch {
-          // write() has already rejected the waiting releases with the error
-        }
-      }, RELEASE_WAIT_MS);
-    });
+    return this.releasing.add(batch);
   }
 
   async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
@@ -417,7 +411,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     if (this.closed) return;
     if (this.answering > 0) await new Promise<void>((r) => this.drained.push(r));
     if (this.closed) return;
-    if (this.releasing.length > 0) this.write(() => {});
+    this.releasing.stop();
+    if (this.releasing.size > 0) this.write(() => {});
     this.closed = true;
     this.waiters.notify();
     this.db.close();
@@ -549,8 +544,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
   private write<T>(work: (tx: Tx) => T): T {
     if (this.closed) throw new Error('the frontier is closed');
-    const releasing = this.releasing;
-    this.releasing = [];
+    const releasing = this.releasing.take();
     const run = this.db.transaction(() => {
       const tx: Tx = {
         now: this.now(),
@@ -558,7 +552,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
         delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
         records: [],
       };
-      for (const { release } of releasing) this.applyRelease(release, tx);
+      for (const release of releasing.releases) this.applyRelease(release, tx);
       const result = work(tx);
       tx.hosts.flush();
       const d = tx.delta;
@@ -582,11 +576,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     } catch (err) {
       // What the cache remembered may not have been committed.
       this.recent.clear();
-      for (const r of releasing) r.reject(err);
+      releasing.failed(err);
       throw err;
     }
-    for (const r of releasing) r.resolve();
-    if (releasing.length > 0) this.waiters.notify();
+    releasing.done();
+    if (releasing.releases.length > 0) this.waiters.notify();
     return result;
   }
 
@@ -653,8 +647,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     const h = tx.hosts.host(host);
     let b = tx.hosts.budget(h.budget);
     if (h.retired || h.queued <= 0 || readyAt(b, this.settings) > tx.now) return;
-    // With a gap, one request start per turn; without one, as many as --per-host allows.
-    const k = Math.min(room, this.settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room);
+    const k = leasableNow(b, this.settings, room);
     if (k <= 0) return;
     const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
     let n = 0;
@@ -667,18 +660,15 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
       const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
       const id = leaseIdOf(r.seq, gen);
       b = afterLease(b, tx.now);
-      out.push({
-        id,
-        url: r.url,
-        host,
-        depth: r.depth,
-        via: r.via,
-        redirects: r.redirects,
-        kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page',
-        attempt: r.attempts + 1,
-        expiresAt,
-        ...(startBy === undefined ? {} : { startBy }),
-      });
+      out.push(
+        leaseOf(
+          id,
+          { ...r, kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page' },
+          host,
+          expiresAt,
+          startBy,
+        ),
+      );
     }
     tx.hosts.setBudget(h.budget, b);
     // The table is the truth: fewer rows than counted means the count was stale.
