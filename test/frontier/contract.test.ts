@@ -291,7 +291,10 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       await f.add(urls('a.test', 2), [], a);
       const [held] = await leaseAll(f, a, 1);
       clock += 80;
-      expect(await f.extend([(held as Lease).id, 999_999])).toEqual([(held as Lease).id]);
+      // the store says which it still held, and until when (its clock, its lease time)
+      expect(await f.extend([(held as Lease).id, 999_999])).toEqual([
+        { id: (held as Lease).id, expiresAt: clock + 100 },
+      ]);
       clock += 80;
       const b = await f.registerCrawler('b');
       expect((await f.lease(5, b)).leases.map((l) => l.url)).toEqual([]);
@@ -495,8 +498,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       const f = await store({ perHost: 4, delayMs: 1000 });
       const c = await f.registerCrawler('a');
       await f.add(urls('a.test', 3), [], c);
-      expect(await leaseAll(f, c, 10)).toHaveLength(1);
-      clock += 999;
+      const first = await leaseAll(f, c, 10);
+      expect(first).toHaveLength(1);
+      // The request may start as late as startBy: the next lease waits the gap from there.
+      const startBy = (first[0] as Lease).startBy as number;
+      expect(startBy).toBeGreaterThanOrEqual(clock);
+      clock = startBy + 999;
       expect(await leaseAll(f, c, 10)).toHaveLength(0);
       clock += 1;
       expect(await leaseAll(f, c, 10)).toHaveLength(1);
@@ -510,12 +517,17 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       const [first] = await leaseAll(f, c, 1);
       await f.release([{ leaseId: (first as Lease).id, report: { fetchMs: 2, crawlDelayMs: 1000 } }]);
       clock += 2;
-      const second = await leaseAll(f, c, 10);
-      expect(second).toHaveLength(0);
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
       clock += 1000;
-      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+      const [second] = await leaseAll(f, c, 10);
+      expect(second).toBeDefined();
       clock += 10;
       expect(await leaseAll(f, c, 10)).toHaveLength(0);
+      // a second slot is free, but the next start waits the gap from this one's deadline
+      clock = ((second as Lease).startBy as number) + 999;
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
+      clock += 1;
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
     });
 
     it('waits the gap a slow answer earned, from the end of the fetch', async () => {
@@ -598,21 +610,59 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(await f.stats()).toMatchObject({ queued: 4, rejected: 2 });
     });
 
-    it('with --politeness-key ip, hosts on one address share one budget', async () => {
-      const f = await store({ key: 'ip', delayMs: 1000 });
+    it('with --politeness-key ip, hosts on one address share one budget from their first request', async () => {
+      const f = await store({ key: 'ip', delayMs: 1000, perHost: 2 });
       const c = await f.registerCrawler('a');
-      await f.add([...urls('a.test', 2), ...urls('b.test', 2)], [], c);
-      const first = await leaseAll(f, c, 5);
-      expect(first.map((l) => l.host).sort()).toEqual(['a.test', 'b.test']);
-      await f.release(first.map((l) => ({ leaseId: l.id, report: { fetchMs: 5, address: '192.0.2.7' } })));
+      await f.add([...urls('a.test', 3), ...urls('b.test', 3)], [], c);
+      // Neither address is known: one lease per host, to be given back with its address.
+      const first = await leaseAll(f, c, 10);
+      expect(first.map((l) => [l.host, l.needsAddress]).sort()).toEqual([
+        ['a.test', true],
+        ['b.test', true],
+      ]);
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      const placed = { fetchMs: 0, noRequest: true, address: '192.0.2.7' };
+      await f.release(first.map((l) => ({ leaseId: l.id, report: placed })));
       await f.complete(
-        first.map((l) => completion(l)),
+        first.map((l) => completion(l, { kind: 'deferred' }, { report: placed })),
         c,
       );
-      clock += 1000;
-      expect(await leaseAll(f, c, 5)).toHaveLength(1);
-      clock += 1000;
-      expect(await leaseAll(f, c, 5)).toHaveLength(0); // one still in flight, per-host 1
+      // One address, one gap: a single request start, of either host.
+      const [one, ...more] = await leaseAll(f, c, 10);
+      expect(more).toEqual([]);
+      expect(one).toMatchObject({ attempt: 1 });
+      expect(one?.needsAddress).toBeUndefined();
+      clock = ((one as Lease).startBy as number) + 999;
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      clock += 1;
+      const [two] = await leaseAll(f, c, 10);
+      expect(two).toBeDefined();
+      // --per-host 2 is the address's: both slots are taken, by either host
+      clock = ((two as Lease).startBy as number) + 1000;
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+    });
+
+    it('with --politeness-key ip, a host placed on a busy address waits for that address', async () => {
+      const f = await store({ key: 'ip', perHost: 1 });
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 2), ...urls('b.test', 2)], [], c);
+      const at = (address: string) => ({ fetchMs: 0, noRequest: true, address });
+      const [probeA] = (await f.lease(1, c)).leases;
+      await f.complete([completion(probeA as Lease, { kind: 'deferred' }, { report: at('192.0.2.7') })], c);
+      // a.test's fetch is in flight on the address when b.test is found there too
+      const next = await leaseAll(f, c, 10);
+      const fetching = next.find((l) => l.host === 'a.test');
+      const probeB = next.find((l) => l.host === 'b.test');
+      expect(fetching?.needsAddress).toBeUndefined();
+      expect(probeB?.needsAddress).toBe(true);
+      await f.release([{ leaseId: (probeB as Lease).id, report: at('192.0.2.7') }]);
+      await f.complete([completion(probeB as Lease, { kind: 'deferred' }, { report: at('192.0.2.7') })], c);
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      await f.complete(
+        [completion(fetching as Lease, { kind: 'done' }, { report: { fetchMs: 1, address: '192.0.2.7' } })],
+        c,
+      );
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
     });
   });
 
@@ -675,15 +725,17 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       // every URL done exactly once, and leased once (no lease expired)
       expect(done.map((e) => e.url).sort()).toEqual(links.map((l) => l.url).sort());
       expect(new Set(leases.map((e) => e.url)).size).toBe(leases.length);
-      // The store's lease times (expiry less the lease time) for one host, across
-      // processes, are at least --delay apart. (Crawl tests check the same at a web server.)
+      // Across processes, each lease of a host (its time: expiry less the lease time) comes
+      // at least --delay after the latest start the one before it allowed (its startBy).
+      // (Crawl tests check the request starts themselves at a web server.)
       for (let h = 0; h < 4; h++) {
-        const starts = leases
+        const ofHost = leases
           .filter((e) => String(e.url).startsWith(`http://h${h}.test/`))
-          .map((e) => (e.expiresAt as number) - TEST_SETTINGS.leaseMs)
-          .sort((a, b) => a - b);
-        for (let i = 1; i < starts.length; i++) {
-          expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(settings.delayMs);
+          .map((e) => ({ at: (e.expiresAt as number) - TEST_SETTINGS.leaseMs, startBy: e.startBy as number }))
+          .sort((a, b) => a.at - b.at);
+        for (let i = 1; i < ofHost.length; i++) {
+          const [before, lease] = [ofHost[i - 1], ofHost[i]] as [{ startBy: number }, { at: number }];
+          expect(lease.at - before.startBy).toBeGreaterThanOrEqual(settings.delayMs);
         }
       }
       expect(await f.stats()).toMatchObject({ done: 60, queued: 0, leased: 0, staleCompletions: 0 });

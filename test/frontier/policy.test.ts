@@ -2,16 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, MAX_RETRY_AFTER_MS } from '../../src/frontier/policy/backoff.js';
 import { crawlEnd, pagesLeft } from '../../src/frontier/policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../../src/frontier/policy/host-budget.js';
-import { isExpired, leaseExpiry } from '../../src/frontier/policy/lease-expiry.js';
+import { expiredThrough, isExpired, leaseExpiry } from '../../src/frontier/policy/lease-expiry.js';
 import {
   afterFetch,
   afterLease,
   afterLostLease,
   freshBudget,
   gapAfterFetch,
+  leasesThisTurn,
   mergeBudgets,
   NEVER,
   readyAt,
+  startDeadline,
 } from '../../src/frontier/policy/politeness.js';
 import { shouldRetire } from '../../src/frontier/policy/retirement.js';
 
@@ -28,12 +30,36 @@ describe('politeness', () => {
 
   it('keeps the gap between request starts, whatever --per-host allows', () => {
     let b = { ...freshBudget(P), gapMs: 1000 };
+    // a lease at 10 s may start its request until 10.25 s (a quarter of the gap) ...
+    expect(startDeadline(b, 10_000)).toBe(10_250);
     b = afterLease(b, 10_000);
     expect(b.inFlight).toBe(1);
-    // a second slot is free, but the next start must wait the gap
-    expect(readyAt(b, P)).toBe(11_000);
-    b = afterLease(b, 11_000);
+    // ... so the next lease waits the gap from there, though a second slot is free
+    expect(readyAt(b, P)).toBe(11_250);
+    b = afterLease(b, 11_250);
     expect(readyAt(b, P)).toBe(NEVER); // both slots busy
+  });
+
+  it('hands out one request start per turn with a gap, else what --per-host leaves', () => {
+    const gap = { ...freshBudget(P), gapMs: 1000 };
+    expect(leasesThisTurn(gap, P, 5)).toBe(1);
+    const none = { ...freshBudget(P), gapMs: 0 };
+    expect(leasesThisTurn(none, P, 5)).toBe(2);
+    expect(leasesThisTurn({ ...none, inFlight: 1 }, P, 5)).toBe(1);
+    expect(leasesThisTurn({ ...none, inFlight: 2 }, P, 5)).toBe(0);
+    expect(leasesThisTurn(none, P, 1)).toBe(1);
+    // no gap, no start window: a request may start any time
+    expect(startDeadline(none, 10_000)).toBeUndefined();
+  });
+
+  it('an unplaced host (--politeness-key ip) gets one placement lease at a time, which starts no request', () => {
+    const b = { ...freshBudget(P), gapMs: 1000 };
+    expect(leasesThisTurn(b, P, 5, false)).toBe(1);
+    expect(startDeadline(b, 10_000, false)).toBeUndefined();
+    const out = afterLease(b, 10_000, false);
+    expect(out).toEqual({ ...b, inFlight: 1 });
+    expect(readyAt(out, P, false)).toBe(NEVER);
+    expect(leasesThisTurn(out, P, 5, false)).toBe(0);
   });
 
   it('after a fetch: the gap it earned from its end, Retry-After holds, a failed connection backs off', () => {
@@ -102,5 +128,8 @@ describe('back-off, retirement, budgets, lease expiry', () => {
     expect(at).toBe(1500);
     expect(isExpired(at, 1499)).toBe(false);
     expect(isExpired(at, 1500)).toBe(true);
+    // the bound a store's index query uses is the same rule
+    expect(at <= expiredThrough(1499)).toBe(false);
+    expect(at <= expiredThrough(1500)).toBe(true);
   });
 });

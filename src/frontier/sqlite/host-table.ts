@@ -1,6 +1,11 @@
 import type Database from 'better-sqlite3';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
 
+/** The budget every host on one address counts against, with --politeness-key ip. */
+export function addressBudget(address: string): string {
+  return `ip:${address}`;
+}
+
 /** A host's row, as one transaction reads and changes it. */
 export interface HostRow {
   host: string;
@@ -68,6 +73,15 @@ export class HostTable {
     return this.cachedBudget(key).row;
   }
 
+  /**
+   * Whether a budget is what politeness counts against for good: always, but with
+   * --politeness-key ip only an address's (a host's own budget is provisional until the
+   * host is placed on its address).
+   */
+  placed(budget: string): boolean {
+    return !this.shared || budget.startsWith(addressBudget(''));
+  }
+
   /** Marks a host changed (its row is written by flush). */
   touch(host: HostRow): void {
     const c = this.hosts.get(host.host);
@@ -98,14 +112,14 @@ export class HostTable {
       if (!c.dirty) continue;
       const b = c.row;
       this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
-      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings), key);
+      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings, this.placed(key)), key);
       changedBudgets.add(key);
       c.dirty = false;
     }
     for (const c of this.hosts.values()) {
       const h = c.row;
       if (!c.dirty && !changedBudgets.has(h.budget)) continue;
-      const ready = readyAt(this.budget(h.budget), this.settings);
+      const ready = readyAt(this.budget(h.budget), this.settings, this.placed(h.budget));
       this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, h.retired ? 1 : 0, ready);
       c.dirty = false;
     }
