@@ -3,6 +3,7 @@ import type { ModuleSite } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { joinFields, type ModuleResults, type ModuleStep } from './module-step.js';
 import { processCrash, refusedRecord } from './page-processor.js';
 import type { Visit } from './visit.js';
@@ -44,7 +45,7 @@ const LEASE_GATHER_MS = 2;
 
 /**
  * The bunny: lease -> visit -> release -> write -> complete, with up to `concurrency`
- * fetches in flight. It is the only part of a crawling process that talks to the
+ * fetches in flight, each lease extended while its fetch and its writing last. It is the only part of a crawling process that talks to the
  * frontier, and it never guesses: the store says what to fetch and when the crawl is
  * over. Finished fetches are gathered into batches (64, or 5 ms) and written
  * together: WARC records and module hooks (on their own threads), pages.jsonl lines,
@@ -67,12 +68,21 @@ export class CrawlLoop {
   private lastLeaseAt = 0;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
+  /** Extends the leases of fetches in flight and of pages being written. */
+  private readonly keeper: LeaseKeeper;
 
   constructor(
     private readonly parts: LoopParts,
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+    this.keeper = new LeaseKeeper(
+      (ids) => parts.frontier.extend(ids),
+      (err) => {
+        this.fatal ??= err;
+        this.notify();
+      },
+    );
   }
 
   async run(): Promise<StopReason> {
@@ -103,6 +113,7 @@ export class CrawlLoop {
             const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
+              this.keeper.hold(lease, received);
               void this.fetchOne(lease, startByOf(lease, received));
             }
             if (batch.ended !== null) return batch.ended;
@@ -119,6 +130,7 @@ export class CrawlLoop {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
       await this.releaseFinished().catch(() => {});
+      this.keeper.stop();
     }
   }
 
@@ -234,6 +246,7 @@ export class CrawlLoop {
         first.moduleRecords = results.emitted;
       }
       const done = await frontier.complete(completions, this.settings.crawler);
+      this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
     } catch (err) {
       this.fatal = err;
