@@ -234,6 +234,10 @@ export class CrawlLoop {
           c.outlinks = [...c.outlinks, ...links.accepted];
           c.rejected = [...c.rejected, ...links.rejected];
         }
+        // Each page's module records ride on its own completion: a server writes them
+        // only if that lease still holds, whatever became of the batch's other leases.
+        const emitted = results?.emitted.get(f);
+        if (emitted !== undefined) f.page.completion.moduleRecords = emitted;
       }
       this.parts.write(records);
       const { frontier } = this.parts;
@@ -241,10 +245,6 @@ export class CrawlLoop {
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       await this.releaseFinished();
       const completions = batch.map((f) => f.page.completion);
-      const first = completions[0];
-      if (first !== undefined && results !== null && results.emitted.length > 0) {
-        first.moduleRecords = results.emitted;
-      }
       const done = await frontier.complete(completions, this.settings.crawler);
       this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);

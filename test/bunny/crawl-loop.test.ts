@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
-import type { FrontierSettings } from '../../src/frontier/types.js';
+import type { Completion, Frontier, FrontierSettings } from '../../src/frontier/types.js';
 import { type InProcessCrawler, startCrawler } from '../helpers/crawler.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 
@@ -42,11 +42,11 @@ async function site(table: Parameters<typeof routes>[0]): Promise<TestServer> {
 }
 
 async function crawler(
-  frontier: SqliteFrontier,
+  frontier: Frontier,
   seeds: string[],
-  modulesDataDir: string | null = null,
+  extra: Parameters<typeof startCrawler>[2] = {},
 ): Promise<InProcessCrawler> {
-  const c = await startCrawler(frontier, seeds, { delayMs: 0, ignoreRobots: true }, modulesDataDir);
+  const c = await startCrawler(frontier, seeds, { delayMs: 0, ignoreRobots: true, ...extra });
   opened.push(c);
   return c;
 }
@@ -74,5 +74,58 @@ describe('the crawl loop', () => {
       expect.objectContaining({ status: 200, title: 'slow' }),
     ]);
     expect(await f.stats()).toMatchObject({ done: 2, staleCompletions: 0, expiredLeases: 0 });
+  });
+
+  it("puts each page's module records on that page's own completion", async () => {
+    const children = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+    const form = '<form action="/s"><input name="q"></form>';
+    const held: (() => void)[] = [];
+    const table: Parameters<typeof routes>[0] = { '/': page('root', children, form) };
+    for (const path of children) {
+      // held until every child is asked for, then answered at once: one batch of many pages
+      table[path] = (_req, res) => {
+        held.push(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page(path, [], form)));
+        if (held.length === children.length) for (const answer of held) answer();
+      };
+    }
+    const web = await site(table);
+    const f = store({ perHost: 16 });
+    // The leases and completions between the loop and the store, seen on their way.
+    const batches: Completion[][] = [];
+    const urlOf = new Map<number, string>();
+    const watched = new Proxy(f, {
+      get(target, prop) {
+        if (prop === 'lease') {
+          return async (...args: Parameters<Frontier['lease']>) => {
+            const batch = await target.lease(...args);
+            for (const l of batch.leases) urlOf.set(l.id, l.url);
+            return batch;
+          };
+        }
+        if (prop === 'complete') {
+          return (batch: Completion[], c: number) => {
+            batches.push(batch);
+            return target.complete(batch, c);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const c = await crawler(watched, [`${web.origin}/`], { concurrency: 16, perHost: 16 });
+    expect(await c.crawl()).toBe('finished');
+    expect(batches.some((b) => b.length > 1)).toBe(true);
+    const completions = batches.flat();
+    expect(completions).toHaveLength(13);
+    for (const done of completions) {
+      const url = urlOf.get(done.leaseId);
+      const records = done.moduleRecords ?? [];
+      // forms and meta write one record for each page, about that page
+      expect(records.filter((r) => r.module === 'forms').map((r) => r.record.page)).toEqual([url]);
+      expect(records.filter((r) => r.module === 'meta').map((r) => r.record.url)).toEqual([url]);
+      // the site's record goes with the page that found the site
+      const site = records.filter((r) => r.module === 'server');
+      expect(site).toHaveLength(url === `${web.origin}/` ? 1 : 0);
+    }
   });
 });
