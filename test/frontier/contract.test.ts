@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -446,6 +448,35 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
   });
 
+  describe('waiting for a host', () => {
+    it('long-polls: a lease that waits is answered when a host comes out of its gap', async () => {
+      const f = await store({ delayMs: 300 }, true);
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const [first] = (await f.lease(1, c)).leases;
+      await f.complete([completion(first as Lease)], c);
+      // nothing is ready now: the host waits its gap, and nothing else is queued
+      expect((await f.lease(1, c)).leases).toEqual([]);
+      const answer = await f.lease(1, c, { waitMs: 10_000 });
+      expect(answer.leases.map((l) => l.url)).toEqual(['http://a.test/1']);
+      expect(Date.now()).toBeGreaterThanOrEqual(((first as Lease).startBy as number) + 300);
+    });
+
+    it("one host's gap leaves the slot to another host", async () => {
+      const f = await store({ delayMs: 1000 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete([completion(first as Lease)], c);
+      await f.add(urls('b.test', 1), [], c);
+      // a.test waits its gap; the one free slot fetches b.test meanwhile
+      expect((await leaseAll(f, c, 1)).map((l) => l.url)).toEqual(['http://b.test/0']);
+      expect(await leaseAll(f, c, 1)).toEqual([]);
+      clock = ((first as Lease).startBy as number) + 1000;
+      expect((await leaseAll(f, c, 1)).map((l) => l.url)).toEqual(['http://a.test/1']);
+    });
+  });
+
   describe('sites', () => {
     it('claimSite is true for exactly one of many racing callers', async () => {
       const f = await store();
@@ -673,13 +704,27 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       ctx.skip();
     });
 
-    function crawler(mode: 'work' | 'hold', settings: Partial<FrontierSettings>, holdMs = 0) {
+    function crawler(
+      mode: 'work' | 'hold' | 'claim',
+      settings: Partial<FrontierSettings>,
+      holdMs = 0,
+      claim?: { origins: string[]; go: string },
+    ) {
       const json = JSON.stringify({ ...TEST_SETTINGS, ...settings }, (_k, v) =>
         v === Number.POSITIVE_INFINITY ? 'Infinity' : v,
       );
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', FIXTURE, (current as TestStore).spec, json, mode, String(holdMs)],
+        [
+          '--import',
+          'tsx',
+          FIXTURE,
+          (current as TestStore).spec,
+          json,
+          mode,
+          String(holdMs),
+          JSON.stringify(claim ?? {}),
+        ],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
         },
@@ -739,6 +784,47 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
         }
       }
       expect(await f.stats()).toMatchObject({ done: 60, queued: 0, leased: 0, staleCompletions: 0 });
+    });
+
+    it('share --max-pages: every process stops when the crawl has spent it', async () => {
+      const settings = { perHost: 2, maxPages: 10 };
+      const f = await store(settings, true);
+      const c = await f.registerCrawler('seed');
+      const links: NewLink[] = [];
+      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, 10));
+      await f.add(links, [], c);
+      const procs = [
+        crawler('work', settings, 5),
+        crawler('work', settings, 5),
+        crawler('work', settings, 5),
+      ];
+      await Promise.all(procs.map((p) => once(p.child, 'exit')));
+      const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
+      expect(done).toHaveLength(10);
+      expect(new Set(done.map((e) => e.url)).size).toBe(10);
+      for (const p of procs)
+        expect(p.events.find((e) => e.event === 'end')).toMatchObject({ ended: 'max-pages' });
+      expect(await f.stats()).toMatchObject({ done: 10, queued: 30, leased: 0, budgetLeft: 0 });
+    });
+
+    it('claimSite is true for exactly one of several processes racing for each site', async () => {
+      const f = await store({}, true);
+      await f.registerCrawler('seed');
+      const origins = Array.from({ length: 40 }, (_, i) => `http://s${i}.test`);
+      const goDir = mkdtempSync(join(tmpdir(), 'cobweb-claim-'));
+      const go = join(goDir, 'go');
+      const procs = Array.from({ length: 4 }, () => crawler('claim', {}, 0, { origins, go }));
+      let won: string[][];
+      try {
+        await Promise.all(procs.map((p) => p.until('ready')));
+        writeFileSync(go, '');
+        won = await Promise.all(procs.map(async (p) => (await p.until('claimed')).won as string[]));
+      } finally {
+        rmSync(goDir, { recursive: true, force: true });
+      }
+      expect(won.flat().sort()).toEqual([...origins].sort());
+      if (f.sites !== undefined)
+        expect((await f.sites()).map((s) => s.origin).sort()).toEqual([...origins].sort());
     });
 
     it('gives back the leases of a process killed with SIGKILL as soon as another starts', async () => {
