@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
+import { JITTER_MS } from '../helpers/jitter.js';
 
 const h = crawlHarness('politeness', { delayFactor: 0, retries: 0 });
-
-/** Gaps measured at a web server get this much slack for timer jitter (the store's clock is whole ms). */
-const JITTER_MS = 5;
 
 function gapsOf(times: readonly number[]): number[] {
   const sorted = [...times].sort((a, b) => a - b);
