@@ -30,7 +30,7 @@ export interface ServiceParts {
   modules: ModuleHost;
   /** What ENQUEUE checks a URL against (scope, filters, traps). */
   rules: LinkRules;
-  /** --skip-substring: the original's substring test (cgi-bin, /~). */
+  /** --skip-substring: URLs containing any of these are refused (cgi-bin, /~). */
   skipSubstrings: readonly string[];
   backoff: ProbabilityBackoff;
   /** What WELCOME tells bunnies to use. */

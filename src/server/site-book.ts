@@ -2,7 +2,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { formatSiteLine, parseSiteLine, type SiteLogLine } from '../protocol/index.js';
 
 /**
- * The server's book of sites, as the original kept it: one web server (an address and
+ * The server's book of sites, one entry per web server (an address and
  * a port) with every host name seen on it, how many of its URLs were visited, and the
  * directories visited. `show` and `log` print it; `read` marks sites as visited. It is
  * kept in memory and saved to a file in the data folder (in the log format) when the
