@@ -4,22 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { Completion, Frontier, FrontierSettings } from '../../src/frontier/types.js';
+import { TEST_SETTINGS } from '../frontier/stores.js';
 import { type InProcessCrawler, startCrawler } from '../helpers/crawler.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
-
-const SETTINGS: FrontierSettings = {
-  perHost: 1,
-  delayMs: 0,
-  delayFactor: 0,
-  maxDelayMs: 30_000,
-  backoffMs: 1000,
-  maxBackoffMs: 60_000,
-  retireAfter: 3,
-  key: 'host',
-  maxPagesPerHost: Number.POSITIVE_INFINITY,
-  leaseMs: 60_000,
-  maxPages: Number.POSITIVE_INFINITY,
-};
 
 let dir: string;
 const servers: TestServer[] = [];
@@ -52,7 +39,7 @@ async function crawler(
 }
 
 function store(settings: Partial<FrontierSettings> = {}): SqliteFrontier {
-  const f = new SqliteFrontier(join(dir, 'frontier.db'), { ...SETTINGS, ...settings });
+  const f = new SqliteFrontier(join(dir, 'frontier.db'), { ...TEST_SETTINGS, ...settings });
   opened.push(f);
   return f;
 }

@@ -751,12 +751,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       return { child, events, until };
     }
 
-    it('never lease a URL twice while its lease lives, and share the gap per host', async () => {
-      const settings = { perHost: 2, delayMs: 20 };
+    /** Four hosts of `perHostUrls` URLs each, crawled by three processes until the store says the crawl is over. */
+    async function crawlByThree(settings: Partial<FrontierSettings>, perHostUrls: number) {
       const f = await store(settings, true);
       const c = await f.registerCrawler('seed');
       const links: NewLink[] = [];
-      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, 15));
+      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, perHostUrls));
       await f.add(links, [], c);
       const procs = [
         crawler('work', settings, 5),
@@ -764,6 +764,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
         crawler('work', settings, 5),
       ];
       await Promise.all(procs.map((p) => once(p.child, 'exit')));
+      return { f, links, procs };
+    }
+
+    it('never lease a URL twice while its lease lives, and share the gap per host', async () => {
+      const settings = { perHost: 2, delayMs: 20 };
+      const { f, links, procs } = await crawlByThree(settings, 15);
       const leases = procs.flatMap((p) => p.events.filter((e) => e.event === 'lease'));
       const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
       expect(procs.every((p) => p.events.some((e) => e.event === 'end'))).toBe(true);
@@ -787,18 +793,7 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
 
     it('share --max-pages: every process stops when the crawl has spent it', async () => {
-      const settings = { perHost: 2, maxPages: 10 };
-      const f = await store(settings, true);
-      const c = await f.registerCrawler('seed');
-      const links: NewLink[] = [];
-      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, 10));
-      await f.add(links, [], c);
-      const procs = [
-        crawler('work', settings, 5),
-        crawler('work', settings, 5),
-        crawler('work', settings, 5),
-      ];
-      await Promise.all(procs.map((p) => once(p.child, 'exit')));
+      const { f, procs } = await crawlByThree({ perHost: 2, maxPages: 10 }, 10);
       const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
       expect(done).toHaveLength(10);
       expect(new Set(done.map((e) => e.url)).size).toBe(10);
