@@ -55,7 +55,7 @@ export interface CrawlOptions {
   concurrency?: number;
   /** Fetches in flight to one host. */
   perHost?: number;
-  /** Least gap in ms between two requests to one host. */
+  /** Least gap in ms between the starts of two requests to one host (or address). */
   delayMs?: number;
   /** The gap is at least this many times the last response time (Heritrix's delay factor). */
   delayFactor?: number;
@@ -280,7 +280,11 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   },
   concurrency: { kind: whole(1), flag: '--concurrency <n>', help: 'fetches in flight in total' },
   perHost: { kind: whole(1), flag: '--per-host <n>', help: 'fetches in flight to one host' },
-  delayMs: { kind: whole(0), flag: '--delay <ms>', help: 'least gap between two requests to one host' },
+  delayMs: {
+    kind: whole(0),
+    flag: '--delay <ms>',
+    help: 'least gap between the starts of two requests to one host',
+  },
   delayFactor: {
     kind: atLeast(0),
     flag: '--delay-factor <n>',

@@ -11,13 +11,21 @@ export interface LeasableRow {
   attempts: number;
 }
 
+/** What the host's turn says of a lease: when its request must start, and whether it is a placement lease. */
+export interface LeaseTurn {
+  /** policy/politeness.ts startDeadline: undefined when the request may start any time. */
+  startBy: number | undefined;
+  /** False for a host whose address the store does not know yet (--politeness-key ip). */
+  placed: boolean;
+}
+
 /** The lease a crawler gets for a row: every store hands out the same shape. */
 export function leaseOf(
   id: LeaseId,
   row: LeasableRow,
   host: string,
   expiresAt: number,
-  startBy: number | undefined,
+  turn: LeaseTurn,
 ): Lease {
   return {
     id,
@@ -29,6 +37,7 @@ export function leaseOf(
     kind: row.kind,
     attempt: row.attempts + 1,
     expiresAt,
-    ...(startBy === undefined ? {} : { startBy }),
+    ...(turn.startBy === undefined ? {} : { startBy: turn.startBy }),
+    ...(turn.placed ? {} : { needsAddress: true }),
   };
 }

@@ -145,12 +145,13 @@ export class CrawlService {
     );
   }
 
+  /** The store says which leases it still held and when each runs out now, by its own clock. */
   async extend(body: Bodies['EXTEND']): Promise<Bodies['EXTENDED']> {
     const ids = body.leases.map(idFromWire);
-    const held = new Set(await this.parts.store.extend(ids));
-    const expiresAt = Date.now() + this.parts.leaseMs;
+    const extended = await this.parts.store.extend(ids);
+    const held = new Set(extended.map((l) => l.id));
     return {
-      leases: ids.filter((id) => held.has(id)).map((id) => ({ id: idOnWire(id), expiresAt })),
+      leases: extended.map((l) => ({ id: idOnWire(l.id), expiresAt: Math.floor(l.expiresAt) })),
       stale: body.leases.filter((_, i) => !held.has(ids[i] as number)),
     };
   }
@@ -164,7 +165,8 @@ export class CrawlService {
     const completions = (body.completions as Parameters<typeof completionFromWire>[0][]).map(
       completionFromWire,
     );
-    const held = new Set(await this.parts.store.extend(completions.map((c) => c.leaseId)));
+    const extended = await this.parts.store.extend(completions.map((c) => c.leaseId));
+    const held = new Set(extended.map((l) => l.id));
     const lines: Record<string, unknown>[] = [];
     const visits: SiteVisit[] = [];
     for (const c of completions) {

@@ -53,6 +53,40 @@ describe('cobweb crawl on the command line', () => {
     expect(site.log.filter((r) => r.path === '/a')).toHaveLength(2);
   });
 
+  it('names its crawler in every pages.jsonl line: the id the store gave the run', async () => {
+    const web = await serve(
+      '127.0.0.3',
+      routes({ '/': page('home', ['/a', 'http://elsewhere.test/']), '/a': page('a'), '/b': page('b') }),
+    );
+    try {
+      const data = join(dir, 'crawler-ids');
+      const lines = () =>
+        readFileSync(join(data, 'pages.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { url: string; crawler?: number; error?: string });
+      expect((await cobwebAsync('crawl', `${web.origin}/`, '--data', data, '--delay', '0')).code).toBe(0);
+      // fetched pages and the refused link alike
+      expect(lines().map((l) => [l.url, l.crawler])).toEqual(
+        expect.arrayContaining([
+          [`${web.origin}/`, 1],
+          [`${web.origin}/a`, 1],
+          ['http://elsewhere.test/', 1],
+        ]),
+      );
+      expect(lines()).toHaveLength(3);
+      // a run on the same folder is a new crawler, with the store's next id
+      expect((await cobwebAsync('crawl', `${web.origin}/b`, '--data', data, '--delay', '0')).code).toBe(0);
+      expect(
+        lines()
+          .slice(3)
+          .map((l) => [l.url, l.crawler]),
+      ).toEqual([[`${web.origin}/b`, 2]]);
+    } finally {
+      await web.close();
+    }
+  });
+
   it.each([
     [['crawl', 'http://127.0.0.2/', '--bogus'], /unknown option '--bogus'/],
     [['crawl', 'ftp://example.com/'], /bad seed URL "ftp:\/\/example.com\/": only http/],

@@ -1,6 +1,13 @@
 import { leaseOf } from '../lease-of.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
-import { afterLease, leasableNow, NEVER, readyAt, startWindowMs } from '../policy/politeness.js';
+import {
+  afterLease,
+  leasesThisTurn,
+  NEVER,
+  type PolitenessSettings,
+  readyAt,
+  startDeadline,
+} from '../policy/politeness.js';
 import type { CrawlerId, Lease } from '../types.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
@@ -12,7 +19,8 @@ const S = LINK_STATUS;
 /**
  * A lease reaches its crawler a commit and a round trip after the store decided it: a
  * start window shorter than that (a gap under 80 ms) could never be met, and the lease
- * would come back late every time.
+ * would come back late every time. The policy keeps starts the gap apart whatever the
+ * window: the host's next lease waits the gap after this one's deadline.
  */
 const START_WINDOW_FLOOR_MS = 20;
 
@@ -69,11 +77,13 @@ interface ClaimRow {
 /**
  * Up to `want` leases from the hosts ready now, never more in flight per budget than
  * --per-host, never two request starts closer than its gap (policy/politeness.ts says
- * how many each host's turn may take). Hosts come shallowest head first, and the
- * leases are handed out by depth.
+ * how many each host's turn may take, by when its request must start, and when the
+ * host's next turn comes). Hosts come shallowest head first, and the leases are handed
+ * out by depth.
  */
 export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Promise<Lease[]> {
   const shared = tx.settings.key === 'ip';
+  const politeness: PolitenessSettings = { ...tx.settings, startWindowFloorMs: START_WINDOW_FLOOR_MS };
   const ready = await tx.q<HostRecord>(shared ? READY_HOSTS_SHARED : READY_HOSTS, [tx.crawl, tx.now, want]);
   if (ready.length === 0) return [];
   for (const r of ready) tx.hosts.adopt(r);
@@ -86,11 +96,11 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     if (room === 0) break;
     const h = tx.hosts.host(r.host);
     const b = planned.get(h.budget) ?? tx.hosts.budget(h.budget);
-    if (h.retired || h.queued <= 0 || readyAt(b, tx.settings) > tx.now) continue;
-    const k = Math.min(leasableNow(b, tx.settings, room), h.queued);
+    if (h.retired || h.queued <= 0 || readyAt(b, politeness) > tx.now) continue;
+    const k = Math.min(leasesThisTurn(b, politeness, room), h.queued);
     if (k <= 0) continue;
     let next = b;
-    for (let i = 0; i < k; i++) next = afterLease(next, tx.now);
+    for (let i = 0; i < k; i++) next = afterLease(next, politeness, tx.now);
     planned.set(h.budget, next);
     plan.push({ host: h.host, k });
     room -= k;
@@ -116,17 +126,16 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const h = tx.hosts.host(host);
     const taken = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
     let b = tx.hosts.budget(h.budget);
-    const window = startWindowMs(b, START_WINDOW_FLOOR_MS);
-    const startBy = window === undefined ? undefined : tx.now + window;
+    const startBy = startDeadline(b, politeness, tx.now);
     for (const r of taken) {
-      b = afterLease(b, tx.now);
+      b = afterLease(b, politeness, tx.now);
       leases.push(
         leaseOf(
           r.lease_id,
           { ...r, kind: r.kind === LINK_KIND.sitemap ? 'sitemap' : 'page' },
           host,
           expiresAt,
-          startBy,
+          { startBy, placed: true },
         ),
       );
     }

@@ -10,6 +10,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  ExtendedLease,
   FrontierHosts,
   FrontierSettings,
   FrontierStats,
@@ -150,16 +151,18 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts {
     return this.releasing.add(batch);
   }
 
-  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+  /** Each lease still held runs out a lease time from now, by this store's clock. */
+  async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
     if (leaseIds.length === 0) return [];
+    const expiresAt = leaseExpiry(this.now(), this.settings);
     const rows = await this.db.query<{ lease_id: number }>(
       `UPDATE crawler_links SET lease_expires = $2
        WHERE id = ANY($1::int8[]) AND status = ${S.claimed} AND ${LEASE_ID} = ANY($3::int8[])
        RETURNING ${LEASE_ID} AS lease_id`,
-      [rowIdsOf(leaseIds), leaseExpiry(this.now(), this.settings), leaseIds],
+      [rowIdsOf(leaseIds), expiresAt, leaseIds],
     );
     const held = new Set(rows.map((r) => r.lease_id));
-    return leaseIds.filter((id) => held.has(id));
+    return leaseIds.filter((id) => held.has(id)).map((id) => ({ id, expiresAt }));
   }
 
   async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {

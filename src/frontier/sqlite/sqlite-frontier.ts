@@ -4,22 +4,23 @@ import Database from 'better-sqlite3';
 import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
+import { addressBudget } from '../host-row.js';
 import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
 import { PendingReleases } from '../pending-releases.js';
 import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
-import { leaseExpiry } from '../policy/lease-expiry.js';
+import { expiredThrough, leaseExpiry } from '../policy/lease-expiry.js';
 import {
   afterFetch,
   afterLease,
   afterLostLease,
-  leasableNow,
+  leasesThisTurn,
   mergeBudgets,
   NEVER,
   readyAt,
-  startWindowMs,
+  startDeadline,
 } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
@@ -28,6 +29,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  ExtendedLease,
   FetchReport,
   FrontierHosts,
   FrontierSettings,
@@ -202,13 +204,15 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     return this.releasing.add(batch);
   }
 
-  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+  async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
     return this.write((tx) => {
-      const expires = leaseExpiry(tx.now, this.settings);
-      return leaseIds.filter((id) => {
-        const { seq, gen } = splitLeaseId(id);
-        return this.st.extendLease.run(expires, seq, gen).changes === 1;
-      });
+      const expiresAt = leaseExpiry(tx.now, this.settings);
+      return leaseIds
+        .filter((id) => {
+          const { seq, gen } = splitLeaseId(id);
+          return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
+        })
+        .map((id) => ({ id, expiresAt }));
     });
   }
 
@@ -588,8 +592,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private applyRelease(r: Release, tx: Tx): void {
     const lease = this.leaseOf(r.leaseId);
     if (lease === undefined || lease.released === 1) return;
-    this.st.markReleased.run(lease.seq);
+    // Still counted in flight while the report is applied: a host moving to its address
+    // takes this fetch along, and the report then frees its slot there.
     this.applyReport(lease.host, r.report, tx);
+    this.st.markReleased.run(lease.seq);
   }
 
   /** The URL row a lease id names, if that lease still holds it (not expired and handed on). */
@@ -606,7 +612,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
       this.st.touchCrawler.run(tx.now, crawler);
       this.lastTouched.set(crawler, tx.now);
     }
-    for (const seq of this.st.expiredLeases.all(tx.now) as number[]) this.reclaimLease(seq, tx);
+    for (const seq of this.st.expiredLeases.all(expiredThrough(tx.now)) as number[])
+      this.reclaimLease(seq, tx);
     this.requeueDueRetries(tx);
     // The queries below read the hosts table: let them see what came back to the queue.
     tx.hosts.flush();
@@ -646,28 +653,25 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   ): void {
     const h = tx.hosts.host(host);
     let b = tx.hosts.budget(h.budget);
-    if (h.retired || h.queued <= 0 || readyAt(b, this.settings) > tx.now) return;
-    const k = leasableNow(b, this.settings, room);
+    const placed = tx.hosts.placed(h.budget);
+    if (h.retired || h.queued <= 0 || readyAt(b, this.settings, placed) > tx.now) return;
+    const k = leasesThisTurn(b, this.settings, room, placed);
     if (k <= 0) return;
     const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
     let n = 0;
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
-    const window = startWindowMs(b);
-    const startBy = window === undefined ? undefined : tx.now + window;
+    const startBy = startDeadline(b, this.settings, tx.now, placed);
     for (const r of taken) {
       const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
       const id = leaseIdOf(r.seq, gen);
-      b = afterLease(b, tx.now);
+      b = afterLease(b, this.settings, tx.now, placed);
       out.push(
-        leaseOf(
-          id,
-          { ...r, kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page' },
-          host,
-          expiresAt,
+        leaseOf(id, { ...r, kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page' }, host, expiresAt, {
           startBy,
-        ),
+          placed,
+        }),
       );
     }
     tx.hosts.setBudget(h.budget, b);
@@ -796,7 +800,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
    * budget with every other host there. Its fetches in flight move along with it.
    */
   private moveToAddress(h: ReturnType<HostTable['host']>, address: string, tx: Tx): void {
-    const key = `ip:${address}`;
+    const key = addressBudget(address);
     if (h.budget === key) return;
     const inFlight = this.st.leasedOfHost.get(h.host) as number;
     const from = tx.hosts.budget(h.budget);
