@@ -721,6 +721,38 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       );
       expect(await leaseAll(f, c, 10)).toHaveLength(1);
     });
+
+    it('with --politeness-key ip, a host found on another address moves there with exactly its fetches in flight', async () => {
+      const f = await store({ key: 'ip', perHost: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 6), [], c);
+      const at = (address: string) => ({ fetchMs: 1, address });
+      const [probe] = (await f.lease(1, c)).leases;
+      await f.complete(
+        [
+          completion(
+            probe as Lease,
+            { kind: 'deferred' },
+            { report: { ...at('192.0.2.7'), noRequest: true } },
+          ),
+        ],
+        c,
+      );
+      const both = await leaseAll(f, c, 10);
+      expect(both).toHaveLength(2);
+      // One batch: the first fetch was answered at the host's address, the second at
+      // another one (a name with two addresses). The host moves to the second address
+      // with the one fetch still in flight there, which its report then frees.
+      await f.complete(
+        [
+          completion(both[0] as Lease, { kind: 'done' }, { report: at('192.0.2.7') }),
+          completion(both[1] as Lease, { kind: 'done' }, { report: at('192.0.2.8') }),
+        ],
+        c,
+      );
+      // Nothing is in flight on either address: --per-host 2 leases at once.
+      expect(await leaseAll(f, c, 10)).toHaveLength(2);
+    });
   });
 
   describe('several processes on one store', () => {

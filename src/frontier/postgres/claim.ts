@@ -1,3 +1,4 @@
+import { isPlaced } from '../host-row.js';
 import { leaseOf } from '../lease-of.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import {
@@ -79,7 +80,8 @@ interface ClaimRow {
  * --per-host, never two request starts closer than its gap (policy/politeness.ts says
  * how many each host's turn may take, by when its request must start, and when the
  * host's next turn comes). Hosts come shallowest head first, and the leases are handed
- * out by depth.
+ * out by depth. With --politeness-key ip a host not yet on its address gets its one
+ * placement lease (needsAddress), which makes no request.
  */
 export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Promise<Lease[]> {
   const shared = tx.settings.key === 'ip';
@@ -96,11 +98,12 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     if (room === 0) break;
     const h = tx.hosts.host(r.host);
     const b = planned.get(h.budget) ?? tx.hosts.budget(h.budget);
-    if (h.retired || h.queued <= 0 || readyAt(b, politeness) > tx.now) continue;
-    const k = Math.min(leasesThisTurn(b, politeness, room), h.queued);
+    const placed = isPlaced(h.budget, shared);
+    if (h.retired || h.queued <= 0 || readyAt(b, politeness, placed) > tx.now) continue;
+    const k = Math.min(leasesThisTurn(b, politeness, room, placed), h.queued);
     if (k <= 0) continue;
     let next = b;
-    for (let i = 0; i < k; i++) next = afterLease(next, politeness, tx.now);
+    for (let i = 0; i < k; i++) next = afterLease(next, politeness, tx.now, placed);
     planned.set(h.budget, next);
     plan.push({ host: h.host, k });
     room -= k;
@@ -126,16 +129,17 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const h = tx.hosts.host(host);
     const taken = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
     let b = tx.hosts.budget(h.budget);
-    const startBy = startDeadline(b, politeness, tx.now);
+    const placed = isPlaced(h.budget, shared);
+    const startBy = startDeadline(b, politeness, tx.now, placed);
     for (const r of taken) {
-      b = afterLease(b, politeness, tx.now);
+      b = afterLease(b, politeness, tx.now, placed);
       leases.push(
         leaseOf(
           r.lease_id,
           { ...r, kind: r.kind === LINK_KIND.sitemap ? 'sitemap' : 'page' },
           host,
           expiresAt,
-          { startBy, placed: true },
+          { startBy, placed },
         ),
       );
     }

@@ -1,3 +1,4 @@
+import { addressBudget } from '../host-row.js';
 import { afterFetch, mergeBudgets } from '../policy/politeness.js';
 import type { CompleteResult, Completion, CrawlerId, FetchReport, LeaseId, Release } from '../types.js';
 import { hostsOfLinks } from './host-keys.js';
@@ -21,8 +22,9 @@ const FINAL = `UPDATE crawler_links SET status = $2, attempts = attempts + $3, e
     crawler_id = $5, updated_at = $6 WHERE id = $1`;
 const RETRYING = `UPDATE crawler_links SET status = ${S.retrying}, attempts = attempts + 1, error = $2,
     due_at = $3, lease_expires = NULL, updated_at = $4 WHERE id = $1`;
+/** A host's fetches in flight, less those whose reports this transaction has applied already. */
 const LEASED_OF_HOST = `SELECT count(*)::int AS n FROM crawler_links
-  WHERE crawl = $1 AND host = $2 AND status = ${S.claimed} AND NOT released`;
+  WHERE crawl = $1 AND host = $2 AND status = ${S.claimed} AND NOT released AND id <> ALL($3::int8[])`;
 
 /** The claimed rows of these leases, by lease id. */
 export async function heldLeases(tx: Tx, ids: readonly LeaseId[]): Promise<Map<LeaseId, ClaimedRow>> {
@@ -41,14 +43,16 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
   const fresh = releases.filter((r) => held.get(r.leaseId)?.released === false);
   if (fresh.length === 0) return;
   await tx.hosts.lock(fresh.map((r) => (held.get(r.leaseId) as ClaimedRow).host));
-  // Marked first: a host moving to its address's budget takes only its other fetches along.
-  await tx.q(MARK_RELEASED, [fresh.map((r) => (held.get(r.leaseId) as ClaimedRow).id)]);
+  const reported: number[] = [];
   for (const r of fresh) {
     const lease = held.get(r.leaseId) as ClaimedRow;
     if (lease.released) continue; // released twice in one batch
     lease.released = true;
-    await applyReport(tx, lease.host, r.report);
+    await applyReport(tx, lease, r.report, reported);
   }
+  // Marked after: a host moving to its address's budget takes this fetch along too, and
+  // its report then frees the slot there.
+  await tx.q(MARK_RELEASED, [reported]);
 }
 
 /**
@@ -78,9 +82,10 @@ export async function completeBatch(
     ...hostsOfLinks(outlinks),
   ]);
   const done: { id: number; hasForm: boolean }[] = [];
+  const reported: number[] = [];
   for (const c of live) {
     const lease = held.get(c.leaseId) as ClaimedRow;
-    if (!lease.released) await applyReport(tx, lease.host, c.report ?? { fetchMs: 0 });
+    if (!lease.released) await applyReport(tx, lease, c.report ?? { fetchMs: 0 }, reported);
     tx.delta.claimed--;
     if (c.outcome.kind === 'done') {
       done.push({ id: lease.id, hasForm: c.hasForm === true });
@@ -128,23 +133,40 @@ async function settle(tx: Tx, lease: ClaimedRow, c: Completion, crawler: Crawler
   }
 }
 
-/** One fetch's politeness facts: the budget's gap, hold or back-off, and its free slot. */
-async function applyReport(tx: Tx, host: string, report: FetchReport): Promise<void> {
-  const h = tx.hosts.host(host);
-  if (tx.settings.key === 'ip' && report.address != null) await moveToAddress(tx, h, report.address);
+/**
+ * One fetch's politeness facts: the budget's gap, hold or back-off, and its free slot.
+ * `reported`: the leases whose reports this transaction has applied (this one joins
+ * them), which are no longer in flight whatever their rows say yet.
+ */
+async function applyReport(
+  tx: Tx,
+  lease: ClaimedRow,
+  report: FetchReport,
+  reported: number[],
+): Promise<void> {
+  const h = tx.hosts.host(lease.host);
+  if (tx.settings.key === 'ip' && report.address != null)
+    await moveToAddress(tx, h, report.address, reported);
   tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, tx.settings, tx.now));
+  reported.push(lease.id);
 }
 
 /**
- * --politeness-key ip: the host was found at `address`, so from now on it shares one
- * budget (the row 'ip:ADDRESS') with every other host there. Its fetches in flight move
- * along with it.
+ * --politeness-key ip: the host was found at `address` (a placement lease's report, or
+ * a fetch's), so from now on it shares one budget (the row 'ip:ADDRESS') with every
+ * other host there. Its fetches in flight move along with it, the one reporting
+ * included.
  */
-async function moveToAddress(tx: Tx, h: HostRow, address: string): Promise<void> {
-  const key = `ip:${address}`;
+async function moveToAddress(
+  tx: Tx,
+  h: HostRow,
+  address: string,
+  reported: readonly number[],
+): Promise<void> {
+  const key = addressBudget(address);
   if (h.budget === key) return;
   await tx.hosts.lockShared([key]);
-  const [row] = await tx.q<{ n: number }>(LEASED_OF_HOST, [tx.crawl, h.host]);
+  const [row] = await tx.q<{ n: number }>(LEASED_OF_HOST, [tx.crawl, h.host, reported]);
   const inFlight = row?.n ?? 0;
   const from = tx.hosts.budget(h.budget);
   tx.hosts.setBudget(h.budget, { ...from, inFlight: Math.max(0, from.inFlight - inFlight) });

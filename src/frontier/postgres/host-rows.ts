@@ -1,5 +1,6 @@
-import type { HostRow } from '../host-row.js';
+import { type HostRow, isPlaced } from '../host-row.js';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
+import type { FrontierSettings } from '../types.js';
 import type { Query } from './database.js';
 
 export type { HostRow };
@@ -51,7 +52,7 @@ export class HostRows {
   constructor(
     private readonly q: Query,
     private readonly crawl: number,
-    private readonly settings: PolitenessSettings,
+    private readonly settings: PolitenessSettings & Pick<FrontierSettings, 'key'>,
   ) {}
 
   /** Locks these hosts' rows (made if missing) and their budgets' rows, for this transaction. */
@@ -137,10 +138,15 @@ export class HostRows {
     return rows.map((r) => r.host);
   }
 
-  /** Writes every changed row in one statement; ready_at from the row's own politeness. */
+  /**
+   * Writes every changed row in one statement; ready_at from the row's own politeness,
+   * as a budget counts (a host row under --politeness-key ip is a host not yet placed on
+   * its address while it is its own budget).
+   */
   async flush(): Promise<void> {
     const dirty = [...this.rows.values()].filter((c) => c.dirty);
     if (dirty.length === 0) return;
+    const shared = this.settings.key === 'ip';
     const col = <T>(f: (c: Cached) => T) => dirty.map(f);
     await this.q(WRITE, [
       this.crawl,
@@ -150,7 +156,7 @@ export class HostRows {
       col((c) => c.row.minDepth),
       col((c) => c.row.taken),
       col((c) => c.row.retired),
-      col((c) => readyAt(c.state, this.settings)),
+      col((c) => readyAt(c.state, this.settings, isPlaced(c.row.host, shared))),
       col((c) => c.state.inFlight),
       col((c) => c.state.nextAt),
       col((c) => c.state.gapMs),
