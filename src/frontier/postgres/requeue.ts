@@ -1,3 +1,4 @@
+import { expiredThrough } from '../policy/lease-expiry.js';
 import { afterLostLease } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import type { CrawlerId, PendingRecord } from '../types.js';
@@ -28,9 +29,9 @@ const ORPHANS = `UPDATE crawler_links SET holder = $2 WHERE id IN (
   RETURNING id, url, depth, via, error AS reason`;
 const RECORD = `SELECT id, url, depth, via, error AS reason FROM crawler_links WHERE id = $1`;
 
-/** lease(): leases that ran out go back to the queue, one try counted. */
+/** lease(): leases that ran out (policy/lease-expiry.ts) go back to the queue, one try counted. */
 export async function reclaimExpired(tx: Tx): Promise<void> {
-  const rows = await tx.q<ClaimedRow>(EXPIRED, [tx.crawl, tx.now]);
+  const rows = await tx.q<ClaimedRow>(EXPIRED, [tx.crawl, expiredThrough(tx.now)]);
   if (rows.length === 0) return;
   await tx.hosts.lock(rows.map((r) => r.host));
   for (const r of rows) await reclaimLease(tx, r);
