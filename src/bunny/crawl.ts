@@ -10,6 +10,7 @@ import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import { agree, count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
 import {
@@ -144,10 +145,19 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     await loop.record(await frontier.reclaimRecords(crawler));
     if (changedSettings.length > 0) {
       const again = await reconsiderRefused(frontier, rules);
-      if (again > 0) log(`${urls(again)} refused under the last run's rules are queued again`, 'info');
+      if (again > 0) {
+        log(
+          `${count(again, 'URL')} refused under the last run's rules ${agree(again, 'is', 'are')} queued again`,
+          'info',
+        );
+      }
     }
     if (o.retryFailed === true) {
-      log(`--retry-failed: ${urls(await retryFailed(frontier))} that failed are queued again`, 'info');
+      const again = await retryFailed(frontier);
+      log(
+        `--retry-failed: ${count(again, 'URL')} that failed ${agree(again, 'is', 'are')} queued again`,
+        'info',
+      );
     }
     const seeded = await addSeeds(frontier, seeds, crawler);
     await loop.record(seeded.records);
@@ -175,7 +185,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     if (typeof seen.estimatedFpRate === 'number') {
       // A bloom filter loses new URLs at this rate now: say so, since nothing else can.
       log(
-        `bloom seen set: ${seen.size} URLs of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,
+        `bloom seen set: ${count(seen.size, 'URL')} of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,
         seen.size > Number(seen.capacity) ? 'warning' : 'info',
       );
     }
@@ -192,10 +202,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   } finally {
     await closeAll(closers.reverse());
   }
-}
-
-function urls(n: number): string {
-  return n === 1 ? '1 URL' : `${n} URLs`;
 }
 
 /** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { count } from '../bunny/english.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import type { CrawlService } from './crawl-service.js';
 import { plainNameIn } from './names.js';
@@ -59,7 +60,7 @@ export class Control {
     const lines = [`modules: ${stats.length}`];
     for (const m of stats) {
       lines.push(
-        `  ${m.name}: ${m.calls} ${m.calls === 1 ? 'call' : 'calls'}, ${m.errors} ${m.errors === 1 ? 'error' : 'errors'}, ${m.timeouts} ${m.timeouts === 1 ? 'timeout' : 'timeouts'}, ${m.meanMs.toFixed(2)} ms mean`,
+        `  ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${m.meanMs.toFixed(2)} ms mean`,
       );
     }
     return `${lines.join('\n')}\n`;
@@ -102,7 +103,7 @@ export class Control {
     this.loaded.push(module);
     for (const b of this.parts.bunnies) b.pushModule(module);
     const hooks = [report.hooks.page ? 'page' : '', report.hooks.site ? 'site' : ''].filter(Boolean);
-    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${this.parts.bunnies.size} ${this.parts.bunnies.size === 1 ? 'bunny' : 'bunnies'}\n`;
+    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(this.parts.bunnies.size, 'bunny', 'bunnies')}\n`;
   }
 
   /** QUIT: cobweb.log is written (replacing the old one), then the server stops. */

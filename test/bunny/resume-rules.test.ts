@@ -24,6 +24,14 @@ describe('a resumed crawl with other options', () => {
     expect(lines).toContain("2 URLs refused under the last run's rules are queued again");
   });
 
+  it('says it in English when one URL is queued again', async () => {
+    const a = await site('127.0.0.2', { '/': page('root', ['/1']), '/1': page('1') });
+    await run([`${a.origin}/`], { maxDepth: 0 });
+    const lines: string[] = [];
+    await run([`${a.origin}/`], { onLog: (line) => lines.push(line) });
+    expect(lines).toContain("1 URL refused under the last run's rules is queued again");
+  });
+
   it('keeps a refusal that the new rules still make', async () => {
     const a = await site('127.0.0.2', {
       '/': page('root', ['/1']),
@@ -60,8 +68,10 @@ describe('a resumed crawl with other options', () => {
     broken = false;
     await run([`${a.origin}/`]);
     expect(a.log.filter((r) => r.path === '/flaky')).toHaveLength(1);
-    await run([`${a.origin}/`], { retryFailed: true });
+    const lines: string[] = [];
+    await run([`${a.origin}/`], { retryFailed: true, onLog: (line) => lines.push(line) });
     expect(a.log.filter((r) => r.path === '/flaky')).toHaveLength(2);
+    expect(lines).toContain('--retry-failed: 1 URL that failed is queued again');
     expect(
       h
         .pages()
