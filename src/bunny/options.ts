@@ -122,11 +122,11 @@ export type LogLevel = 'error' | 'warning' | 'info';
 export interface CrawlProgress {
   /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
   done: number;
-  /** In the store: URLs given up on without a response, robots.txt refusals included. */
+  /** In the store: URLs given up on without a response (a robots.txt answering 5xx included). */
   failed: number;
   queued: number;
   inFlight: number;
-  /** In the store: URLs the crawl refused (filters, too long). */
+  /** In the store: URLs not fetched because the crawl's rules (filters, too long) or robots.txt refused them. */
   rejected: number;
   /** URLs that got an HTTP response this run, whatever the status. */
   fetchedThisRun: number;

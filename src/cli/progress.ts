@@ -94,7 +94,7 @@ export function summaryText(s: CrawlSummary): string {
     ...(refused > 0
       ? [`    refused, not fetched: ${count(refused, 'URL')} (${breakdown(run.refused)})`]
       : []),
-    `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed or disallowed, ${s.rejected} refused, ${s.queued} queued`,
+    `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed, ${s.rejected} refused or disallowed by robots.txt, ${s.queued} queued`,
     ...moduleLines(s),
     `  pages: ${s.pagesFile}`,
     `  warc:  ${s.warcFiles.length === 0 ? '(none this run)' : s.warcFiles.join(', ')}`,
