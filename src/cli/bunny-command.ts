@@ -4,7 +4,7 @@ import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, withDefaults } from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
@@ -12,6 +12,7 @@ import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
 import { addRuleOptions } from './rule-options.js';
 import { parseHostPort } from './server-command.js';
 
@@ -50,7 +51,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     .requiredOption('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: urlArgs } as CrawlOptions;
     checkCrawlOptions(given);
@@ -58,8 +59,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const seeds = urlArgs.length === 0 ? [] : canonicalSeeds(urlArgs);
     const server = flags.server as { host: string; port: number };
     const quiet = flags.quiet === true;
-    const say = (line: string, level = 'info') => {
-      if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
     };
     const layout = layoutOf(own.data);
     checkDataDir(layout);
@@ -68,7 +69,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const onSignal = (received: StopSignal) => {
       if (signal !== null) process.exit(EXIT[received]);
       signal = received;
-      say('stopping: finishing the fetches in flight (again to quit at once)');
+      // Said even under --quiet, as by cobweb crawl.
+      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
       stop.abort();
     };
     process.on('SIGINT', onSignal);

@@ -4,7 +4,13 @@ import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModul
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+  withDefaults,
+} from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
@@ -12,6 +18,7 @@ import { DEFAULT_LIMITS } from '../server/server.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
 import { addRuleOptions } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
@@ -111,7 +118,7 @@ export function serverCommand(outcome: { code: number }): Command {
       },
       256,
     )
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: seedArgs } as CrawlOptions;
     checkCrawlOptions(given);
@@ -119,21 +126,19 @@ export function serverCommand(outcome: { code: number }): Command {
     const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
     const listen = flags.listen as { host: string; port: number };
     const quiet = flags.quiet === true;
-    const say = (line: string) => {
-      if (!quiet) process.stderr.write(`cobweb: ${line}\n`);
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
     };
     const layout = layoutOf(o.data);
     checkDataDir(layout);
     const closers: (() => unknown)[] = [];
     let signal: StopSignal | null = null;
     try {
-      const modules = await startModules(o, layout.moduleData, (line, level) => {
-        if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
-      });
+      const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, (line) => say(line), seenOf(o));
-      const store = await openStore(layout, seenOf(o), say, {
+      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, say, seenOf(o));
+      const store = await openStore(layout, seenOf(o), (line) => say(line, 'warning'), {
         perHost: o.perHost,
         delayMs: o.delayMs,
         delayFactor: o.delayFactor,
@@ -190,7 +195,8 @@ export function serverCommand(outcome: { code: number }): Command {
       const how = await Promise.race([quitting.then(() => null), stopped]);
       signal = how;
       if (how !== null) {
-        say('stopping: the bunnies are told, their leases go back to the queue');
+        // Said even under --quiet, as by cobweb crawl.
+        process.stderr.write('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
         running.server.writeLog();
       }
     } finally {

@@ -109,7 +109,7 @@ describe('exit codes', () => {
     });
   }
 
-  it('130 with --quiet, and not a word on either stream', async () => {
+  it('130 with --quiet, and no word on either stream but the stopping line', async () => {
     const out = nextData();
     const child = spawn(
       process.execPath,
@@ -126,7 +126,7 @@ describe('exit codes', () => {
     await untilFetched(out, 3, () => child.exitCode !== null);
     child.kill('SIGINT');
     const [exit] = await once(child, 'exit');
-    expect(printed).toBe('');
+    expect(printed).toBe('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
     expect(exit).toBe(130);
   });
 });

@@ -224,6 +224,8 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     const show = run(['show', '--server', `127.0.0.1:${port}`]);
     expect(await show.exit()).toBe(0);
     s.child.kill('SIGTERM');
-    await s.exit();
+    expect(await s.exit()).toBe(143);
+    // --quiet: nothing but the line saying it stops.
+    expect(s.stderr()).toBe('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
   });
 });
