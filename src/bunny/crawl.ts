@@ -275,8 +275,10 @@ export function openDataDir(
   seen?: StoreSeenOptions,
 ): (keyof LinkSettings)[] {
   checkDataDir(layout); // again, now that no other crawl can be changing it
+  // Read (and so checked) before --fresh deletes anything.
+  const found = readMarker(layout);
   if (fresh) clearCrawl(layout);
-  const previous = fresh ? null : readMarker(layout);
+  const previous = fresh ? null : found;
   const change = describeLinkChanges(previous?.settings, settings);
   if (change !== null) log(change, 'warning');
   writeMarker(

@@ -1,8 +1,9 @@
 import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirBusyError, DataDirError } from './errors.js';
+import { readMarker } from './marker.js';
 
 /** Where everything of one crawl lives under --data. */
 export interface DataLayout {
@@ -52,9 +53,10 @@ const OWN_MODULE_DATA = /^[A-Za-z0-9_-]{1,64}\.jsonl$/;
 
 /**
  * Whether `--data` may be used, before anything in it is touched: a folder that does not
- * exist yet, an empty one, or one with cobweb's marker. A file, or a folder holding
- * anything else, is refused (DataDirError): cobweb neither mixes its files into a
- * folder it did not make nor deletes from one.
+ * exist yet, an empty one, or one with cobweb's marker, which must be one this cobweb
+ * reads (readMarker). A file, a path under a file, a folder holding anything else, or a
+ * cobweb.json that is not a readable marker is refused (DataDirError): cobweb neither
+ * mixes its files into a folder it did not make nor deletes from one.
  */
 export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
   let entries: string[];
@@ -66,14 +68,35 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     }
     entries = readdirSync(layout.root);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'new';
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'new';
+    if (code === 'ENOTDIR') {
+      throw new DataDirError(
+        `--data ${layout.root} is under ${fileAbove(layout.root)}, a file, not a folder; give --data a new folder, or one cobweb made`,
+      );
+    }
     throw err;
   }
-  if (entries.includes('cobweb.json')) return 'cobweb';
+  if (entries.includes('cobweb.json')) {
+    readMarker(layout);
+    return 'cobweb';
+  }
   if (entries.every((e) => LOCK_FILES.has(e))) return 'new';
   throw new DataDirError(
     `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
   );
+}
+
+/** The file a path runs into (stat said ENOTDIR): the nearest folder above it that is not one. */
+function fileAbove(path: string): string {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // further up, then
+    }
+  }
+  return path;
 }
 
 /** Folders locked by this process: POSIX locks do not conflict within one process. */

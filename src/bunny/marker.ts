@@ -101,14 +101,21 @@ export function readMarker(layout: DataLayout): Marker | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  let marker: Partial<Marker>;
+  let parsed: unknown;
   try {
-    marker = JSON.parse(text) as Partial<Marker>;
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new DataDirError(
       `${layout.marker} is damaged (${(err as Error).message}); restore it, or use a new --data folder`,
     );
   }
+  if (typeof parsed !== 'object' || parsed === null || !('format' in parsed || 'cobweb' in parsed)) {
+    // Some other program's cobweb.json: the folder is not cobweb's, whatever else is in it.
+    throw new DataDirError(
+      `${layout.marker} is not cobweb's marker (it has no "format" or "cobweb"), so cobweb did not make this folder; move the file, or use another --data folder`,
+    );
+  }
+  const marker = parsed as Partial<Marker>;
   if (typeof marker.format !== 'number' || typeof marker.settings !== 'object' || marker.settings === null) {
     throw new DataDirError(
       `${layout.marker} is damaged (no format or settings); restore it, or use a new --data folder`,
