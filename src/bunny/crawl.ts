@@ -9,19 +9,13 @@ import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { Crawler, closeAll } from './crawler.js';
-import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { agree, count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
-import {
-  changedLinkSettings,
-  describeLinkChanges,
-  type LinkSettings,
-  linkSettingsOf,
-  readMarker,
-  writeMarker,
-} from './marker.js';
+import { linkSettingsOf } from './marker.js';
 import { GuardedOnPage } from './on-page.js';
+import { openDataDir } from './open-data-dir.js';
 import {
   type CrawlOptions,
   type CrawlProgress,
@@ -77,7 +71,11 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     closers.push(() => moduleHost.close());
     closers.push(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
-    const changedSettings = openDataDir(layout, settings, o.fresh === true, log, seenOf(o));
+    const { changed: changedSettings } = openDataDir(
+      layout,
+      { settings, fresh: o.fresh === true, seen: seenOf(o), modules: moduleHost.names },
+      log,
+    );
 
     const started = Date.now();
     const frontier = await openStore(layout, seenOf(o), (line) => log(line, 'warning'), {
@@ -260,36 +258,6 @@ export async function startModules(
     );
   }
   return host;
-}
-
-/**
- * Under the lock: --fresh clears what cobweb wrote, then the marker is written with this
- * run's settings. Says in one line what changed since the last run, and returns the
- * names of the settings that did.
- */
-export function openDataDir(
-  layout: DataLayout,
-  settings: LinkSettings,
-  fresh: boolean,
-  log: (line: string, level: LogLevel) => void,
-  seen?: StoreSeenOptions,
-): (keyof LinkSettings)[] {
-  checkDataDir(layout); // again, now that no other crawl can be changing it
-  // Read (and so checked) before --fresh deletes anything.
-  const found = readMarker(layout);
-  if (fresh) clearCrawl(layout);
-  const previous = fresh ? null : found;
-  const change = describeLinkChanges(previous?.settings, settings);
-  if (change !== null) log(change, 'warning');
-  writeMarker(
-    layout,
-    settings,
-    previous,
-    seen === undefined
-      ? undefined
-      : { kind: seen.kind, capacity: seen.capacity ?? null, fpRate: seen.fpRate ?? 0.001 },
-  );
-  return previous === null ? [] : changedLinkSettings(previous.settings, settings);
 }
 
 /**

@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
 import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
@@ -99,7 +100,12 @@ export function bunnyCommand(outcome: { code: number }): Command {
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
       const allSeeds = [...crawl.seeds, ...seeds];
-      openDataDir(layout, linkSettingsOf({ ...own, ...crawl }, allSeeds), false, () => {});
+      // Its modules' records go to the server: this folder keeps no module data files.
+      openDataDir(
+        layout,
+        { settings: linkSettingsOf({ ...own, ...crawl }, allSeeds), fresh: false, modules: [] },
+        () => {},
+      );
       pushed = new ServerModules(layout.root, modules, say);
       for (const m of early.splice(0)) await pushed.load(m);
       const counts = new RunCounter();

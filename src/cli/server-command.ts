@@ -1,9 +1,10 @@
 import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
 import {
   type CrawlOptions,
   checkCrawlOptions,
@@ -137,7 +138,16 @@ export function serverCommand(outcome: { code: number }): Command {
       const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, say, seenOf(o));
+      const opened = openDataDir(
+        layout,
+        {
+          settings: linkSettingsOf(o, seeds),
+          fresh: o.fresh === true,
+          seen: seenOf(o),
+          modules: modules.names,
+        },
+        say,
+      );
       const store = await openStore(layout, seenOf(o), (line) => say(line, 'warning'), {
         perHost: o.perHost,
         delayMs: o.delayMs,
@@ -159,6 +169,7 @@ export function serverCommand(outcome: { code: number }): Command {
       });
       const running = await startServer({
         layout,
+        moduleData: opened.moduleData,
         store,
         modules,
         host: listen.host,

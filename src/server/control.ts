@@ -94,7 +94,12 @@ export class Control {
       }
       return `no module ${name}: neither ${name}.mjs nor ${name}.js is in ${dir}\n`;
     }
-    const report = await this.parts.service.modules.add(path);
+    const files = this.parts.service.moduleData;
+    const report = await this.parts.service.modules.add(path, (module) =>
+      files.claim(module)
+        ? undefined
+        : `${files.file(module)} is not cobweb's, and it would write its records into it`,
+    );
     if (report.refused !== undefined || report.name === null) {
       return `module ${name} refused: ${report.refused ?? 'it has no name'}\n`;
     }

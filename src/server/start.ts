@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
+import type { ModuleDataFiles } from '../bunny/module-data.js';
+import type { LogLevel } from '../bunny/options.js';
 import type { LocalFrontier } from '../frontier/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import { PagesLog } from '../output/pages-log.js';
@@ -13,6 +15,8 @@ import { SiteBook } from './site-book.js';
 
 export interface ServerSetup {
   layout: DataLayout;
+  /** The module data files that are cobweb's (openDataDir's). */
+  moduleData: ModuleDataFiles;
   store: LocalFrontier;
   modules: ModuleHost;
   host: string;
@@ -27,7 +31,7 @@ export interface ServerSetup {
   leaseMs: number;
   limits: SessionLimits;
   maxConnections: number;
-  log: (line: string) => void;
+  log: (line: string, level?: LogLevel) => void;
   onQuit?: () => void;
 }
 
@@ -45,7 +49,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
   const service = new CrawlService({
     store: setup.store,
     pages,
-    moduleData: setup.layout.moduleData,
+    moduleData: setup.moduleData,
     sites: new SiteBook(setup.layout.sites),
     modules: setup.modules,
     rules: setup.rules,
