@@ -10,7 +10,7 @@ import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
-import { agree, count } from './english.js';
+import { count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
 import { linkSettingsOf } from './marker.js';
@@ -27,7 +27,7 @@ import {
   withDefaults,
 } from './options.js';
 import { runPasses } from './passes.js';
-import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
+import { revisitStore } from './revisit.js';
 import { RunCounter } from './run-counts.js';
 
 export { CrawlOptionError };
@@ -141,30 +141,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 
     // Lines a killed run stored but never wrote: write them now.
     await loop.record(await frontier.reclaimRecords(crawler));
-    if (changedSettings.length > 0) {
-      const again = await reconsiderRefused(frontier, rules);
-      if (again > 0) {
-        log(
-          `${count(again, 'URL')} refused under the last run's rules ${agree(again, 'is', 'are')} queued again`,
-          'info',
-        );
-      }
-    }
-    if (o.retryFailed === true) {
-      const again = await retryFailed(frontier);
-      log(
-        `--retry-failed: ${count(again, 'URL')} that failed ${agree(again, 'is', 'are')} queued again`,
-        'info',
-      );
-    }
-    const seeded = await addSeeds(frontier, seeds, crawler);
-    await loop.record(seeded.records);
-    if (seeded.known > 0) {
-      log(
-        `${seeded.known === 1 ? '1 seed was' : `${seeded.known} seeds were`} met by an earlier run in this folder and ${seeded.known === 1 ? 'is' : 'are'} not fetched again (--fresh starts over, --retry-failed retries failures)`,
-        'info',
-      );
-    }
+    const revisited = await revisitStore(
+      frontier,
+      { seeds, crawler, rules, changed: changedSettings, retryFailed: o.retryFailed === true },
+      log,
+    );
+    await loop.record(revisited.records);
     const stoppedBy =
       o.passes === undefined
         ? await loop.run()

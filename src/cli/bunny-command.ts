@@ -6,7 +6,7 @@ import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
+import { seedLinks } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
@@ -124,7 +124,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
       });
       closers.push(() => crawler.close());
       say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}`);
-      if (seeds.length > 0) await addSeeds(frontier, seeds, crawler.crawler);
+      // The server runs a seed's checks, and records what it refuses.
+      if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
       let ended = await crawler.loop.run();
       while (ended !== 'signal' && flags.wait === true) {
         await new Promise((r) => setTimeout(r, WAIT_POLL_MS));

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import {
@@ -12,7 +13,7 @@ import {
   type LogLevel,
   withDefaults,
 } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
+import { revisitStore } from '../bunny/revisit.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
@@ -138,6 +139,7 @@ export function serverCommand(outcome: { code: number }): Command {
       const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
+      const rules = linkRulesOf(o, seeds);
       const opened = openDataDir(
         layout,
         {
@@ -176,7 +178,7 @@ export function serverCommand(outcome: { code: number }): Command {
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules: linkRulesOf(o, seeds),
+        rules,
         skipSubstrings: flags.skipSubstring as string[],
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
         settings: settingsForBunnies(o, seeds),
@@ -192,12 +194,20 @@ export function serverCommand(outcome: { code: number }): Command {
         `cobweb: server listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`,
       );
       if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
+      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed rules.
+      const me = await store.registerCrawler(`server@${process.pid}`);
+      const revisit = {
+        seeds,
+        crawler: me,
+        rules,
+        changed: opened.changed,
+        retryFailed: o.retryFailed === true,
+      };
+      const seeded = await revisitStore(store, revisit, say);
+      await running.service.writeRecords(seeded.records, me);
+      await store.leave(me);
       if (seeds.length > 0) {
-        const me = await store.registerCrawler(`server@${process.pid}`);
-        const seeded = await addSeeds(store, seeds, me);
-        await running.service.writeRecords(seeded.records, me);
-        await store.leave(me);
-        say(`${seeded.added} of ${seeds.length} seeds queued`);
+        say(`${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued`);
       }
       const stopped = new Promise<StopSignal>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
