@@ -224,7 +224,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   maxPages: {
     kind: whole(0, true),
     flag: '--max-pages <n>',
-    help: 'stop after fetching this many URLs (counting earlier runs)',
+    help: 'stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
   },
   maxDepth: {
     kind: whole(0),

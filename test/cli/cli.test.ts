@@ -152,5 +152,11 @@ describe('cobweb crawl on the command line', () => {
     ]) {
       expect(r.stdout).toContain(flag);
     }
+    // What --max-pages counts, and what --quiet leaves, as the README says.
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      '--max-pages <n> stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
+    );
+    expect(text).toContain('--quiet print nothing but errors, and the "stopping:" line of a signal');
   });
 });
