@@ -20,6 +20,15 @@ const { site, run } = h;
 
 const twoPages = () => site('127.0.0.2', { '/': page('root', ['/a']), '/a': page('a') });
 const marker = (dir = h.dir) => JSON.parse(readFileSync(join(dir, 'cobweb.json'), 'utf8')) as Marker;
+/** After --fresh with the built-in modules on twoPages(): meta.jsonl is this run's alone; the user's file is as it was. */
+function expectFreshModuleData(): void {
+  expect(
+    readFileSync(join(h.dir, 'data', 'meta.jsonl'), 'utf8')
+      .trim()
+      .split('\n'),
+  ).toHaveLength(2);
+  expect(readFileSync(join(h.dir, 'data', 'customers.jsonl'), 'utf8')).toBe('{"id":1}\n');
+}
 const pagesLines = (dir = h.dir) => readFileSync(join(dir, 'pages.jsonl'), 'utf8').trim().split('\n');
 
 /** Every file under a folder, with its bytes: to show nothing in it changed. */
@@ -143,12 +152,7 @@ describe('--fresh', () => {
     // A later --fresh with the built-in modules: their files go again, the user's stay.
     await run([`${a.origin}/`], { builtinModules: true });
     await run([`${a.origin}/`], { builtinModules: true, fresh: true });
-    expect(
-      readFileSync(join(h.dir, 'data', 'meta.jsonl'), 'utf8')
-        .trim()
-        .split('\n'),
-    ).toHaveLength(2);
-    expect(readFileSync(join(h.dir, 'data', 'customers.jsonl'), 'utf8')).toBe('{"id":1}\n');
+    expectFreshModuleData();
   });
 
   it('takes a marker written before it listed the module files: the files of the modules run now were its own', async () => {
@@ -158,12 +162,7 @@ describe('--fresh', () => {
     writeFileSync(join(h.dir, 'cobweb.json'), JSON.stringify(older));
     writeFileSync(join(h.dir, 'data', 'customers.jsonl'), '{"id":1}\n');
     await run([`${a.origin}/`], { builtinModules: true, fresh: true });
-    expect(
-      readFileSync(join(h.dir, 'data', 'meta.jsonl'), 'utf8')
-        .trim()
-        .split('\n'),
-    ).toHaveLength(2);
-    expect(readFileSync(join(h.dir, 'data', 'customers.jsonl'), 'utf8')).toBe('{"id":1}\n');
+    expectFreshModuleData();
     expect(marker().moduleData?.sort()).toEqual(['forms', 'meta', 'server']);
   });
 
