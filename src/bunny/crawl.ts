@@ -13,18 +13,13 @@ import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { startCrawlConsole } from './crawl-console.js';
 import { Crawler, closeAll } from './crawler.js';
-import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import { count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
-import {
-  changedLinkSettings,
-  describeLinkChanges,
-  type LinkSettings,
-  linkSettingsOf,
-  readMarker,
-  writeMarker,
-} from './marker.js';
+import { linkSettingsOf } from './marker.js';
 import { GuardedOnPage } from './on-page.js';
+import { openDataDir } from './open-data-dir.js';
 import {
   type CrawlOptions,
   type CrawlProgress,
@@ -35,7 +30,7 @@ import {
   withDefaults,
 } from './options.js';
 import { runPasses } from './passes.js';
-import { addSeeds, reconsiderRefused, retryFailed } from './revisit.js';
+import { revisitStore } from './revisit.js';
 import { RunCounter } from './run-counts.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
 
@@ -84,12 +79,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     if (shared !== null) closers.push(() => shared.close());
     closers.push(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
-    const changedSettings = openDataDir(
+    const { changed: changedSettings } = openDataDir(
       layout,
-      settings,
-      o.fresh === true,
+      {
+        settings,
+        fresh: o.fresh === true,
+        // A shared store has no seen set in the folder.
+        seen: shared === null ? seenOf(o) : undefined,
+        modules: moduleHost.names,
+      },
       log,
-      shared === null ? seenOf(o) : undefined,
     );
 
     const started = Date.now();
@@ -181,21 +180,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 
     // Lines a killed run stored but never wrote: write them now.
     await loop.record(await frontier.reclaimRecords(crawler));
-    if (changedSettings.length > 0) {
-      const again = await reconsiderRefused(frontier, rules);
-      if (again > 0) log(`${urls(again)} refused under the last run's rules are queued again`, 'info');
-    }
-    if (o.retryFailed === true) {
-      log(`--retry-failed: ${urls(await retryFailed(frontier))} that failed are queued again`, 'info');
-    }
-    const seeded = await addSeeds(frontier, seeds, crawler);
-    await loop.record(seeded.records);
-    if (seeded.known > 0) {
-      log(
-        `${seeded.known === 1 ? '1 seed was' : `${seeded.known} seeds were`} met by an earlier run in this folder and ${seeded.known === 1 ? 'is' : 'are'} not fetched again (--fresh starts over, --retry-failed retries failures)`,
-        'info',
-      );
-    }
+    const revisited = await revisitStore(
+      frontier,
+      { seeds, crawler, rules, changed: changedSettings, retryFailed: o.retryFailed === true },
+      log,
+    );
+    await loop.record(revisited.records);
     const ended =
       o.passes === undefined
         ? await loop.run()
@@ -216,7 +206,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     if (seen !== null && typeof seen.estimatedFpRate === 'number') {
       // A bloom filter loses new URLs at this rate now: say so, since nothing else can.
       log(
-        `bloom seen set: ${seen.size} URLs of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,
+        `bloom seen set: ${count(seen.size, 'URL')} of its capacity ${String(seen.capacity)}; a new URL is now taken as seen (and never crawled) with probability ${seen.estimatedFpRate.toExponential(2)}`,
         seen.size > Number(seen.capacity) ? 'warning' : 'info',
       );
     }
@@ -233,10 +223,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   } finally {
     await closeAll(closers.reverse());
   }
-}
-
-function urls(n: number): string {
-  return n === 1 ? '1 URL' : `${n} URLs`;
 }
 
 /** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */
@@ -299,34 +285,6 @@ export async function startModules(
     );
   }
   return host;
-}
-
-/**
- * Under the lock: --fresh clears what cobweb wrote, then the marker is written with this
- * run's settings. Says in one line what changed since the last run, and returns the
- * names of the settings that did.
- */
-export function openDataDir(
-  layout: DataLayout,
-  settings: LinkSettings,
-  fresh: boolean,
-  log: (line: string, level: LogLevel) => void,
-  seen?: StoreSeenOptions,
-): (keyof LinkSettings)[] {
-  checkDataDir(layout); // again, now that no other crawl can be changing it
-  if (fresh) clearCrawl(layout);
-  const previous = fresh ? null : readMarker(layout);
-  const change = describeLinkChanges(previous?.settings, settings);
-  if (change !== null) log(change, 'warning');
-  writeMarker(
-    layout,
-    settings,
-    previous,
-    seen === undefined
-      ? undefined
-      : { kind: seen.kind, capacity: seen.capacity ?? null, fpRate: seen.fpRate ?? 0.001 },
-  );
-  return previous === null ? [] : changedLinkSettings(previous.settings, settings);
 }
 
 /**

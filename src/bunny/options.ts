@@ -140,11 +140,11 @@ export type LogLevel = 'error' | 'warning' | 'info';
 export interface CrawlProgress {
   /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
   done: number;
-  /** In the store: URLs given up on without a response, robots.txt refusals included. */
+  /** In the store: URLs given up on without a response (a robots.txt answering 5xx included). */
   failed: number;
   queued: number;
   inFlight: number;
-  /** In the store: URLs the crawl refused (filters, too long). */
+  /** In the store: URLs not fetched because the crawl's rules (filters, too long) or robots.txt refused them. */
   rejected: number;
   /** URLs that got an HTTP response this run, whatever the status. */
   fetchedThisRun: number;
@@ -256,7 +256,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   maxPages: {
     kind: whole(0, true),
     flag: '--max-pages <n>',
-    help: 'stop after fetching this many URLs (counting earlier runs)',
+    help: 'stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
   },
   maxDepth: {
     kind: whole(0),

@@ -1,12 +1,19 @@
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, OPTION_RULES, withDefaults } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  type LogLevel,
+  OPTION_RULES,
+  withDefaults,
+} from '../bunny/options.js';
+import { seedLinks } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
@@ -14,6 +21,7 @@ import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { runBunnyOnStore } from './bunny-on-store.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, storeFromEnv } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
@@ -80,7 +88,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     .option('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: urlArgs } as CrawlOptions;
     const server = flags.server as { host: string; port: number } | undefined;
@@ -95,8 +103,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const own = withDefaults(given);
     const seeds = urlArgs.length === 0 ? [] : canonicalSeeds(urlArgs);
     const quiet = flags.quiet === true;
-    const say = (line: string, level = 'info') => {
-      if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
     };
     const layout = layoutOf(own.data);
     checkDataDir(layout);
@@ -105,7 +113,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const onSignal = (received: StopSignal) => {
       if (signal !== null) process.exit(EXIT[received]);
       signal = received;
-      say('stopping: finishing the fetches in flight (again to quit at once)');
+      // Said even under --quiet, as by cobweb crawl.
+      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
       stop.abort();
     };
     process.on('SIGINT', onSignal);
@@ -137,9 +146,10 @@ export function bunnyCommand(outcome: { code: number }): Command {
           (t): t is string => typeof t === 'string' && t !== '',
         ),
         name: `bunny@${hostname()}:${process.pid}`,
-        // A server that went away is waited for until it is back; the user hears of it
-        // (with --quiet too), and Ctrl-C stops the waiting.
-        log: (line) => say(line, 'warn'),
+        // A server that went away is waited for until it is back, and Ctrl-C stops the
+        // waiting. Said as a warning (--quiet hides it): nothing has failed yet, and a
+        // server that cannot be reached at all ends the bunny with an error line.
+        log: (line) => say(line, 'warning'),
         signal: stop.signal,
       });
       closers.push(() => frontier.close());
@@ -158,7 +168,12 @@ export function bunnyCommand(outcome: { code: number }): Command {
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
       const allSeeds = [...crawl.seeds, ...seeds];
-      openDataDir(layout, linkSettingsOf({ ...own, ...crawl }, allSeeds), false, () => {});
+      // Its modules' records go to the server: this folder keeps no module data files.
+      openDataDir(
+        layout,
+        { settings: linkSettingsOf({ ...own, ...crawl }, allSeeds), fresh: false, modules: [] },
+        () => {},
+      );
       pushed = new ServerModules(layout.root, modules, say);
       for (const m of early.splice(0)) await pushed.load(m);
       const counts = new RunCounter();
@@ -177,7 +192,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
       });
       closers.push(() => crawler.close());
       say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}`);
-      if (seeds.length > 0) await addSeeds(frontier, seeds, crawler.crawler);
+      // The server runs a seed's checks, and records what it refuses.
+      if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
       let ended = await crawler.loop.run();
       while (ended !== 'signal' && flags.wait === true) {
         await new Promise((r) => setTimeout(r, WAIT_POLL_MS));

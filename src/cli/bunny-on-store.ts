@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
-import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { type DataLayout, lockDataDir } from '../bunny/data-dir.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import type { Settings } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
+import type { LogLevel, Settings } from '../bunny/options.js';
+import { addSeeds, seedLines } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { openSharedStore } from '../bunny/shared-store.js';
 import { PagesLog } from '../output/pages-log.js';
@@ -20,7 +21,7 @@ export interface StoreBunny {
   layout: DataLayout;
   wait: boolean;
   signal: AbortSignal;
-  say: (line: string, level?: string) => void;
+  say: (line: string, level?: LogLevel) => void;
 }
 
 /**
@@ -49,7 +50,12 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
     closers.push(await lockDataDir(b.layout));
     const allSeeds = canonicalSeeds([...crawl.seeds, ...b.seeds]);
     const settings = { ...b.own, ...crawl, perHost: frontier.settings.perHost };
-    openDataDir(b.layout, linkSettingsOf(settings, allSeeds), false, () => {});
+    // Its modules' records go to this bunny's data/, as a crawl's do.
+    openDataDir(
+      b.layout,
+      { settings: linkSettingsOf(settings, allSeeds), fresh: false, modules: modules.names },
+      () => {},
+    );
     const pages = new PagesLog(b.layout.pages);
     closers.push(() => pages.close());
     const counts = new RunCounter();
@@ -70,8 +76,10 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
     b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`);
     await crawler.loop.record(await frontier.reclaimRecords(crawler.crawler));
     if (b.seeds.length > 0) {
+      // A seed the crawl only refused before is queued again; one it met otherwise is said.
       const seeded = await addSeeds(frontier, b.seeds, crawler.crawler);
       await crawler.loop.record(seeded.records);
+      for (const line of seedLines(seeded)) b.say(line);
     }
     let ended = await crawler.loop.run();
     while (ended !== 'signal' && b.wait) {

@@ -1,13 +1,21 @@
 import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
 import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
-import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+  withDefaults,
+} from '../bunny/options.js';
+import { revisitStore } from '../bunny/revisit.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
@@ -19,6 +27,7 @@ import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
@@ -126,7 +135,7 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(atLeastOne)
         .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), ...storeFromEnv(read(flags)), seeds: seedArgs } as CrawlOptions;
     checkCrawlOptions(given);
@@ -136,30 +145,34 @@ export function serverCommand(outcome: { code: number }): Command {
     const listen = flags.listen as { host: string; port: number };
     const skipSubstrings = flags.skipSubstring as string[];
     const quiet = flags.quiet === true;
-    const say = (line: string) => {
-      if (!quiet) process.stderr.write(`cobweb: ${line}\n`);
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
     };
     const layout = layoutOf(o.data);
     checkDataDir(layout);
     const closers: (() => unknown)[] = [];
     let signal: StopSignal | null = null;
     try {
-      const modules = await startModules(o, layout.moduleData, (line, level) => {
-        if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
-      });
+      const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
       // A shared store is reached before the folder is touched: a bad password touches nothing.
       const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
       if (shared !== null) closers.push(() => shared.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(
+      const rules = linkRulesOf({ ...o, skipSubstrings }, seeds);
+      const opened = openDataDir(
         layout,
-        linkSettingsOf(o, seeds),
-        o.fresh === true,
-        (line) => say(line),
-        shared === null ? seenOf(o) : undefined,
+        {
+          settings: linkSettingsOf(o, seeds),
+          fresh: o.fresh === true,
+          // A shared store has no seen set in the folder.
+          seen: shared === null ? seenOf(o) : undefined,
+          modules: modules.names,
+        },
+        say,
       );
-      const store = shared ?? (await openStore(layout, seenOf(o), say, frontierSettingsOf(o)));
+      const store =
+        shared ?? (await openStore(layout, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o)));
       closers.push(() => store.close());
       const { token, generated } = serverToken(layout.root, flags.token as string | undefined);
       let quit: () => void = () => {};
@@ -169,13 +182,14 @@ export function serverCommand(outcome: { code: number }): Command {
       const storeCalls = o.http === undefined ? undefined : new Feed<StoreCall>();
       const running = await startServer({
         layout,
+        moduleData: opened.moduleData,
         store,
         modules,
         host: listen.host,
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules: linkRulesOf({ ...o, skipSubstrings }, seeds),
+        rules,
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
         settings: settingsForBunnies({ ...o, skipSubstrings }, seeds),
         leaseMs: DEFAULTS.leaseMs,
@@ -216,14 +230,23 @@ export function serverCommand(outcome: { code: number }): Command {
           stopping: () => stopping,
         });
         closers.push(() => live?.close());
+        // On stdout whatever --quiet says: with port 0 nothing else tells the port.
         process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
       }
+      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed rules.
+      const me = await store.registerCrawler(`server@${process.pid}`);
+      const revisit = {
+        seeds,
+        crawler: me,
+        rules,
+        changed: opened.changed,
+        retryFailed: o.retryFailed === true,
+      };
+      const seeded = await revisitStore(store, revisit, say);
+      await running.service.writeRecords(seeded.records, me);
+      await store.leave(me);
       if (seeds.length > 0) {
-        const me = await store.registerCrawler(`server@${process.pid}`);
-        const seeded = await addSeeds(store, seeds, me);
-        await running.service.writeRecords(seeded.records, me);
-        await store.leave(me);
-        say(`${seeded.added} of ${seeds.length} seeds queued`);
+        say(`${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued`);
       }
       const stopped = new Promise<StopSignal>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -239,7 +262,8 @@ export function serverCommand(outcome: { code: number }): Command {
       await live?.finish(how ?? 'quit');
       if (how === 'console') running.server.writeLog();
       else if (how !== null) {
-        say('stopping: the bunnies are told, their leases go back to the queue');
+        // Said even under --quiet, as by cobweb crawl.
+        process.stderr.write('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
         running.server.writeLog();
       }
     } finally {

@@ -203,17 +203,31 @@ export interface FrontierStats {
   budgetLeft: number | null;
 }
 
-/** Stored URLs a resumed crawl may want back in the queue, because its rules changed. */
+/**
+ * Stored URLs a resumed crawl may want back in the queue, because its rules changed or
+ * because they are its seeds again. The kinds asked for add up; `among` narrows them.
+ */
 export interface StoredQuery {
-  /** URLs refused for one of these reasons ('depth', 'scope', ...). */
+  /** URLs refused for one of these reasons ('depth', 'scope', 'robots', ...). */
   refusedFor?: readonly string[];
+  /** URLs refused, whatever the reason. */
+  refused?: boolean;
   /** URLs whose fetch failed (--retry-failed). */
   failed?: boolean;
+  /** URLs fetched: a response came. */
+  done?: boolean;
+  /** Only these URLs (the seeds of a resumed crawl). */
+  among?: readonly string[];
 }
 
-/** A stored URL found by findStored(); `reason` is why it was refused, or its error. */
-export interface StoredLink extends RejectedLink {
+/** A stored URL found by findStored(), with its outcome; `reason` is why it was refused, or its error. */
+export interface StoredLink {
   id: RecordId;
+  url: string;
+  depth: number;
+  via: string | null;
+  state: 'done' | 'failed' | 'refused';
+  reason: string | null;
 }
 
 export interface Frontier {
@@ -286,8 +300,11 @@ export interface FrontierAdmin {
    * it now wants.
    */
   findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]>;
-  /** Queues refused or failed URLs once more (ids from findStored); resolves to how many were queued. */
-  requeue(ids: readonly RecordId[]): Promise<number>;
+  /**
+   * Queues refused or failed URLs once more (ids from findStored); resolves to how many
+   * were queued. `asSeeds`: at depth 0 with no referrer, as the seeds they are given as.
+   */
+  requeue(ids: readonly RecordId[], options?: { asSeeds?: boolean }): Promise<number>;
   /** The hosts with the most URLs queued, most first, for `show`. */
   hostQueues(limit: number): Promise<{ host: string; queued: number }[]>;
 }

@@ -61,9 +61,10 @@ export class ModuleHost {
 
   /**
    * Loads one more module while the crawl runs (loadmod): on its own thread, after its
-   * selfTest. Its report says whether it was taken.
+   * selfTest. Its report says whether it was taken; `refuse` may give a reason not to
+   * take it, from its name.
    */
-  async add(path: string): Promise<LoadReport> {
+  async add(path: string, refuse?: (name: string) => string | undefined): Promise<LoadReport> {
     const { thread, report } = await ModuleThread.load({
       path,
       dataDir: this.options.dataDir,
@@ -77,6 +78,9 @@ export class ModuleHost {
       this.modules.some((m) => m.name === report.name)
     ) {
       report.refused = `a module named "${report.name}" is already loaded`;
+    }
+    if (report.refused === undefined && report.name !== null && refuse !== undefined) {
+      report.refused = refuse(report.name);
     }
     if (report.refused !== undefined || report.name === null || this.closed) {
       await thread.close();

@@ -8,7 +8,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CobwebModule, ModuleContext } from './api.js';
+import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
 import {
   BEAT_MS,
   type CallResult,
@@ -29,7 +29,6 @@ const heartbeat = () => Atomics.store(beat, 0, BigInt(Date.now()));
 heartbeat();
 setInterval(heartbeat, BEAT_MS);
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 let module: CobwebModule | null = null;
 /**
  * Lines emitted by a hook after its call had settled (it kept running past its timeout):
@@ -72,7 +71,7 @@ async function load(path: string): Promise<LoadReport> {
     return report;
   }
   report.name = m.name;
-  if (!NAME.test(m.name)) {
+  if (!MODULE_NAME.test(m.name)) {
     report.refused = `the name "${m.name}" must be 1-64 letters, digits, '-' or '_'`;
     return report;
   }

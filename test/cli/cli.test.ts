@@ -127,19 +127,28 @@ describe('cobweb crawl on the command line', () => {
   it('warns on stderr when robots.txt is ignored, and does not ask for it', async () => {
     const robotsAsked = () => site.log.filter((l) => l.path === '/robots.txt').length;
     const before = robotsAsked();
-    const args = [
-      'crawl',
-      `${site.origin}/`,
-      '--data',
-      join(dir, 'ignore'),
-      '--delay',
-      '0',
-      '--ignore-robots',
-    ];
-    const r = await cobwebAsync(...args, '--quiet');
+    const args = ['crawl', `${site.origin}/`, '--delay', '0', '--ignore-robots'];
+    const r = await cobwebAsync(...args, '--data', join(dir, 'ignore'));
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: --ignore-robots/);
+    expect(r.stderr).toBe('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
     expect(robotsAsked()).toBe(before);
+  });
+
+  it('prints no warning with --quiet, only errors', async () => {
+    const data = join(dir, 'quiet');
+    const args = ['crawl', `${site.origin}/`, '--delay', '0', '--data', data];
+    const ignoring = await cobwebAsync(...args, '--ignore-robots', '--quiet');
+    expect(ignoring.code).toBe(0);
+    expect(ignoring.stderr).toBe('');
+    // Resumed with other options: a warning without --quiet, none with it.
+    const changed = await cobwebAsync(...args, '--quiet');
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toBe('');
+    const loud = await cobwebAsync(...args, '--max-depth', '3');
+    expect(loud.stderr).toMatch(/^cobweb: warning: the options that decide which URLs are followed changed/);
+    const quiet = await cobwebAsync(...args, '--quiet');
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).toBe('');
   });
 
   it('prints help with every flag and exits 0', () => {
@@ -177,5 +186,11 @@ describe('cobweb crawl on the command line', () => {
     ]) {
       expect(r.stdout).toContain(flag);
     }
+    // What --max-pages counts, and what --quiet leaves, as the README says.
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      '--max-pages <n> stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
+    );
+    expect(text).toContain('--quiet print nothing but errors, and the "stopping:" line of a signal');
   });
 });

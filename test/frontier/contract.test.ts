@@ -275,6 +275,47 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
   });
 
+  describe('stored URLs given again as seeds', () => {
+    it('are found among the URLs asked for, by outcome, and queued at depth 0 with no referrer', async (ctx) => {
+      const f = admin(await store({ perHost: 4 }), ctx);
+      const c = await f.registerCrawler('a');
+      const added = await f.add(
+        [
+          { url: 'http://a.test/', depth: 0, via: null },
+          { url: 'http://a.test/gone', depth: 1, via: 'http://a.test/' },
+        ],
+        [{ url: 'http://b.test/', depth: 2, via: 'http://a.test/x', reason: 'scope' }],
+        c,
+      );
+      await f.acknowledge(added.records.map((r) => r.id));
+      const leases = await leaseAll(f, c);
+      await f.complete(
+        leases.map((l) =>
+          completion(l, l.url.endsWith('/gone') ? { kind: 'failed', error: 'dns' } : { kind: 'done' }),
+        ),
+        c,
+      );
+      const all = { refused: true, failed: true, done: true };
+      const among = ['http://a.test/', 'http://b.test/', 'http://a.test/gone', 'http://never.test/'];
+      const found = await f.findStored({ ...all, among }, 0, 10);
+      expect(found.map((s) => [s.url, s.state, s.reason])).toEqual([
+        ['http://a.test/', 'done', null],
+        ['http://a.test/gone', 'failed', 'dns'],
+        ['http://b.test/', 'refused', 'scope'],
+      ]);
+      expect(await f.findStored({ ...all, among: ['http://b.test/'] }, 0, 10)).toHaveLength(1);
+      const refused = found.filter((s) => s.state === 'refused');
+      expect(
+        await f.requeue(
+          refused.map((s) => s.id),
+          { asSeeds: true },
+        ),
+      ).toBe(1);
+      const [seed] = await leaseAll(f, c);
+      expect(seed).toMatchObject({ url: 'http://b.test/', depth: 0 });
+    });
+  });
+
   describe('leases', () => {
     it('put a URL back when they expire, counting the attempt; the late completion is refused', async () => {
       const f = await store({ leaseMs: 100 });

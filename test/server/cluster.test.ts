@@ -367,6 +367,38 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     await s.exit();
   });
 
+  it('a resumed server retries failures with --retry-failed and queues what its changed rules no longer refuse', async () => {
+    let broken = true;
+    const a = await serve(
+      '127.0.0.2',
+      routes({
+        '/': page('a', ['/flaky', '/1']),
+        '/1': page('1', ['/1/2']),
+        '/1/2': page('2'),
+        '/flaky': (_req, res) => {
+          // broken: the connection is dropped, a failure with no response
+          if (broken) res.socket?.destroy();
+          else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
+        },
+      }),
+    );
+    sites.push(a);
+    const asked = (path: string) => a.log.filter((r) => r.path === path).length;
+    const opts = ['--delay', '0', '--delay-factor', '0', '--retries', '0'];
+    const first = await server([`${a.origin}/`], 0, [...opts, '--max-depth', '1']);
+    expect(await bunny('b1', first.port).exit()).toBe(0);
+    first.child.kill('SIGTERM');
+    expect(await first.exit()).toBe(143);
+    expect([asked('/'), asked('/flaky'), asked('/1'), asked('/1/2')]).toEqual([1, 1, 1, 0]);
+    broken = false;
+    // Without --max-depth now, and with --retry-failed.
+    const second = await server([`${a.origin}/`], 0, [...opts, '--retry-failed']);
+    expect(await bunny('b2', second.port).exit()).toBe(0);
+    second.child.kill('SIGTERM');
+    expect(await second.exit()).toBe(143);
+    expect([asked('/'), asked('/flaky'), asked('/1'), asked('/1/2')]).toEqual([1, 2, 1, 1]);
+  });
+
   it('QUIT without the token is refused, and the server stays up', async () => {
     const s = await server([], 0);
     const port = s.port;
@@ -376,6 +408,8 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     const show = run(['show', '--server', `127.0.0.1:${port}`]);
     expect(await show.exit()).toBe(0);
     s.child.kill('SIGTERM');
-    await s.exit();
+    expect(await s.exit()).toBe(143);
+    // --quiet: nothing but the line saying it stops.
+    expect(s.stderr()).toBe('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
   });
 });

@@ -75,6 +75,13 @@ interface Tx {
   records: PendingRecord[];
 }
 
+/** A final state as findStored() names it. */
+const STORED_STATE: Record<number, StoredLink['state']> = {
+  [URL_STATE.done]: 'done',
+  [URL_STATE.failed]: 'failed',
+  [URL_STATE.rejected]: 'refused',
+};
+
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
 
@@ -333,28 +340,34 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     const where: string[] = [];
     const params: (string | number)[] = [];
     const reasons = query.refusedFor ?? [];
-    if (reasons.length > 0) {
+    if (query.refused === true) where.push(`state = ${URL_STATE.rejected}`);
+    else if (reasons.length > 0) {
       where.push(`(state = ${URL_STATE.rejected} AND error IN (${reasons.map(() => '?').join(', ')}))`);
       params.push(...reasons);
     }
     if (query.failed === true) where.push(`state = ${URL_STATE.failed}`);
-    if (where.length === 0) return [];
-    return this.db
+    if (query.done === true) where.push(`state = ${URL_STATE.done}`);
+    if (where.length === 0 || query.among?.length === 0) return [];
+    const among = query.among ?? [];
+    const rows = this.db
       .prepare(
-        `SELECT seq AS id, url, depth, via, error AS reason FROM urls
-         WHERE seq > ? AND (${where.join(' OR ')}) ORDER BY seq LIMIT ?`,
+        `SELECT seq AS id, url, depth, via, state, error AS reason FROM urls
+         WHERE seq > ? AND (${where.join(' OR ')})
+         ${among.length > 0 ? `AND url IN (${among.map(() => '?').join(', ')})` : ''}
+         ORDER BY seq LIMIT ?`,
       )
-      .all(after, ...params, limit) as StoredLink[];
+      .all(after, ...params, ...among, limit) as (Omit<StoredLink, 'state'> & { state: number })[];
+    return rows.map((r) => ({ ...r, state: STORED_STATE[r.state] ?? 'refused' }));
   }
 
-  async requeue(ids: readonly RecordId[]): Promise<number> {
+  async requeue(ids: readonly RecordId[], options: { asSeeds?: boolean } = {}): Promise<number> {
     const queued = this.write((tx) => {
       let n = 0;
       for (const id of ids) {
         const row = this.st.storedRow.get(id) as { host: string; depth: number; state: number } | undefined;
         if (row === undefined || (row.state !== URL_STATE.failed && row.state !== URL_STATE.rejected))
           continue;
-        this.st.requeueFinal.run(id);
+        (options.asSeeds === true ? this.st.requeueSeed : this.st.requeueFinal).run(id);
         if (row.state === URL_STATE.failed) tx.delta.failed--;
         else tx.delta.rejected--;
         const h = tx.hosts.host(row.host);
@@ -363,7 +376,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
           h.retired = false;
           tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
         }
-        tx.hosts.queue(h, row.depth);
+        tx.hosts.queue(h, options.asSeeds === true ? 0 : row.depth);
         tx.delta.queued++;
         n++;
       }
