@@ -312,7 +312,7 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
         ),
       ).toBe(1);
       const [seed] = await leaseAll(f, c);
-      expect(seed).toMatchObject({ url: 'http://b.test/', depth: 0 });
+      expect(seed).toMatchObject({ url: 'http://b.test/', depth: 0, via: null });
     });
   });
 

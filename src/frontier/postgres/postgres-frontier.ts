@@ -43,6 +43,7 @@ import { migrate } from './migrations.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
 import { LINK_STATUS } from './status.js';
+import { findStored, requeueStored } from './stored.js';
 import type { Tx } from './tx.js';
 
 const S = LINK_STATUS;
@@ -229,46 +230,11 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts {
   }
 
   async findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]> {
-    const reasons = query.refusedFor ?? [];
-    const failed = query.failed === true;
-    if (reasons.length === 0 && !failed) return [];
-    return this.db.query<StoredLink>(
-      `SELECT id, url, depth, via, error AS reason FROM crawler_links
-       WHERE crawl = $1 AND id > $2
-         AND ((status = ${S.rejected} AND error = ANY($3::text[])) OR (status = ${S.failed} AND $4))
-       ORDER BY id LIMIT $5`,
-      [this.crawlId, after, reasons, failed, limit],
-    );
+    return findStored(this.db.query.bind(this.db) as Tx['q'], this.crawlId, query, after, limit);
   }
 
-  async requeue(ids: readonly RecordId[]): Promise<number> {
-    const queued = await this.write(async (tx) => {
-      const rows = await tx.q<{ id: number; host: string; depth: number; status: number }>(
-        `SELECT id, host, depth, status FROM crawler_links WHERE crawl = $1 AND id = ANY($2::int8[])
-           AND status IN (${S.failed}, ${S.rejected}) ORDER BY id FOR UPDATE`,
-        [tx.crawl, ids],
-      );
-      if (rows.length === 0) return 0;
-      await tx.hosts.lock(rows.map((r) => r.host));
-      await tx.q(
-        `UPDATE crawler_links SET status = ${S.queued}, error = NULL, attempts = 0, updated_at = $2
-         WHERE id = ANY($1::int8[])`,
-        [rows.map((r) => r.id), tx.now],
-      );
-      for (const r of rows) {
-        if (r.status === S.failed) tx.delta.failed--;
-        else tx.delta.rejected--;
-        const h = tx.hosts.host(r.host);
-        if (h.retired) {
-          // Asked for again on purpose: the host gets a fresh start.
-          h.retired = false;
-          tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
-        }
-        tx.hosts.queue(h, r.depth);
-        tx.delta.queued++;
-      }
-      return rows.length;
-    });
+  async requeue(ids: readonly RecordId[], options: { asSeeds?: boolean } = {}): Promise<number> {
+    const queued = await this.write((tx) => requeueStored(tx, ids, options));
     if (queued > 0) this.waiters.notify();
     return queued;
   }
