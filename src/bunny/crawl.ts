@@ -32,6 +32,7 @@ import {
 import { runPasses } from './passes.js';
 import { revisitStore } from './revisit.js';
 import { RunCounter } from './run-counts.js';
+import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
 
 export { CrawlOptionError };
@@ -182,7 +183,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     await loop.record(await frontier.reclaimRecords(crawler));
     const revisited = await revisitStore(
       frontier,
-      { seeds, crawler, rules, changed: changedSettings, retryFailed: o.retryFailed === true },
+      {
+        seeds,
+        crawler,
+        rules,
+        changed: changedSettings,
+        retryFailed: o.retryFailed === true,
+        hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
+      },
       log,
     );
     await loop.record(revisited.records);

@@ -12,6 +12,7 @@ import { agree, count } from './english.js';
 import { type LinkRules, refusal } from './links.js';
 import type { LinkSettings } from './marker.js';
 import type { LogLevel } from './options.js';
+import { type SeedHints, seedLines } from './seed-lines.js';
 
 /**
  * The refusals a changed rule can undo: the ones decided from the URL and its depth
@@ -128,6 +129,8 @@ export interface Revisit {
   /** The link-deciding settings that changed since the last run (openDataDir). */
   changed: readonly (keyof LinkSettings)[];
   retryFailed: boolean;
+  /** How the lines name the store and the way to fetch the seeds again. */
+  hints: SeedHints;
 }
 
 /**
@@ -150,7 +153,7 @@ export async function revisitStore(
     );
   }
   const seeded = await addSeeds(store, r.seeds, r.crawler);
-  for (const line of seedLines(seeded)) log(line, 'info');
+  for (const line of seedLines(seeded, r.hints)) log(line, 'info');
   if (r.changed.length > 0) {
     const again = await reconsiderRefused(store, r.rules, r.changed);
     if (again > 0) {
@@ -161,29 +164,6 @@ export async function revisitStore(
     }
   }
   return seeded;
-}
-
-/** The lines saying what became of seeds an earlier run met, and how to fetch them again. */
-export function seedLines(s: SeedsAdded): string[] {
-  const lines: string[] = [];
-  const n = s.requeued.length;
-  if (n > 0) {
-    const why = [...new Set(s.requeued.map((l) => l.reason ?? 'refused'))].join(', ');
-    lines.push(
-      `${count(n, 'seed')} refused by an earlier run in this folder (${why}) ${agree(n, 'is', 'are')} queued again as ${agree(n, 'a seed', 'seeds')}`,
-    );
-  }
-  if (s.fetched > 0) {
-    lines.push(
-      `${count(s.fetched, 'seed')} ${agree(s.fetched, 'was', 'were')} fetched by an earlier run in this folder and ${agree(s.fetched, 'is', 'are')} not fetched again (--fresh starts over)`,
-    );
-  }
-  if (s.failed > 0) {
-    lines.push(
-      `${count(s.failed, 'seed')} failed in an earlier run in this folder and ${agree(s.failed, 'is', 'are')} not fetched again (--retry-failed tries ${agree(s.failed, 'it', 'them')} again)`,
-    );
-  }
-  return lines;
 }
 
 /** Seed URLs handed to a running crawl, judged: what to queue, what the rules refuse, what is no URL. */

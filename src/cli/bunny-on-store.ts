@@ -6,8 +6,9 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import type { LogLevel, Settings } from '../bunny/options.js';
-import { addSeeds, seedLines } from '../bunny/revisit.js';
+import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
+import { seedLines, sharedHints } from '../bunny/seed-lines.js';
 import { openSharedStore } from '../bunny/shared-store.js';
 import { PagesLog } from '../output/pages-log.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
@@ -79,7 +80,9 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
       // A seed the crawl only refused before is queued again; one it met otherwise is said.
       const seeded = await addSeeds(frontier, b.seeds, crawler.crawler);
       await crawler.loop.record(seeded.records);
-      for (const line of seedLines(seeded)) b.say(line);
+      // A bunny has no --retry-failed: the processes that set the crawl's options do.
+      const hints = sharedHints(frontier.crawlName, 'cobweb crawl or cobweb server with --retry-failed');
+      for (const line of seedLines(seeded, hints)) b.say(line);
     }
     let ended = await crawler.loop.run();
     while (ended !== 'signal' && b.wait) {

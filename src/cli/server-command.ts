@@ -16,6 +16,7 @@ import {
   withDefaults,
 } from '../bunny/options.js';
 import { revisitStore } from '../bunny/revisit.js';
+import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
@@ -241,6 +242,7 @@ export function serverCommand(outcome: { code: number }): Command {
         rules,
         changed: opened.changed,
         retryFailed: o.retryFailed === true,
+        hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
       };
       const seeded = await revisitStore(store, revisit, say);
       await running.service.writeRecords(seeded.records, me);
