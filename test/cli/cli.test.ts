@@ -151,6 +151,19 @@ describe('cobweb crawl on the command line', () => {
     expect(quiet.stderr).toBe('');
   });
 
+  it('with --quiet and --http, prints the console address alone, once, on stdout', async () => {
+    const data = join(dir, 'quiet-http');
+    const r = await cobwebAsync(
+      ...['crawl', `${site.origin}/`, '--delay', '0', '--data', data, '--http', '127.0.0.1:0', '--quiet'],
+    );
+    expect(r.code).toBe(0);
+    // Port 0: nothing but this line tells the port the system picked.
+    expect(r.stdout).toMatch(
+      /^cobweb: console on http:\/\/127\.0\.0\.1:\d+\/ \(its actions need the token in .+token\)\n$/,
+    );
+    expect(r.stderr).toBe('');
+  });
+
   it('prints help with every flag and exits 0', () => {
     const r = cobweb('crawl', '--help');
     expect(r.code).toBe(0);
