@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
-import { page } from '../helpers/http.js';
+import { flaky, page } from '../helpers/http.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 
 /**
@@ -37,15 +37,10 @@ describe('a resumed crawl on PostgreSQL', { timeout: 60_000 }, () => {
   });
 
   it('says how to fetch again a seed that failed before, and --retry-failed does', async () => {
-    let broken = true;
-    const a = await site('127.0.0.2', {
-      '/': (_req, res) => {
-        if (broken) res.socket?.destroy();
-        else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
-      },
-    });
+    const root = flaky();
+    const a = await site('127.0.0.2', { '/': root.route });
     await run([`${a.origin}/`]);
-    broken = false;
+    root.mend();
     const lines: string[] = [];
     await run([`${a.origin}/`], lines);
     expect(lines).toContain(

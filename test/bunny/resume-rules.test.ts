@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
-import { page } from '../helpers/http.js';
+import { flaky, page } from '../helpers/http.js';
 
 const h = crawlHarness('resume-rules', { delayMs: 0, delayFactor: 0, perHost: 2, retries: 0 });
 const { site, run } = h;
@@ -89,15 +89,10 @@ describe('a resumed crawl with other options', () => {
   });
 
   it('says how to fetch again a seed that failed before, and --retry-failed does', async () => {
-    let broken = true;
-    const a = await site('127.0.0.2', {
-      '/': (_req, res) => {
-        if (broken) res.socket?.destroy();
-        else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
-      },
-    });
+    const root = flaky();
+    const a = await site('127.0.0.2', { '/': root.route });
     await run([`${a.origin}/`]);
-    broken = false;
+    root.mend();
     const lines: string[] = [];
     await run([`${a.origin}/`], { onLog: (line) => lines.push(line) });
     expect(lines).toContain(
@@ -111,18 +106,11 @@ describe('a resumed crawl with other options', () => {
   });
 
   it('--retry-failed queues the URLs that failed once more', async () => {
-    let broken = true;
-    const a = await site('127.0.0.2', {
-      '/': page('root', ['/flaky']),
-      '/flaky': (_req, res) => {
-        // broken: the connection is dropped, a failure with no response
-        if (broken) res.socket?.destroy();
-        else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
-      },
-    });
+    const flakyPage = flaky();
+    const a = await site('127.0.0.2', { '/': page('root', ['/flaky']), '/flaky': flakyPage.route });
     await run([`${a.origin}/`]);
     expect(h.recordOf(`${a.origin}/flaky`)?.error).toBeDefined();
-    broken = false;
+    flakyPage.mend();
     await run([`${a.origin}/`]);
     expect(a.log.filter((r) => r.path === '/flaky')).toHaveLength(1);
     const lines: string[] = [];

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
 import { encode } from '../../src/protocol/index.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
-import { page, routes, serve, type TestServer } from '../helpers/http.js';
+import { flaky, page, routes, serve, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
 import { RawClient } from '../helpers/raw-socket.js';
 
@@ -368,18 +368,14 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
   });
 
   it('a resumed server retries failures with --retry-failed and queues what its changed rules no longer refuse', async () => {
-    let broken = true;
+    const flakyPage = flaky();
     const a = await serve(
       '127.0.0.2',
       routes({
         '/': page('a', ['/flaky', '/1']),
         '/1': page('1', ['/1/2']),
         '/1/2': page('2'),
-        '/flaky': (_req, res) => {
-          // broken: the connection is dropped, a failure with no response
-          if (broken) res.socket?.destroy();
-          else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
-        },
+        '/flaky': flakyPage.route,
       }),
     );
     sites.push(a);
@@ -390,7 +386,7 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     first.child.kill('SIGTERM');
     expect(await first.exit()).toBe(143);
     expect([asked('/'), asked('/flaky'), asked('/1'), asked('/1/2')]).toEqual([1, 1, 1, 0]);
-    broken = false;
+    flakyPage.mend();
     // Without --max-depth now, and with --retry-failed.
     const second = await server([`${a.origin}/`], 0, [...opts, '--retry-failed']);
     expect(await bunny('b2', second.port).exit()).toBe(0);
