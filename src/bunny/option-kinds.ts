@@ -3,19 +3,26 @@ import { productTokenOf } from '../fetch/robots/robots-txt.js';
 
 /**
  * The kinds of value an option takes. Each kind knows how to check a value given to
- * crawl() and how to read one from the command line, so the library and the CLI
- * accept exactly the same things and say the same thing when they do not.
+ * crawl(), how to read one from the command line and how to read one from a config
+ * file, so the library, the CLI and the config file accept exactly the same things and
+ * say the same thing when they do not. `T` is the option's type in CrawlOptions.
  */
-export interface OptionKind {
+export interface OptionKind<T> {
   /** What a valid value is, for messages: "a whole number of at least 1". */
   readonly expected: string;
   /** Whether a value given to crawl() is valid. */
-  check(value: unknown): boolean;
+  check(value: unknown): value is T;
   /**
    * Reads the command line's text (with the value so far, for repeatable flags); throws
-   * OptionValueError when the text is not valid. Absent for options only the library has.
+   * OptionValueError when the text is not valid. Absent for switches and choices.
    */
-  parse?(text: string, previous: unknown): unknown;
+  parse?(text: string, previous: T | undefined): T;
+  /**
+   * Reads a config file's value (JSON or YAML: strings, numbers, lists, objects); throws
+   * OptionValueError when it is not valid. Absent: the value is taken as crawl() takes it.
+   * A kind that no file can hold (a function) has `fromFile: null`.
+   */
+  fromFile?: ((value: unknown) => T) | null;
   /** The command line's only accepted words, when there is such a list. */
   readonly choices?: readonly string[];
   /** A flag without a value (--fresh); parse is not used. */
@@ -29,11 +36,19 @@ function refuse(kind: { expected: string }, text: string): never {
   throw new OptionValueError(`expected ${kind.expected}, got "${text}"`);
 }
 
+/** A config file's value as the kind reads it (its fromFile, else crawl()'s check). */
+export function readFileValue<T>(kind: OptionKind<T>, value: unknown): T {
+  if (kind.fromFile === null) throw new OptionValueError('cannot be set in a config file');
+  if (kind.fromFile !== undefined) return kind.fromFile(value);
+  if (kind.check(value)) return value;
+  throw new OptionValueError(`expected ${kind.expected}, got ${shown(value)}`);
+}
+
 /** A whole number of at least `min`; with `unlimited`, Infinity (the library's "no limit") too. */
-export function whole(min: number, unlimited = false): OptionKind {
-  const kind: OptionKind = {
+export function whole(min: number, unlimited = false): OptionKind<number> {
+  const kind: OptionKind<number> = {
     expected: `a whole number of at least ${min}`,
-    check: (v) =>
+    check: (v): v is number =>
       typeof v === 'number' && ((Number.isSafeInteger(v) && v >= min) || (unlimited && v === Infinity)),
     parse(text) {
       const n = Number(text);
@@ -44,10 +59,10 @@ export function whole(min: number, unlimited = false): OptionKind {
   return kind;
 }
 
-export function atLeast(min: number): OptionKind {
-  const kind: OptionKind = {
+export function atLeast(min: number): OptionKind<number> {
+  const kind: OptionKind<number> = {
     expected: `a number of at least ${min}`,
-    check: (v) => typeof v === 'number' && Number.isFinite(v) && v >= min,
+    check: (v): v is number => typeof v === 'number' && Number.isFinite(v) && v >= min,
     parse(text) {
       const n = Number(text);
       if (text.trim() === '' || !Number.isFinite(n) || n < min) refuse(kind, text);
@@ -57,20 +72,54 @@ export function atLeast(min: number): OptionKind {
   return kind;
 }
 
-/** A shell command (--on-pass): any text but an empty one. */
-export const command: OptionKind = {
-  expected: 'a shell command (not empty)',
-  check: (v) => typeof v === 'string' && v.trim() !== '',
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A length of time: crawl() takes milliseconds; the command line and a config file
+ * take "90s", "2h", "500ms", "1d" (a config file may also give milliseconds as a number).
+ */
+export const duration: OptionKind<number> = {
+  expected: 'a duration like 90s, 15m, 2h or 1d (ms, s, m, h, d)',
+  check: (v): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
   parse(text) {
-    if (text.trim() === '') refuse(command, text);
-    return text;
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
+    const ms = m === null ? Number.NaN : Math.round(Number(m[1]) * (UNIT_MS[m[2] as string] as number));
+    if (!(ms > 0) || !Number.isSafeInteger(ms)) refuse(duration, text);
+    return ms;
+  },
+  fromFile(value) {
+    if (typeof value === 'string') return (duration.parse as (t: string) => number)(value);
+    if (duration.check(value)) return value;
+    throw new OptionValueError(`expected ${duration.expected}, got ${shown(value)}`);
   },
 };
 
+/** Text that must not be empty: a shell command (--on-pass), a folder or file name. */
+function nonEmpty(expected: string): OptionKind<string> {
+  const kind: OptionKind<string> = {
+    expected,
+    check: (v): v is string => typeof v === 'string' && v.trim() !== '',
+    parse(text) {
+      if (text.trim() === '') refuse(kind, text);
+      return text;
+    },
+  };
+  return kind;
+}
+
+/** A shell command (--on-pass): any text but an empty one. */
+export const command = nonEmpty('a shell command (not empty)');
+
+/** A folder name: never empty (an empty --data would mean the current folder without saying so). */
+export const folder = nonEmpty('a folder name (not empty)');
+
+/** A file name (--cookies, --log-file, --ca-file): never empty. */
+export const file = nonEmpty('a file name (not empty)');
+
 /** A number strictly between 0 and 1 (a rate, like --seen-fp-rate). */
-export const fraction: OptionKind = {
+export const fraction: OptionKind<number> = {
   expected: 'a number between 0 and 1, like 0.001',
-  check: (v) => typeof v === 'number' && v > 0 && v < 1,
+  check: (v): v is number => typeof v === 'number' && v > 0 && v < 1,
   parse(text) {
     const n = Number(text);
     if (text.trim() === '' || !(n > 0 && n < 1)) refuse(fraction, text);
@@ -78,68 +127,73 @@ export const fraction: OptionKind = {
   },
 };
 
-export function oneOf(choices: readonly string[]): OptionKind {
+export function oneOf<const C extends string>(choices: readonly C[]): OptionKind<C> {
   return {
     expected: `one of ${choices.join(', ')}`,
-    check: (v) => typeof v === 'string' && choices.includes(v),
+    check: (v): v is C => typeof v === 'string' && (choices as readonly string[]).includes(v),
     choices,
   };
 }
 
-export const onOff: OptionKind = {
+export const onOff: OptionKind<boolean> = {
   expected: 'true or false',
-  check: (v) => typeof v === 'boolean',
+  check: (v): v is boolean => typeof v === 'boolean',
   switch: true,
 };
 
-/** A folder name: never empty (an empty --data would mean the current folder without saying so). */
-export const folder: OptionKind = {
-  expected: 'a folder name (not empty)',
-  check: (v) => typeof v === 'string' && v.trim() !== '',
-  parse(text) {
-    if (text.trim() === '') refuse(folder, text);
-    return text;
-  },
-};
-
 /** A User-Agent: its first word is the product token robots.txt rules are matched against. */
-export const userAgent: OptionKind = {
+export const userAgent: OptionKind<string> = {
   expected:
     'a User-Agent whose first word is a robots.txt product token (letters, "-", "_"), like "mybot/1.0"',
-  check: (v) => typeof v === 'string' && productTokenOf(v) !== '',
+  check: (v): v is string => typeof v === 'string' && productTokenOf(v) !== '',
   parse(text) {
     if (productTokenOf(text) === '') refuse(userAgent, text);
     return text;
   },
 };
 
-/** Repeatable regular expressions (--include, --exclude). */
-export const regexList: OptionKind = {
+/** A list a config file gives as its items, each read as one repeated flag would be. */
+function listFromFile<T>(kind: OptionKind<T>, empty: T): (value: unknown) => T {
+  return (value) => {
+    const parse = kind.parse as (text: string, previous: T | undefined) => T;
+    if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+      throw new OptionValueError(`expected a list of strings, got ${shown(value)}`);
+    }
+    let out: T | undefined;
+    for (const item of value) out = parse(item, out);
+    return out ?? empty;
+  };
+}
+
+/** Repeatable regular expressions (--include, --exclude); a config file lists their sources. */
+export const regexList: OptionKind<readonly RegExp[]> = {
   expected: 'a list of regular expressions',
-  check: (v) => Array.isArray(v) && v.every((r) => r instanceof RegExp),
+  check: (v): v is readonly RegExp[] => Array.isArray(v) && v.every((r) => r instanceof RegExp),
   parse(text, previous) {
     try {
-      return [...((previous as RegExp[] | undefined) ?? []), new RegExp(text)];
+      return [...(previous ?? []), new RegExp(text)];
     } catch (err) {
       throw new OptionValueError(`not a valid regular expression: ${(err as Error).message}`);
     }
   },
+  fromFile: (value) => listFromFile(regexList, [])(value),
 };
 
 /** Repeatable file names (--module). */
-export const fileList: OptionKind = {
+export const fileList: OptionKind<readonly string[]> = {
   expected: 'a list of file names, none empty',
-  check: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim() !== ''),
+  check: (v): v is readonly string[] =>
+    Array.isArray(v) && v.every((s) => typeof s === 'string' && s.trim() !== ''),
   parse(text, previous) {
     if (text.trim() === '') refuse(fileList, text);
-    return [...((previous as string[] | undefined) ?? []), text];
+    return [...(previous ?? []), text];
   },
 };
 
 /** --skip-ext "jpg,png,zip": lowercase, dots and spaces dropped; "" turns the filter off. */
-export const extensionList: OptionKind = {
+export const extensionList: OptionKind<readonly string[]> = {
   expected: 'a list of file extensions, like ["jpg", "zip"]',
-  check: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
+  check: (v): v is readonly string[] => Array.isArray(v) && v.every((s) => typeof s === 'string'),
   parse: (text) =>
     text
       .split(',')
@@ -148,9 +202,9 @@ export const extensionList: OptionKind = {
 };
 
 /** --resolve HOST:PORT:ADDR, like curl's; ADDR may be an IPv6 address, bracketed or not. */
-export const resolveMap: OptionKind = {
+export const resolveMap: OptionKind<ReadonlyMap<string, string>> = {
   expected: 'HOST:PORT:ADDR with an IP address, like example.com:443:127.0.0.2',
-  check: (v) =>
+  check: (v): v is ReadonlyMap<string, string> =>
     v instanceof Map &&
     [...v].every(
       ([key, addr]) =>
@@ -169,9 +223,85 @@ export const resolveMap: OptionKind = {
     if (first <= 0 || second === -1 || !/^\d{1,5}$/.test(port) || Number(port) > 65535 || isIP(addr) === 0) {
       refuse(resolveMap, text);
     }
-    const next = new Map((previous as Map<string, string> | undefined) ?? []);
+    const next = new Map(previous ?? []);
     next.set(`${host}:${port}`, addr);
     return next;
+  },
+  fromFile: (value) => listFromFile(resolveMap, new Map())(value),
+};
+
+/** Header names as RFC 9110 spells a token. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the fetcher writes itself, or that would break the exchange. */
+const OWN_HEADERS = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'user-agent',
+  'accept-encoding',
+  'te',
+  'upgrade',
+  'keep-alive',
+  'proxy-authorization',
+  'if-none-match',
+  'if-modified-since',
+]);
+
+/** Why a header may not be sent as given, or null when it may. */
+export function headerProblem(name: string, value: unknown): string | null {
+  if (!TOKEN.test(name)) return `"${name}" is not a header name`;
+  if (OWN_HEADERS.has(name.toLowerCase())) {
+    return name.toLowerCase() === 'user-agent'
+      ? 'User-Agent is set with --user-agent (userAgent)'
+      : `${name} is the crawler's to send`;
+  }
+  if (typeof value !== 'string' || /[\r\n\0]/.test(value))
+    return `the value of ${name} must be one line of text`;
+  return null;
+}
+
+/** Request headers: --header 'Name: value' (repeatable); crawl() and a config file take { Name: value }. */
+export const headerMap: OptionKind<Readonly<Record<string, string>>> = {
+  expected: 'request headers like { "Accept-Language": "en" } ("Name: value" on the command line)',
+  check: (v): v is Readonly<Record<string, string>> =>
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.entries(v).every(([name, value]) => headerProblem(name, value) === null),
+  parse(text, previous) {
+    const colon = text.indexOf(':');
+    const name = text.slice(0, colon).trim();
+    const value = text.slice(colon + 1).trim();
+    if (colon <= 0) refuse(headerMap, text);
+    const problem = headerProblem(name, value);
+    if (problem !== null) throw new OptionValueError(problem);
+    return { ...(previous ?? {}), [name]: value };
+  },
+  fromFile(value) {
+    if (Array.isArray(value)) return listFromFile(headerMap, {})(value);
+    if (typeof value === 'object' && value !== null) {
+      for (const [name, v] of Object.entries(value)) {
+        const problem = headerProblem(name, v);
+        if (problem !== null) throw new OptionValueError(problem);
+      }
+      return { ...(value as Record<string, string>) };
+    }
+    throw new OptionValueError(`expected ${headerMap.expected}, got ${shown(value)}`);
+  },
+};
+
+/** An http:// or https:// proxy's URL (--proxy); user and password in it are sent to the proxy. */
+export const proxyUrl: OptionKind<string> = {
+  expected: 'an http:// or https:// proxy URL, like http://127.0.0.1:3128',
+  check: (v): v is string => {
+    if (typeof v !== 'string') return false;
+    const u = URL.parse(v);
+    return u !== null && (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+  },
+  parse(text) {
+    if (!proxyUrl.check(text.trim())) refuse(proxyUrl, text);
+    return text.trim();
   },
 };
 
@@ -183,9 +313,9 @@ export function parseHostPort(text: string): { host: string; port: number } | nu
 }
 
 /** --http HOST:PORT: where the console listens (port 0: any free one). */
-export const listenAddress: OptionKind = {
+export const listenAddress: OptionKind<string> = {
   expected: 'HOST:PORT, like 127.0.0.1:8080 (port 0 picks a free one)',
-  check: (v) => typeof v === 'string' && parseHostPort(v) !== null,
+  check: (v): v is string => typeof v === 'string' && parseHostPort(v) !== null,
   parse(text) {
     if (parseHostPort(text) === null) refuse(listenAddress, text);
     return text.trim();
@@ -193,9 +323,9 @@ export const listenAddress: OptionKind = {
 };
 
 /** A shared store's connection string (--store): PostgreSQL's. */
-export const storeUrl: OptionKind = {
+export const storeUrl: OptionKind<string> = {
   expected: 'a PostgreSQL connection string, like postgres://USER@HOST/DB',
-  check: (v) => typeof v === 'string' && /^postgres(ql)?:\/\/\S+$/i.test(v),
+  check: (v): v is string => typeof v === 'string' && /^postgres(ql)?:\/\/\S+$/i.test(v),
   parse(text) {
     if (!storeUrl.check(text.trim())) refuse(storeUrl, text);
     return text.trim();
@@ -203,20 +333,24 @@ export const storeUrl: OptionKind = {
 };
 
 /** A crawl's name in a shared store (--crawl): letters, digits, '.', '_' and '-'. */
-export const crawlName: OptionKind = {
+export const crawlName: OptionKind<string> = {
   expected: "a name of 1 to 64 letters, digits, '.', '_' or '-'",
-  check: (v) => typeof v === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(v),
+  check: (v): v is string => typeof v === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(v),
   parse(text) {
     if (!crawlName.check(text)) refuse(crawlName, text);
     return text;
   },
 };
 
-export const callback: OptionKind = { expected: 'a function', check: (v) => typeof v === 'function' };
+/** A function of the caller's (onPage, onLog, ...): only crawl() can be given one. */
+export function callback<F extends (...args: never[]) => unknown>(): OptionKind<F> {
+  return { expected: 'a function', check: (v): v is F => typeof v === 'function', fromFile: null };
+}
 
-export const abortSignal: OptionKind = {
+export const abortSignal: OptionKind<AbortSignal> = {
   expected: 'an AbortSignal',
-  check: (v) => v instanceof AbortSignal,
+  check: (v): v is AbortSignal => v instanceof AbortSignal,
+  fromFile: null,
 };
 
 /** A value as a message shows it: strings quoted, objects named by their kind. */

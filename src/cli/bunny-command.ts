@@ -6,13 +6,7 @@ import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
-import {
-  type CrawlOptions,
-  checkCrawlOptions,
-  type LogLevel,
-  OPTION_RULES,
-  withDefaults,
-} from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
 import { seedLinks } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
@@ -21,8 +15,9 @@ import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { runBunnyOnStore } from './bunny-on-store.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { printed, QUIET_HELP } from './quiet.js';
-import { addRuleOptions, storeFromEnv } from './rule-options.js';
+import { addRuleOptions, longFlagOf } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
@@ -64,9 +59,9 @@ const CRAWL_OPTIONS = QUEUE_OPTIONS.filter(
 );
 
 /** The long flags of the crawl's own options (--delay, --scope, ...). */
-const CRAWL_FLAGS = new Set<string>(
-  CRAWL_OPTIONS.map((k) => (OPTION_RULES[k].flag as string).split(/[ ,]/)[0] as string),
-);
+const CRAWL_FLAGS = new Set<string>(CRAWL_OPTIONS.map((k) => longFlagOf(k) as string));
+
+const BUNNY_DEFAULTS = { data: './cobweb-bunny' };
 
 /** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
 const WAIT_POLL_MS = 2000;
@@ -83,17 +78,20 @@ export function bunnyCommand(outcome: { code: number }): Command {
       'crawl for a cobweb server (--server), or straight on PostgreSQL (--store): lease URLs, fetch them, hand back what was found',
     )
     .argument('[url...]', 'URLs to add to the crawl first (seeds)');
-  const read = addRuleOptions(command, [...FETCH_OPTIONS, ...CRAWL_OPTIONS], { data: './cobweb-bunny' });
+  const read = addRuleOptions(command, [...FETCH_OPTIONS, ...CRAWL_OPTIONS], BUNNY_DEFAULTS);
+  addConfigFlags(command);
   command
     .option('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
     .option('--quiet', QUIET_HELP);
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
-    const given = { ...read(flags), seeds: urlArgs } as CrawlOptions;
     const server = flags.server as { host: string; port: number } | undefined;
-    if (server === undefined) Object.assign(given, storeFromEnv(given));
-    else refuseCrawlFlags(command);
+    if (server !== undefined) refuseCrawlFlags(command);
+    // With --server, the server's store is the crawl's: COBWEB_STORE is not this bunny's to use.
+    const env = server === undefined ? process.env : { ...process.env, COBWEB_STORE: undefined };
+    const gathered = await gatherOptions(command, read, urlArgs, BUNNY_DEFAULTS, env);
+    const given: CrawlOptions = { ...gathered.options, seeds: gathered.seeds };
     if (server === undefined && given.store === undefined) {
       throw new CrawlOptionError(
         'a bunny needs --server HOST:PORT (a cobweb server) or --store postgres://USER@HOST/DB (or COBWEB_STORE)',
@@ -101,7 +99,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     }
     checkCrawlOptions(given);
     const own = withDefaults(given);
-    const seeds = urlArgs.length === 0 ? [] : canonicalSeeds(urlArgs);
+    const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
     const quiet = flags.quiet === true;
     const say = (line: string, level: LogLevel = 'info') => {
       if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);

@@ -1,22 +1,25 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { crawl } from '../bunny/crawl.js';
-import { type CrawlOptions, DEFAULTS } from '../bunny/options.js';
+import { DEFAULTS } from '../bunny/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
-import { ProgressReporter, summaryText } from './progress.js';
-import { printed, QUIET_HELP } from './quiet.js';
-import { addRuleOptions, storeFromEnv } from './rule-options.js';
+import { addConfigFlags, gatherOptions } from './gathered-options.js';
+import { ProgressReporter, summaryJson, summaryText } from './progress.js';
+import { JSON_HELP, printed, QUIET_HELP } from './quiet.js';
+import { addRuleOptions } from './rule-options.js';
 
 /** `cobweb crawl`; the exit code it ends with is left in `outcome.code`. */
 export function crawlCommand(outcome: { code: number }): Command {
   const command = new Command('crawl')
     .description('crawl from the seed URLs with the embedded store; the same command again resumes')
-    .argument('<seed...>', 'http(s) URLs to start from (depth 0)');
+    .argument('[seed...]', 'http(s) URLs to start from (depth 0); or --seeds FILE, or seeds: in --config');
   const read = addRuleOptions(command);
-  command.option('--quiet', QUIET_HELP);
-  return command.action(async (seeds: string[], flags: Record<string, unknown>) => {
+  addConfigFlags(command);
+  command.option('--quiet', QUIET_HELP).option('--json', JSON_HELP);
+  return command.action(async (args: string[], flags: Record<string, unknown>) => {
     const quiet = flags.quiet === true;
-    const given = read(flags);
+    const json = flags.json === true;
+    const { options: given, seeds } = await gatherOptions(command, read, args);
     const progress = new ProgressReporter(process.stderr);
     const stop = new AbortController();
     let signal: StopSignal | null = null;
@@ -35,8 +38,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     }
     try {
       const summary = await crawl({
-        ...(given as Partial<CrawlOptions>),
-        ...storeFromEnv(given),
+        ...given,
         seeds,
         signal: stop.signal,
         progressMs: progress.intervalMs,
@@ -54,7 +56,8 @@ export function crawlCommand(outcome: { code: number }): Command {
         },
       });
       progress.finish();
-      if (!quiet) process.stdout.write(`${summaryText(summary)}\n`);
+      if (json) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
+      else if (!quiet) process.stdout.write(`${summaryText(summary)}\n`);
       outcome.code = exitCodeOf(summary, signal);
     } finally {
       process.off('SIGINT', onSignal);

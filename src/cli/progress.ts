@@ -68,6 +68,11 @@ function total(counts: Record<string, number>): number {
   return Object.values(counts).reduce((a, b) => a + b, 0);
 }
 
+/** --json: the summary as one JSON object; a limit that is not there is null (JSON has no Infinity). */
+export function summaryJson(s: CrawlSummary): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(s, (_key, value) => (value === Number.POSITIVE_INFINITY ? null : value)));
+}
+
 export function summaryText(s: CrawlSummary): string {
   const run = s.thisRun;
   const failed = total(run.failed);
@@ -81,11 +86,13 @@ export function summaryText(s: CrawlSummary): string {
       ? 'finished: nothing left to fetch'
       : s.stoppedBy === 'max-pages'
         ? `stopped at --max-pages; ${stayQueued} (run again with a higher --max-pages to go on)`
-        : s.stoppedBy === 'console'
-          ? `stopped from the console; ${stayQueued} (run the same command again to resume)`
-          : s.stoppedBy === 'passes'
-            ? `stopped after --passes; ${stayQueued} for the next pass (run again to go on)`
-            : `stopped by signal; ${stayQueued} (run the same command again to resume)`;
+        : s.stoppedBy === 'max-time'
+          ? `stopped at --max-time; ${stayQueued} (run the same command again to go on)`
+          : s.stoppedBy === 'console'
+            ? `stopped from the console; ${stayQueued} (run the same command again to resume)`
+            : s.stoppedBy === 'passes'
+              ? `stopped after --passes; ${stayQueued} for the next pass (run again to go on)`
+              : `stopped by signal; ${stayQueued} (run the same command again to resume)`;
   const errors = { ...httpErrors, ...run.failed };
   return [
     `cobweb: ${ended}`,

@@ -8,3 +8,7 @@ export const QUIET_HELP =
 export function printed(level: LogLevel, quiet: boolean): boolean {
   return !quiet || level === 'error';
 }
+
+/** --json, for crawl. */
+export const JSON_HELP =
+  'print the final summary as one JSON object on stdout (instead of the text summary), for scripts';

@@ -1,17 +1,26 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { OptionValueError } from '../bunny/option-kinds.js';
-import { type CrawlOptions, DEFAULTS, OPTION_RULES, type OptionRule } from '../bunny/options.js';
+import type { OptionSpec } from '../bunny/option-table.js';
+import { type CrawlOptions, DEFAULTS, OPTIONS } from '../bunny/options.js';
 
-type Key = Exclude<keyof CrawlOptions, 'seeds'>;
-type Flagged = [key: Key, rule: OptionRule & { flag: string }];
+export type Key = Exclude<keyof CrawlOptions, 'seeds'>;
+type Flagged = [key: Key, spec: OptionSpec<unknown> & { flag: string }];
 
-/** The options the command line has: every rule with a flag, in the table's order. */
-const FLAGGED = Object.entries(OPTION_RULES).filter((e): e is Flagged => e[1].flag !== undefined);
+/** The options the command line has: every one with a flag, in the table's order. */
+export const FLAGGED = (Object.entries(OPTIONS) as [Key, OptionSpec<unknown>][]).filter(
+  (e): e is Flagged => e[1].flag !== undefined,
+);
 
-/** commander's Option for a rule: the rule's parser, choices and default, so --help shows them. */
-function optionOf([key, rule]: Flagged): Option {
-  const option = new Option(rule.flag, rule.help);
-  const { kind } = rule;
+/** The long flag of an option ('--max-pages'), or null when it has none. */
+export function longFlagOf(key: Key): string | null {
+  const flag = (OPTIONS[key] as OptionSpec<unknown>).flag;
+  return flag === undefined ? null : (flag.split(/[ ,]/)[0] as string);
+}
+
+/** commander's Option for an option: its parser, choices and default, so --help shows them. */
+function optionOf([key, spec]: Flagged): Option {
+  const option = new Option(spec.flag, spec.help);
+  const { kind } = spec;
   if (kind.choices !== undefined) option.choices(kind.choices);
   else if (kind.parse !== undefined) {
     const parse = kind.parse;
@@ -30,15 +39,24 @@ function optionOf([key, rule]: Flagged): Option {
   return option;
 }
 
+/** Options given on the command line, each with the flag that gave it. */
+export interface FlagValues {
+  values: Partial<CrawlOptions>;
+  /** Per option: the flag it came from ('--max-pages'). */
+  flags: Partial<Record<Key, string>>;
+}
+
 /**
- * Adds the flags of the option table to a command (all of them, or those of `only`,
- * in the table's order) and returns what reads their values back as crawl options.
+ * Adds the flags of the option table to a command (all of them, or those of `only`, in
+ * the table's order; `defaults` shows a command's own defaults in --help) and returns
+ * what reads back the options the command line gave: only those typed, not defaults,
+ * so that a config file's values hold where no flag was given.
  */
 export function addRuleOptions(
   command: Command,
   only?: readonly Key[],
   defaults: Partial<Record<Key, unknown>> = {},
-): (flags: Record<string, unknown>) => Partial<CrawlOptions> {
+): () => FlagValues {
   const chosen = only === undefined ? FLAGGED : FLAGGED.filter(([key]) => only.includes(key));
   const options = chosen.map((flagged) => {
     const option = optionOf(flagged);
@@ -47,15 +65,15 @@ export function addRuleOptions(
     command.addOption(option);
     return [flagged[0], option] as const;
   });
-  return (flags) => {
-    const given: Record<string, unknown> = {};
-    for (const [key, option] of options) given[key] = flags[option.attributeName()];
-    return given as Partial<CrawlOptions>;
+  return () => {
+    const values: Record<string, unknown> = {};
+    const flags: Partial<Record<Key, string>> = {};
+    for (const [key, option] of options) {
+      const name = option.attributeName();
+      if (command.getOptionValueSource(name) !== 'cli') continue;
+      values[key] = command.getOptionValue(name);
+      flags[key] = option.long ?? option.flags;
+    }
+    return { values: values as Partial<CrawlOptions>, flags };
   };
-}
-
-/** --store, else COBWEB_STORE: the shared store a command crawls on (none: the embedded one). */
-export function storeFromEnv(given: Partial<CrawlOptions>): Partial<CrawlOptions> {
-  const store = given.store ?? process.env.COBWEB_STORE;
-  return store === undefined || store === '' ? {} : { store };
 }

@@ -28,8 +28,9 @@ import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
+import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { printed, QUIET_HELP } from './quiet.js';
-import { addRuleOptions, storeFromEnv } from './rule-options.js';
+import { addRuleOptions } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
 export const QUEUE_OPTIONS = [
@@ -69,6 +70,8 @@ export const QUEUE_OPTIONS = [
   'http',
 ] as const;
 
+const SERVER_DEFAULTS = { data: './cobweb-server' };
+
 /** --listen HOST:PORT; an IPv6 host in brackets. */
 export function parseHostPort(text: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text.trim());
@@ -96,7 +99,8 @@ export function serverCommand(outcome: { code: number }): Command {
       'hold a crawl (queue, seen set, outputs) for bunnies; steered by show, quit, modstat, log, read, loadmod',
     )
     .argument('[seed...]', 'http(s) URLs to start from (depth 0); bunnies may add more');
-  const read = addRuleOptions(command, QUEUE_OPTIONS, { data: './cobweb-server' });
+  const read = addRuleOptions(command, QUEUE_OPTIONS, SERVER_DEFAULTS);
+  addConfigFlags(command);
   command
     .addOption(
       new Option('--listen <host:port>', 'where bunnies and control commands connect')
@@ -138,11 +142,12 @@ export function serverCommand(outcome: { code: number }): Command {
     )
     .option('--quiet', QUIET_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
-    const given = { ...read(flags), ...storeFromEnv(read(flags)), seeds: seedArgs } as CrawlOptions;
+    const gathered = await gatherOptions(command, read, seedArgs, SERVER_DEFAULTS);
+    const given: CrawlOptions = { ...gathered.options, seeds: gathered.seeds };
     checkCrawlOptions(given);
     const o = withDefaults(given);
     checkSharedStoreOptions(o);
-    const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
+    const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
     const listen = flags.listen as { host: string; port: number };
     const skipSubstrings = flags.skipSubstring as string[];
     const quiet = flags.quiet === true;

@@ -4,7 +4,7 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { crawl } from '../../src/bunny/crawl.js';
 import { CrawlOptionError } from '../../src/bunny/errors.js';
-import { type CrawlOptions, OPTION_RULES } from '../../src/bunny/options.js';
+import { type CrawlOptions, OPTIONS } from '../../src/bunny/options.js';
 import { crawlCommand } from '../../src/cli/crawl-command.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 
@@ -51,7 +51,7 @@ describe('options: one set of rules for crawl() and the command line', () => {
   it.each(BAD)(
     '%s = %j is refused by both, naming the option, before anything is touched',
     async (key, value, args) => {
-      const expected = OPTION_RULES[key as Exclude<keyof CrawlOptions, 'seeds'>].kind.expected;
+      const expected = OPTIONS[key as Exclude<keyof CrawlOptions, 'seeds'>].kind.expected;
       const attempt = crawl({ seeds: [SEED], data: join(h.dir, 'never'), [key]: value });
       await expect(attempt).rejects.toThrow(CrawlOptionError);
       await expect(attempt).rejects.toThrow(`${key} must be ${expected}, got `);
@@ -99,7 +99,7 @@ describe('options: one set of rules for crawl() and the command line', () => {
 
   it('every option of the command line is in the rules table, with its help', () => {
     const help = crawlCommand({ code: 0 }).helpInformation();
-    for (const rule of Object.values(OPTION_RULES)) {
+    for (const rule of Object.values(OPTIONS) as { flag?: string; help?: string }[]) {
       if (rule.flag === undefined) continue;
       expect(help).toContain(rule.flag);
       expect(rule.help).toBeTruthy();

@@ -1,0 +1,512 @@
+import type { HostRules } from '../frontier/policy/host-rules.js';
+import type { ModulePage } from '../modules/api.js';
+import type { PageRecord } from '../output/pages-log.js';
+import { DEFAULT_SKIP_EXTENSIONS } from '../url/filter.js';
+import { DEFAULT_USER_AGENT } from '../version.js';
+import { hostRules } from './host-rules-kind.js';
+import {
+  abortSignal,
+  atLeast,
+  callback,
+  command,
+  crawlName,
+  duration,
+  extensionList,
+  file,
+  fileList,
+  folder,
+  fraction,
+  headerMap,
+  listenAddress,
+  type OptionKind,
+  oneOf,
+  onOff,
+  proxyUrl,
+  regexList,
+  resolveMap,
+  storeUrl,
+  userAgent,
+  whole,
+} from './option-kinds.js';
+import type { CrawlProgress, LogLevel } from './options.js';
+
+/** Which README table an option is in (test/docs/option-tables.test.ts holds them to this table). */
+export type DocSection =
+  | 'followed'
+  | 'politeness'
+  | 'limits'
+  | 'requests'
+  | 'run'
+  | 'seen'
+  | 'passes'
+  | 'file';
+
+export interface OptionDocs {
+  section: DocSection;
+  /** The README's "default" cell, when the value itself does not say it well ("no limit"). */
+  default?: string;
+  /** The README's "what it does" cell; else the help text. */
+  text?: string;
+}
+
+/** One option: everything about it, in one place. */
+export interface OptionSpec<T> {
+  /** Its type, its check, and how the command line and a config file spell it. */
+  kind: OptionKind<T>;
+  default?: T;
+  /** Commander's flag spelling, e.g. '--max-pages <n>'; absent for options only crawl() and config files have. */
+  flag?: string;
+  /** One line: --help says it, and the README too unless `docs.text` says more. */
+  help: string;
+  /** Where the README lists it; absent for what only crawl() takes (callbacks, a signal). */
+  docs?: OptionDocs;
+}
+
+export interface DefaultedSpec<T> extends OptionSpec<T> {
+  default: T;
+}
+
+type Described = Omit<OptionSpec<unknown>, 'kind' | 'default'>;
+
+/** An option of type T (from its kind), with or without a default of that type. */
+function option<T>(kind: OptionKind<T>, spec: Described & { default: NoInfer<T> }): DefaultedSpec<T>;
+function option<T>(kind: OptionKind<T>, spec: Described): OptionSpec<T>;
+function option<T>(kind: OptionKind<T>, spec: Described & { default?: T }): OptionSpec<T> {
+  return { kind, ...spec };
+}
+
+/**
+ * Every option crawl() takes, in --help order: the one table the library's type and
+ * checks (options.ts), the command line's flags (src/cli/rule-options.ts), the config
+ * file's keys (src/cli/config-file.ts) and the README's option tables come from.
+ * A new option is one entry here.
+ */
+export const OPTIONS = {
+  data: option(folder, {
+    default: './cobweb-data',
+    flag: '--data <dir>',
+    help: 'the store and every output (pages.jsonl, warc/)',
+    docs: {
+      section: 'followed',
+      text: 'the store and every output; the same DIR again resumes (see [The data folder](#the-data-folder))',
+    },
+  }),
+  store: option(storeUrl, {
+    flag: '--store <url>',
+    help: 'crawl on PostgreSQL (postgres://USER@HOST/DB; else COBWEB_STORE) instead of the embedded store in --data',
+    docs: {
+      section: 'followed',
+      default: '`COBWEB_STORE`, else none',
+      text: 'crawl on PostgreSQL (`postgres://USER@HOST/DB`) instead of the embedded store in `--data`, which keeps the outputs (see [Crawling on PostgreSQL](#crawling-on-postgresql-bunnies-with-no-server))',
+    },
+  }),
+  crawl: option(crawlName, {
+    default: 'default',
+    flag: '--crawl <name>',
+    help: 'with --store: which crawl in the database (each has its own queue, seen set and budget)',
+    docs: { section: 'followed' },
+  }),
+  fresh: option(onOff, {
+    flag: '--fresh',
+    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over",
+    docs: { section: 'followed' },
+  }),
+  retryFailed: option(onOff, {
+    flag: '--retry-failed',
+    help: 'queue the URLs whose fetch failed in earlier runs once more',
+    docs: { section: 'followed' },
+  }),
+  maxPages: option(whole(0, true), {
+    default: Number.POSITIVE_INFINITY,
+    flag: '--max-pages <n>',
+    help: 'stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
+    docs: { section: 'followed' },
+  }),
+  maxDepth: option(whole(0), {
+    // Far enough for real sites, near enough that a trap that only goes deeper ends.
+    default: 50,
+    flag: '--max-depth <n>',
+    help: 'follow links this many hops from a seed (a seed is depth 0)',
+    docs: { section: 'followed' },
+  }),
+  scope: option(oneOf(['host', 'domain', 'any']), {
+    default: 'domain',
+    flag: '--scope <scope>',
+    help: 'which links to follow: same host, same registrable domain, or any',
+    docs: {
+      section: 'followed',
+      text: "follow links to the seed's host, its registrable domain (by the Public Suffix List; an IP address is its own scope), or anywhere",
+    },
+  }),
+  include: option(regexList, {
+    flag: '--include <regex>',
+    help: 'only follow URLs matching one of these (repeatable)',
+    docs: { section: 'followed' },
+  }),
+  exclude: option(regexList, {
+    flag: '--exclude <regex>',
+    help: 'never follow URLs matching any of these (repeatable)',
+    docs: { section: 'followed' },
+  }),
+  concurrency: option(whole(1), {
+    default: 16,
+    flag: '--concurrency <n>',
+    help: 'fetches in flight in total',
+    docs: { section: 'politeness' },
+  }),
+  perHost: option(whole(1), {
+    default: 1,
+    flag: '--per-host <n>',
+    help: 'fetches in flight to one host',
+    docs: { section: 'politeness', text: 'fetches in flight to one host (or address)' },
+  }),
+  delayMs: option(whole(0), {
+    default: 1000,
+    flag: '--delay <ms>',
+    help: 'least gap between the starts of two requests to one host',
+    docs: { section: 'politeness' },
+  }),
+  delayFactor: option(atLeast(0), {
+    default: 2,
+    flag: '--delay-factor <n>',
+    help: 'the gap is at least this many times the last response time',
+    docs: { section: 'politeness' },
+  }),
+  maxDelayMs: option(whole(0), {
+    default: 30_000,
+    flag: '--max-delay <ms>',
+    help: 'most gap between two requests to one host, Crawl-delay included',
+    docs: { section: 'politeness' },
+  }),
+  politenessKey: option(oneOf(['host', 'ip']), {
+    default: 'host',
+    flag: '--politeness-key <key>',
+    help: 'count politeness per host, or per IP address (hosts sharing one share it)',
+    docs: { section: 'politeness' },
+  }),
+  retries: option(whole(0), {
+    default: 2,
+    flag: '--retries <n>',
+    help: 'tries after the first for 5xx, 429, timeouts and resets',
+    docs: {
+      section: 'politeness',
+      text: 'transient failures (5xx, 408, 429, timeouts, resets, refused connections, a DNS server that did not answer) are tried N more times; a name that does not exist is not; only the last try is recorded',
+    },
+  }),
+  retryDelayMs: option(whole(0), {
+    default: 10_000,
+    flag: '--retry-delay <ms>',
+    help: 'wait before the first retry; doubles each time',
+    docs: { section: 'politeness' },
+  }),
+  hostBackoffMs: option(whole(0), {
+    default: 10_000,
+    flag: '--host-backoff <ms>',
+    help: 'wait after a host fails to connect; doubles each time in a row',
+    docs: {
+      section: 'politeness',
+      text: 'a host that fails to connect waits this long, doubling with each failure in a row (at most 10 minutes)',
+    },
+  }),
+  retireAfter: option(whole(1), {
+    default: 5,
+    flag: '--retire-after <n>',
+    help: 'give up on a host after this many failed connections in a row',
+    docs: {
+      section: 'politeness',
+      text: "after N failed connections in a row, the host's queued URLs are recorded as `host-unreachable` and it is left alone",
+    },
+  }),
+  maxPagesPerHost: option(whole(1, true), {
+    default: Number.POSITIVE_INFINITY,
+    flag: '--max-pages-per-host <n>',
+    help: 'take at most this many URLs from one host',
+    docs: {
+      section: 'limits',
+      text: 'take at most N URLs from one host; more are recorded as `filtered`, detail `host-budget`',
+    },
+  }),
+  maxPathSegments: option(whole(1), {
+    default: 20,
+    flag: '--max-path-segments <n>',
+    help: 'refuse URLs with more path segments (a trap)',
+    docs: { section: 'limits' },
+  }),
+  maxSegmentRepeats: option(whole(1), {
+    default: 2,
+    flag: '--max-segment-repeats <n>',
+    help: 'refuse URLs repeating a path segment more often (a trap)',
+    docs: { section: 'limits' },
+  }),
+  maxQueryParams: option(whole(0), {
+    default: 20,
+    flag: '--max-query-params <n>',
+    help: 'refuse URLs with more query parameters (a trap)',
+    docs: { section: 'limits' },
+  }),
+  ignoreRobots: option(onOff, {
+    default: false,
+    flag: '--ignore-robots',
+    help: 'fetch what robots.txt disallows (be sure you may)',
+    docs: { section: 'followed', text: 'neither read nor obey robots.txt (prints a warning)' },
+  }),
+  sitemaps: option(onOff, {
+    default: false,
+    flag: '--sitemaps',
+    help: "read each site's sitemaps (named in robots.txt, else /sitemap.xml) for URLs",
+    docs: {
+      section: 'followed',
+      text: "read each site's sitemaps (named in robots.txt, else `/sitemap.xml`; indexes and gzipped ones too) and crawl the URLs they list",
+    },
+  }),
+  allowPrivate: option(onOff, {
+    default: false,
+    flag: '--allow-private',
+    help: 'fetch loopback, private and link-local addresses even when no seed is on one',
+    docs: { section: 'requests' },
+  }),
+  userAgent: option(userAgent, {
+    default: DEFAULT_USER_AGENT,
+    flag: '--user-agent <string>',
+    help: 'User-Agent header; its first word is the robots.txt product token',
+    docs: {
+      section: 'requests',
+      default: '`cobweb/<version> (+<project url>)`',
+      text: 'the User-Agent header; its first word is the robots.txt product token, so it must start with one (letters, `-`, `_`)',
+    },
+  }),
+  headers: option(headerMap, {
+    flag: '--header <header>',
+    help: "send this request header ('Name: value'; repeatable); a config file's host sections add their own",
+    docs: {
+      section: 'requests',
+      text: "send this header with every request (`'Name: value'`, repeatable); a host section of the config file adds or overrides headers for its hosts. Host, User-Agent, Connection and the conditional headers are the crawler's own",
+    },
+  }),
+  cookies: option(file, {
+    flag: '--cookies <file>',
+    help: "import a Netscape cookies.txt (curl's, wget's) into the crawl's cookie jar",
+    docs: {
+      section: 'requests',
+      text: "import a Netscape `cookies.txt` (as curl `-c` and wget `--save-cookies` write it) into the crawl's cookie jar; see [Cookies](#cookies)",
+    },
+  }),
+  proxy: option(proxyUrl, {
+    flag: '--proxy <url>',
+    help: 'send requests through this HTTP(S) proxy (else HTTPS_PROXY / HTTP_PROXY; NO_PROXY is honoured)',
+    docs: {
+      section: 'requests',
+      default: '`HTTPS_PROXY`, `HTTP_PROXY`, else none',
+      text: 'send every request through this `http://` or `https://` proxy (`http://USER:PASSWORD@HOST:PORT` to log in); hosts in `NO_PROXY` go direct; see [Proxies](#proxies)',
+    },
+  }),
+  http2: option(onOff, {
+    default: false,
+    flag: '--http2',
+    help: 'speak HTTP/2 to https:// servers that offer it (ALPN), HTTP/1.1 to the rest',
+    docs: { section: 'requests' },
+  }),
+  caFile: option(file, {
+    flag: '--ca-file <file>',
+    help: "trust the CA certificates in this PEM file too (besides Node's own)",
+    docs: {
+      section: 'requests',
+      text: "trust the CA certificates in this PEM file as well as Node's own (a company's CA, a test server's); certificates are checked all the same",
+    },
+  }),
+  resolve: option(resolveMap, {
+    flag: '--resolve <host:port:addr>',
+    help: 'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl)',
+    docs: { section: 'requests' },
+  }),
+  skipExtensions: option(extensionList, {
+    default: DEFAULT_SKIP_EXTENSIONS,
+    flag: '--skip-ext <list>',
+    help: `comma-separated extensions never fetched; "" for none (default: ${DEFAULT_SKIP_EXTENSIONS.length} image, video, audio, archive, font and executable extensions)`,
+    docs: {
+      section: 'followed',
+      default: 'images, video, audio, archives, fonts, executables',
+      text: 'comma-separated extensions never fetched; `""` turns the filter off',
+    },
+  }),
+  followNofollow: option(onOff, {
+    flag: '--follow-nofollow',
+    help: 'also follow rel=nofollow links',
+    docs: { section: 'followed', text: 'also follow `rel=nofollow` links' },
+  }),
+  maxBodyBytes: option(whole(1), {
+    default: 10 * 1024 * 1024,
+    flag: '--max-body <bytes>',
+    help: 'largest body kept, counted after decompression',
+    docs: {
+      section: 'limits',
+      default: '10 MiB',
+      text: 'largest body kept, counted after decompression (a gzip bomb is cut off there): `too-large`',
+    },
+  }),
+  totalTimeoutMs: option(whole(1), {
+    default: 60_000,
+    flag: '--timeout <ms>',
+    help: 'longest one whole exchange may take',
+    docs: {
+      section: 'limits',
+      text: 'longest one whole exchange may take (a slowloris drip too): `timeout`',
+    },
+  }),
+  connectTimeoutMs: option(whole(1), {
+    default: 10_000,
+    flag: '--connect-timeout <ms>',
+    help: 'longest a connection may take to open',
+    docs: { section: 'limits' },
+  }),
+  firstByteTimeoutMs: option(whole(1), {
+    default: 30_000,
+    flag: '--first-byte-timeout <ms>',
+    help: 'longest to wait for the response head (and between two body chunks)',
+    docs: { section: 'limits' },
+  }),
+  maxRedirects: option(whole(0), {
+    default: 20,
+    flag: '--max-redirects <n>',
+    help: 'follow at most this many redirects in a row',
+    docs: { section: 'limits' },
+  }),
+  seen: option(oneOf(['memory', 'bloom', 'lmdb', 'drum']), {
+    // Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md).
+    default: 'memory',
+    flag: '--seen <kind>',
+    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, past 10^8 URLs)',
+    docs: {
+      section: 'seen',
+      text: '`memory`: exact, in RAM, 10-15 bytes a URL, filled from the store at start; `drum`: exact, on disk at 8 bytes a URL, flat memory, answers after a merge (for crawls past 10^8 URLs); `lmdb`: exact, on disk; `bloom`: small, but loses a few new URLs',
+    },
+  }),
+  seenCapacity: option(whole(1), {
+    flag: '--seen-capacity <n>',
+    help: "URLs the bloom filter is sized for (default 10000000); memory's starting size (default: the store's URLs)",
+    docs: {
+      section: 'seen',
+      default: '10000000',
+      text: 'the URLs a bloom filter is sized for (memory: its starting size)',
+    },
+  }),
+  seenFpRate: option(fraction, {
+    default: 0.001,
+    flag: '--seen-fp-rate <p>',
+    help: "the bloom filter's false-positive rate at --seen-capacity: new URLs taken as seen, never crawled",
+    docs: { section: 'seen' },
+  }),
+  passes: option(whole(1), {
+    flag: '--passes <n>',
+    help: 'crawl in passes, each fetching what the last one found (one depth), and stop at the boundary after n of them',
+    docs: { section: 'passes', text: 'crawl N passes, then stop with the rest queued' },
+  }),
+  onPass: option(command, {
+    flag: '--on-pass <cmd>',
+    help: 'run this shell command at the end of each pass, with the pass number as its argument',
+    docs: {
+      section: 'passes',
+      text: 'at the end of each pass, run `CMD <pass>` through the shell (also `COBWEB_PASS` and `COBWEB_DATA` in its environment), beside the next pass',
+    },
+  }),
+  modules: option(fileList, {
+    flag: '--module <path>',
+    help: 'load a module (an ES module file; see docs/modules.md); repeatable',
+    docs: {
+      section: 'followed',
+      text: 'load a module (repeatable; see `docs/modules.md`); one that cannot be loaded stops the crawl before it starts (exit code 2)',
+    },
+  }),
+  moduleTimeoutMs: option(whole(1), {
+    default: 5000,
+    flag: '--module-timeout <ms>',
+    help: 'cut off a module call after this long',
+    docs: { section: 'followed', text: 'a module call still running after this is cut off and counted' },
+  }),
+  builtinModules: option(onOff, {
+    default: true,
+    flag: '--no-builtin-modules',
+    help: 'do not load the built-in modules (forms, meta, server)',
+    docs: { section: 'followed', text: 'leave out the built-in modules `forms`, `meta`, `server`' },
+  }),
+  maxTimeMs: option(duration, {
+    flag: '--max-time <duration>',
+    help: 'stop cleanly after this long (90s, 15m, 2h), as at --max-pages',
+    docs: {
+      section: 'run',
+      default: 'no limit',
+      text: 'stop after this long (`90s`, `15m`, `2h`, `1d`) the way `--max-pages` stops: the fetches in flight finish and are written, the rest stays queued (exit code 0)',
+    },
+  }),
+  recrawlAfterMs: option(duration, {
+    flag: '--recrawl-after <duration>',
+    help: 'fetch again the URLs fetched longer ago than this, with If-None-Match / If-Modified-Since',
+    docs: {
+      section: 'run',
+      default: 'never',
+      text: 'URLs fetched longer ago than this (`7d`, `12h`) are due again, and are asked for with `If-None-Match` / `If-Modified-Since` from what was stored; see [Recrawling](#recrawling)',
+    },
+  }),
+  logLevel: option(oneOf(['error', 'warn', 'info', 'debug']), {
+    default: 'info',
+    flag: '--log-level <level>',
+    help: 'what is logged: error, warn, info (lifecycle), debug (every fetch, retry, back-off, refusal)',
+    docs: {
+      section: 'run',
+      text: 'the least level logged, on stderr and in `--log-file`: `info` adds the lifecycle (start, stop, summary) to errors and warnings; `debug` adds every fetch, retry, back-off and refusal',
+    },
+  }),
+  logFile: option(file, {
+    flag: '--log-file <file>',
+    help: 'also write the log here as JSON lines (pino), at --log-level',
+    docs: {
+      section: 'run',
+      text: "append the log to FILE as JSON lines (pino's: `level`, `time`, `msg`, and the event's fields such as `url`, `status`, `ms`), at `--log-level`",
+    },
+  }),
+  http: option(listenAddress, {
+    flag: '--http <host:port>',
+    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token',
+    docs: {
+      section: 'run',
+      text: 'serve the live console, `/metrics` and `/status` here (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
+    },
+  }),
+  hosts: option(hostRules, {
+    help: 'per-host sections, by host or pattern: delayMs, perHost, maxPages, headers',
+    docs: {
+      section: 'file',
+      text: 'per-host sections, by host (`example.com`, `example.com:8080`) or pattern (`*.example.com`), each setting `delayMs`, `perHost`, `maxPages` (URLs taken from the host) and `headers` for its hosts; a section naming the host exactly wins, else the first pattern that matches',
+    },
+  }),
+  warcMaxBytes: option(whole(1), {
+    default: 1_000_000_000,
+    help: 'roll WARC files at this size',
+    docs: { section: 'file', default: '1000000000 (1 GB)' },
+  }),
+  progressMs: option(whole(1), {
+    default: 1000,
+    help: 'how often onProgress is called, in ms',
+  }),
+  onPage: option(callback<(page: ModulePage) => unknown>(), {
+    help: "called for every fetched page, on the crawl's own thread, under a module hook's rules: a throw is counted and logged, a promise pending past moduleTimeoutMs is counted and not waited for",
+  }),
+  onLog: option(callback<(line: string, level: LogLevel) => void>(), {
+    help: 'where log lines go (warnings, errors, module logs, at logLevel); default stderr',
+  }),
+  onRecord: option(callback<(record: PageRecord) => void>(), {
+    help: 'called for every line written to pages.jsonl',
+  }),
+  onProgress: option(callback<(progress: CrawlProgress) => void>(), {
+    help: "called every progressMs with the crawl's numbers",
+  }),
+  onConsole: option(callback<(url: string) => void>(), {
+    help: 'called once the console (http) listens, with its URL; default: a log line',
+  }),
+  signal: option(abortSignal, {
+    help: 'stops the crawl cleanly: no new fetches, in-flight ones finish and are recorded',
+  }),
+};
+
+/** The per-host sections' type, for callers of crawl(). */
+export type { HostRules };
