@@ -18,6 +18,7 @@ export function frontierSettingsOf(o: Settings): FrontierSettings {
     maxPagesPerHost: o.maxPagesPerHost,
     leaseMs: DEFAULTS.leaseMs,
     maxPages: o.maxPages,
+    ...(o.hosts === undefined ? {} : { hosts: o.hosts }),
   };
 }
 

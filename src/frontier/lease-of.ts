@@ -1,4 +1,4 @@
-import type { Lease, LeaseId, UrlKind } from './types.js';
+import type { Lease, LeaseId, PreviousFetch, UrlKind } from './types.js';
 
 /** A queued URL's row as a store reads it to lease it. */
 export interface LeasableRow {
@@ -9,6 +9,8 @@ export interface LeasableRow {
   kind: UrlKind;
   /** Tries spent so far. */
   attempts: number;
+  /** Its last response, when it was fetched before (policy/recrawl.ts previousOf). */
+  previous?: PreviousFetch | undefined;
 }
 
 /** What the host's turn says of a lease: when its request must start, and whether it is a placement lease. */
@@ -39,5 +41,6 @@ export function leaseOf(
     expiresAt,
     ...(turn.startBy === undefined ? {} : { startBy: turn.startBy }),
     ...(turn.placed ? {} : { needsAddress: true }),
+    ...(row.previous === undefined ? {} : { previous: row.previous }),
   };
 }

@@ -9,6 +9,8 @@
  * docs/architecture.md draws the URL state machine these calls drive.
  */
 
+import type { HostRules } from './policy/host-rules.js';
+
 /** A page to parse for links, or a sitemap to read for URLs. */
 export type UrlKind = 'page' | 'sitemap';
 
@@ -73,6 +75,28 @@ export interface Lease {
    * host does not resolve, the lease is fetched as usual (and fails at the DNS lookup).
    */
   needsAddress?: true;
+  /**
+   * The URL was fetched before and is due again (--recrawl-after): when, and the
+   * validators its response came with, for a conditional request.
+   */
+  previous?: PreviousFetch;
+}
+
+/** What a store keeps of a URL's last response, to ask for it again conditionally. */
+export interface PreviousFetch extends Validators {
+  /** Epoch ms of the completion that stored it (the store's clock): what --recrawl-after counts from. */
+  fetchedAt: number;
+}
+
+/** A response's validators (ETag, Last-Modified), kept with the URL that is done. */
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+  /**
+   * Epoch ms of the capture whose payload these validators stand for (its WARC-Date): a
+   * 304 keeps the one it confirmed, so its revisit record refers to a record with a payload.
+   */
+  capturedAt?: number;
 }
 
 /** A lease extend() kept alive, and when it runs out now (the store's clock). */
@@ -105,8 +129,8 @@ export interface LeaseBatch {
 }
 
 export type Outcome =
-  /** Fetched (any HTTP status). */
-  | { kind: 'done' }
+  /** Fetched (any HTTP status), with the response's validators for a later conditional GET. */
+  | { kind: 'done'; validators?: Validators }
   /** Given up on, with a short reason ('timeout', 'dns', ...). Counts against --max-pages. */
   | { kind: 'failed'; error: string }
   /** Not fetched on purpose (robots.txt said no). Recorded; does not count against --max-pages. */
@@ -230,7 +254,7 @@ export interface StoredLink {
   reason: string | null;
 }
 
-export interface Frontier {
+export interface Frontier extends FrontierCookies {
   /**
    * Set by a store whose owner keeps the crawl's outputs itself (a cobweb server): it
    * writes the pages.jsonl lines and module records completions carry and the records of
@@ -307,6 +331,32 @@ export interface FrontierAdmin {
   requeue(ids: readonly RecordId[], options?: { asSeeds?: boolean }): Promise<number>;
   /** The hosts with the most URLs queued, most first, for `show`. */
   hostQueues(limit: number): Promise<{ host: string; queued: number }[]>;
+  /**
+   * --recrawl-after: the URLs fetched longer ago than `afterMs` by the store's clock
+   * (policy/recrawl.ts) are queued again, each lease then carrying `previous`; resolves
+   * to how many. Called once at the start of a run, so a run still ends.
+   */
+  requeueDue(afterMs: number): Promise<number>;
+}
+
+/** A cookie as a store keeps it: a key (domain, path, name) and the cookie, opaque to the store. */
+export interface StoredCookie {
+  key: string;
+  /** null: the cookie is gone (expired, deleted by its site). */
+  value: string | null;
+}
+
+/**
+ * The crawl's cookie jar, kept by every store (a server keeps its bunnies' in its own),
+ * so a resumed crawl keeps its session. A crawler reads it once at start and saves the
+ * changes its responses made before it completes their leases; crawlers running at once
+ * each hold their own copy, and the last change saved of a cookie is the one kept.
+ */
+export interface FrontierCookies {
+  /** Every cookie kept, in no particular order. */
+  cookies(): Promise<StoredCookie[]>;
+  /** Durable when it resolves; a null value deletes the key. */
+  saveCookies(changes: readonly StoredCookie[]): Promise<void>;
 }
 
 /** One host as the console shows it: its queue, its politeness budget's state. */
@@ -361,4 +411,6 @@ export interface FrontierSettings {
   leaseMs: number;
   /** Final outcomes the whole crawl may reach, across all crawlers (--max-pages). */
   maxPages: number;
+  /** Per-host sections (policy/host-rules.ts): their delayMs, perHost and maxPages hold for their hosts. */
+  hosts?: HostRules;
 }

@@ -23,6 +23,7 @@ import type {
   OurPacketName,
   WireCompletion,
   WireCompletionPart,
+  WireCookie,
   WireExtended,
   WireLease,
   WireLink,
@@ -33,6 +34,7 @@ import type {
   WireRelease,
   WireReport,
   WireStats,
+  WireValidators,
 } from './types.js';
 
 const KINDS = ['page', 'sitemap'] as const;
@@ -69,7 +71,27 @@ function lease(v: unknown, where: string): WireLease {
     if (o.needsAddress !== true) bad(`${where}.needsAddress`, 'must be true when present');
     l.needsAddress = true;
   }
+  if (o.previous !== undefined) {
+    const where2 = `${where}.previous`;
+    const p = object(o.previous, where2);
+    l.previous = { fetchedAt: integer(p, 'fetchedAt', where2), ...validators(p, where2) };
+  }
   return l;
+}
+
+/** A cookie of the jar: a key, and the cookie (opaque text) or null for one deleted. */
+function cookie(v: unknown, where: string): WireCookie {
+  const o = object(v, where);
+  return { key: string(o, 'key', where, true), value: nullableString(o, 'value', where) };
+}
+
+/** ETag and Last-Modified, each present or not. */
+function validators(o: JsonObject, where: string): WireValidators {
+  return {
+    ...(o.etag === undefined ? {} : { etag: string(o, 'etag', where) }),
+    ...(o.lastModified === undefined ? {} : { lastModified: string(o, 'lastModified', where) }),
+    ...(o.capturedAt === undefined ? {} : { capturedAt: integer(o, 'capturedAt', where) }),
+  };
 }
 
 function link(v: unknown, where: string): WireLink {
@@ -114,6 +136,12 @@ function outcome(v: unknown, where: string): WireOutcome {
   const kind = oneOf(o, 'kind', where, OUTCOMES);
   switch (kind) {
     case 'done':
+      return o.validators === undefined
+        ? { kind }
+        : {
+            kind,
+            validators: validators(object(o.validators, `${where}.validators`), `${where}.validators`),
+          };
     case 'deferred':
       return { kind };
     case 'failed':
@@ -212,6 +240,9 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   }),
   STATS: () => ({}),
   LEAVE: () => ({}),
+  COOKIES: () => ({}),
+  COOKIEJAR: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
+  SAVECOOKIES: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
   STATSREPLY: (o, w) => {
     const s: WireStats = {
       queued: integer(o, 'queued', w),

@@ -54,6 +54,8 @@ const LISTS: Partial<Record<OurPacketName, string[]>> = {
   ADD: ['links', 'rejected'],
   ADDED: ['records'],
   ACK: ['ids'],
+  COOKIEJAR: ['cookies'],
+  SAVECOOKIES: ['cookies'],
 };
 
 function mergeBodies(type: OurPacketName, bodies: Record<string, unknown>[]): Record<string, unknown> {

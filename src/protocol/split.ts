@@ -209,6 +209,8 @@ const LISTS: Partial<Record<OurPacketName, { lists: string[]; counts: string[] }
   ADD: { lists: ['links', 'rejected'], counts: [] },
   ADDED: { lists: ['records'], counts: ['added'] },
   ACK: { lists: ['ids'], counts: [] },
+  COOKIEJAR: { lists: ['cookies'], counts: [] },
+  SAVECOOKIES: { lists: ['cookies'], counts: [] },
 };
 
 /** RECORDSITE: its info is a free-form record, cut to fit like a page record. */

@@ -38,6 +38,9 @@ export const PacketCode = {
   OK: 35,
   ERROR: 36,
   LEAVE: 37,
+  COOKIES: 38,
+  COOKIEJAR: 39,
+  SAVECOOKIES: 40,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -122,10 +125,24 @@ export interface WireLease {
   startBy?: number;
   /** Optional (--politeness-key ip): resolve the host and give the lease back deferred with its address, making no request. */
   needsAddress?: true;
+  /** Optional (--recrawl-after): the URL was fetched before; ask for it with these validators. */
+  previous?: WirePrevious;
+}
+
+/** A URL's last response, for a conditional GET: when it came, its ETag and Last-Modified. */
+export interface WirePrevious extends WireValidators {
+  fetchedAt: number;
+}
+
+/** A response's validators, kept with the URL that is done, and when the capture they stand for was made. */
+export interface WireValidators {
+  etag?: string;
+  lastModified?: string;
+  capturedAt?: number;
 }
 
 export type WireOutcome =
-  | { kind: 'done' }
+  | { kind: 'done'; validators?: WireValidators }
   | { kind: 'failed'; error: string }
   /** Not fetched on purpose (robots.txt said no): recorded, not counted as a page. */
   | { kind: 'refused'; reason: string }
@@ -196,6 +213,12 @@ export interface WireExtended {
 
 export type CrawlEnd = 'finished' | 'max-pages';
 
+/** One cookie of the crawl's jar: its key (domain;path;name) and the cookie, opaque; null: deleted. */
+export interface WireCookie {
+  key: string;
+  value: string | null;
+}
+
 export interface WireStats {
   queued: number;
   inFlight: number;
@@ -238,6 +261,11 @@ export interface Bodies {
   OK: Record<string, never>;
   /** The bunny is stopping: its leases go back to the queue now. */
   LEAVE: Record<string, never>;
+  /** The crawl's cookie jar, asked for at start. */
+  COOKIES: Record<string, never>;
+  COOKIEJAR: { cookies: WireCookie[] };
+  /** What a batch's responses changed in the jar, kept before the batch's COMPLETE. */
+  SAVECOOKIES: { cookies: WireCookie[] };
   ERROR: { code: number; message: string };
 }
 
@@ -291,6 +319,9 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   OK: 'server',
   ERROR: 'server',
   LEAVE: 'client',
+  COOKIES: 'client',
+  COOKIEJAR: 'server',
+  SAVECOOKIES: 'client',
 };
 
 /**
@@ -321,6 +352,9 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   OK: 'required',
   ERROR: 'any',
   LEAVE: 'required',
+  COOKIES: 'required',
+  COOKIEJAR: 'required',
+  SAVECOOKIES: 'required',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -335,6 +369,8 @@ export const SPLITTABLE: ReadonlySet<OurPacketName> = new Set<OurPacketName>([
   'ADDED',
   'ACK',
   'MODULE',
+  'COOKIEJAR',
+  'SAVECOOKIES',
 ]);
 
 /** The reply type of each request that has its own; requests with an optional reply get OK. */
@@ -351,6 +387,8 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   ACK: 'OK',
   RECORDSITE: 'OK',
   LEAVE: 'OK',
+  COOKIES: 'COOKIEJAR',
+  SAVECOOKIES: 'OK',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

@@ -17,7 +17,7 @@ import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from 
 import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
-import type { Bodies, JsonObject, WireRejected } from '../protocol/index.js';
+import type { Bodies, JsonObject, WireCookie, WireRejected } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
 import type { SiteBook, SiteVisit } from './site-book.js';
@@ -212,6 +212,16 @@ export class CrawlService {
   async recordSite(body: Bodies['RECORDSITE']): Promise<void> {
     await this.parts.store.recordSite(body);
     this.parts.sites.addInfo(body.origin, body.address, body.info);
+  }
+
+  /** COOKIES: the crawl's cookie jar, which the store keeps for all the bunnies. */
+  async cookies(): Promise<WireCookie[]> {
+    return this.parts.store.cookies();
+  }
+
+  /** SAVECOOKIES: what a bunny's responses changed in the jar. */
+  async saveCookies(changes: readonly WireCookie[]): Promise<void> {
+    await this.parts.store.saveCookies(changes);
   }
 
   async stats(bunnies: number): Promise<Bodies['STATSREPLY']> {

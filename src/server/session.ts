@@ -76,6 +76,8 @@ const BUNNY_ONLY = new Set([
   'CLAIMSITE',
   'RECORDSITE',
   'LEAVE',
+  'COOKIES',
+  'SAVECOOKIES',
 ]);
 
 /** A control command's refusal: an ERROR packet with a code, then the connection closes. */
@@ -306,6 +308,11 @@ export class Session {
       case 'LEAVE':
         await s.leave(await this.crawler());
         return { type: 'OK', body: {} };
+      case 'COOKIES':
+        return { type: 'COOKIEJAR', body: { cookies: await s.cookies() } };
+      case 'SAVECOOKIES':
+        await s.saveCookies(m.body.cookies);
+        return ok;
       default:
         throw new ControlError(ErrorCode.WRONG_DIRECTION, `${m.type} is not a request`);
     }

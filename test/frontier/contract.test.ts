@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   Completion,
   CrawlerId,
+  FrontierCookies,
   FrontierHosts,
   FrontierSettings,
   Lease,
@@ -76,6 +77,18 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   function admin(f: AnyFrontier, ctx: { skip: () => void }): LocalFrontier {
     if (f.findStored === undefined || f.requeue === undefined || f.sites === undefined) ctx.skip();
     return f as LocalFrontier;
+  }
+
+  /** The owner's calls (requeueDue) on the store behind `f`: a server's own, for a remote store. */
+  function ownerOf(f: AnyFrontier, ctx: { skip: () => void }): LocalFrontier {
+    return (current as TestStore).owner?.() ?? admin(f, ctx);
+  }
+
+  /** The store's cookie jar; the test is skipped on a store that keeps none. */
+  function jarOf(f: AnyFrontier, ctx: { skip: () => void }): FrontierCookies {
+    const jar = f as AnyFrontier & Partial<FrontierCookies>;
+    if (jar.cookies === undefined || jar.saveCookies === undefined) ctx.skip();
+    return jar as FrontierCookies;
   }
 
   async function leaseAll(f: AnyFrontier, crawler: CrawlerId, n = 100): Promise<Lease[]> {
@@ -793,6 +806,101 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       );
       // Nothing is in flight on either address: --per-host 2 leases at once.
       expect(await leaseAll(f, c, 10)).toHaveLength(2);
+    });
+  });
+
+  describe('host sections', () => {
+    it("hold a section's per-host limit, budget and delay for its hosts, and the crawl's for the rest", async () => {
+      const f = await store({
+        perHost: 1,
+        hosts: { 'b.test': { perHost: 3, maxPages: 2 }, '*.slow.test': { delayMs: 1000 } },
+      });
+      const c = await f.registerCrawler('a');
+      const added = await f.add(
+        [...urls('a.test', 3), ...urls('b.test', 4), ...urls('x.slow.test', 2)],
+        [],
+        c,
+      );
+      expect(added.added).toBe(3 + 2 + 2);
+      expect(await f.stats()).toMatchObject({ queued: 7, rejected: 2 });
+      const first = await leaseAll(f, c);
+      const byHost = (ls: Lease[]) => ls.map((l) => l.host).sort();
+      expect(byHost(first)).toEqual(['a.test', 'b.test', 'b.test', 'x.slow.test']);
+      await f.complete(
+        first.map((l) => completion(l)),
+        c,
+      );
+      // The slow host's gap runs from the latest moment its request could start.
+      clock = ((first.find((l) => l.host === 'x.slow.test') as Lease).startBy as number) + 999;
+      const second = await leaseAll(f, c);
+      expect(byHost(second)).toEqual(['a.test']);
+      await f.complete(
+        second.map((l) => completion(l)),
+        c,
+      );
+      clock += 1;
+      expect(byHost(await leaseAll(f, c))).toEqual(['a.test', 'x.slow.test']);
+    });
+  });
+
+  describe('recrawling', () => {
+    it("keeps a done URL's validators, and hands them out with it once it is due again", async (ctx) => {
+      const f = await store({ perHost: 10 });
+      const owner = ownerOf(f, ctx);
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], c);
+      const first = await leaseAll(f, c);
+      expect(first.map((l) => l.previous)).toEqual([undefined, undefined, undefined]);
+      const fetchedAt = clock;
+      const validators = {
+        etag: '"v1"',
+        lastModified: 'Tue, 01 Dec 2026 10:00:00 GMT',
+        capturedAt: clock - 40,
+      };
+      const [a, b, failed] = first as [Lease, Lease, Lease];
+      await f.complete(
+        [
+          completion(a, { kind: 'done', validators }),
+          completion(b),
+          completion(failed, { kind: 'failed', error: 'timeout' }),
+        ],
+        c,
+      );
+      clock += 9_999;
+      expect(await owner.requeueDue(10_000)).toBe(0);
+      clock += 1;
+      expect(await owner.requeueDue(10_000)).toBe(2);
+      expect(await f.stats()).toMatchObject({ queued: 2, done: 0, failed: 1 });
+      const again = await leaseAll(f, c);
+      expect(again.map((l) => [l.url, l.previous, l.attempt])).toEqual([
+        [a.url, { fetchedAt, ...validators }, 1],
+        [b.url, { fetchedAt }, 1],
+      ]);
+      clock += 1;
+      await f.complete([completion(again[0] as Lease, { kind: 'done', validators: { etag: '"v2"' } })], c);
+      clock += 10_000;
+      await f.complete([completion(again[1] as Lease)], c);
+      expect(await owner.requeueDue(10_000)).toBe(1);
+      expect((await leaseAll(f, c))[0]?.previous).toEqual({ fetchedAt: fetchedAt + 10_001, etag: '"v2"' });
+    });
+  });
+
+  describe('the cookie jar', () => {
+    it('keeps the changes saved, deletions too, for the next time the store is opened', async (ctx) => {
+      const f = await store();
+      const jar = jarOf(f, ctx);
+      expect(await jar.cookies()).toEqual([]);
+      await jar.saveCookies([
+        { key: 'a.test;/;sid', value: '{"key":"sid","value":"1"}' },
+        { key: 'b.test;/;k', value: '{"key":"k","value":"2"}' },
+      ]);
+      await jar.saveCookies([
+        { key: 'a.test;/;sid', value: '{"key":"sid","value":"3"}' },
+        { key: 'b.test;/;k', value: null },
+      ]);
+      await f.close();
+      const again = jarOf(await store(), ctx);
+      expect(await again.cookies()).toEqual([{ key: 'a.test;/;sid', value: '{"key":"sid","value":"3"}' }]);
     });
   });
 

@@ -24,8 +24,36 @@ describe('the PostgreSQL store', () => {
       Array.from({ length: 10 }, () => PostgresFrontier.open(postgres.db, TEST_SETTINGS, { poolSize: 1 })),
     );
     for (const s of stores) await s.close();
-    expect(await rows('SELECT version FROM cobweb_migrations')).toEqual([{ version: 1 }]);
+    expect(await rows('SELECT version FROM cobweb_migrations ORDER BY version')).toEqual([
+      { version: 1 },
+      { version: 2 },
+    ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
+  });
+
+  it('brings a database of schema 1 up to date: its URLs done are kept, and due for --recrawl-after', async () => {
+    const first = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await first.registerCrawler('a');
+    await first.add([{ url: 'http://x.test/', depth: 0, via: null }], [], c);
+    const [lease] = (await first.lease(1, c)).leases;
+    await first.complete(
+      [{ leaseId: lease?.id as number, outcome: { kind: 'done' }, outlinks: [], rejected: [] }],
+      c,
+    );
+    await first.close();
+    // Back to what the cobweb before made: schema 1, no recrawl columns, no cookie jar.
+    await rows(`ALTER TABLE crawler_links DROP COLUMN fetched_at, DROP COLUMN etag, DROP COLUMN last_modified;
+      DROP TABLE cookies; DELETE FROM cobweb_migrations WHERE version = 2`);
+    const updatedAt = (await rows<{ updated_at: string }>('SELECT updated_at FROM crawler_links'))[0]
+      ?.updated_at;
+    const again = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const d = await again.registerCrawler('b');
+    expect(await again.stats()).toMatchObject({ done: 1, queued: 0 });
+    expect(await again.requeueDue(1)).toBe(1);
+    const [due] = (await again.lease(1, d)).leases;
+    expect(due?.previous).toEqual({ fetchedAt: Number(updatedAt) });
+    expect(await again.cookies()).toEqual([]);
+    await again.close();
   });
 
   it('keeps crawls apart: each has its own queue, seen set and page budget', async () => {

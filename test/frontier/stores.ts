@@ -32,6 +32,11 @@ export interface TestStore {
   spec: string;
   /** A handle on the store in this process, with these settings and this clock. */
   open(settings: Partial<FrontierSettings>, now?: () => number): Promise<AnyFrontier>;
+  /**
+   * The owner's handle on the store behind a handle `open` gave, where that one lacks the
+   * owner's calls: a server's own store, behind its remote crawlers.
+   */
+  owner?(): LocalFrontier;
   dispose(): Promise<void>;
 }
 
@@ -82,6 +87,10 @@ const remoteKind: StoreKind = {
         const f = new RemoteFrontier({ host: '127.0.0.1', port: port() });
         remotes.push(f);
         return f;
+      },
+      owner() {
+        if (running === null) throw new Error('open the remote store before asking for its owner');
+        return running.store;
       },
       async dispose() {
         for (const f of remotes) await f.close();

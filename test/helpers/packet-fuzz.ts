@@ -97,6 +97,8 @@ const OUR_CLIENT: OurPacketName[] = [
   'CLAIMSITE',
   'RECORDSITE',
   'STATS',
+  'COOKIES',
+  'SAVECOOKIES',
 ];
 const OUR_SERVER: OurPacketName[] = [
   'WELCOME',
@@ -108,6 +110,7 @@ const OUR_SERVER: OurPacketName[] = [
   'STATSREPLY',
   'MODULE',
   'OK',
+  'COOKIEJAR',
   'ERROR',
 ];
 const ORIGINAL = [
@@ -262,6 +265,9 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
     MODULE: () => ({ name: word(), sha256: 'ab'.repeat(32), source: text(200) }),
     OK: () => ({}),
     LEAVE: () => ({}),
+    COOKIES: () => ({}),
+    COOKIEJAR: () => ({ cookies: many(() => ({ key: word(), value: chance(0.2) ? null : text(80) }), 4) }),
+    SAVECOOKIES: () => ({ cookies: many(() => ({ key: word(), value: chance(0.2) ? null : text(80) }), 4) }),
     ERROR: () => ({ code: pick([100, 106, 200, 304]), message: text(60) }),
   };
 

@@ -31,6 +31,9 @@ const EXAMPLE: OriginalTarget = {
 export const MODULE_SOURCE =
   'export default { name: "shout", onPage: (p) => ({ shout: p.url.toUpperCase() }) };\n';
 const MODULE_SHA = 'b971d8d42ed5c6b862afbeb4de4283b2665e26ed44e1fb278dbc54f72e11509d';
+// A cookie as the jar keeps it: opaque text to the protocol (tough-cookie's JSON).
+const COOKIE_ABC = '{"key":"sid","value":"abc","domain":"example.com"}';
+const COOKIE_XYZ = '{"key":"sid","value":"xyz","domain":"example.com"}';
 
 export const ORIGINAL_FIXTURES: Fixture[] = [
   {
@@ -538,6 +541,58 @@ export const OUR_FIXTURES: Fixture[] = [
       [0, 0, 0, 9], // request id 9
       [0x00],
       '{}',
+    ),
+  },
+  {
+    name: 'COOKIES',
+    from: 'client',
+    packet: { type: 'COOKIES', requestId: 10, more: false, body: {} },
+    bytes: bytes(
+      [0x00, 0x0a], // length 10
+      [0x26], // type 38 COOKIES
+      [0, 0, 0, 10], // request id 10
+      [0x00],
+      '{}',
+    ),
+  },
+  {
+    name: 'COOKIEJAR',
+    from: 'server',
+    packet: {
+      type: 'COOKIEJAR',
+      requestId: 10,
+      more: false,
+      body: { cookies: [{ key: 'example.com;/;sid', value: COOKIE_ABC }] },
+    },
+    bytes: bytes(
+      [0x00, 0x7a], // length 122 = 8 + 114
+      [0x27], // type 39 COOKIEJAR
+      [0, 0, 0, 10], // answers COOKIES 10
+      [0x00],
+      '{"cookies":[{"key":"example.com;/;sid","value":"{\\"key\\":\\"sid\\",\\"value\\":\\"abc\\",\\"domain\\":\\"example.com\\"}"}]}',
+    ),
+  },
+  {
+    name: 'SAVECOOKIES',
+    from: 'client',
+    packet: {
+      type: 'SAVECOOKIES',
+      requestId: 11,
+      more: false,
+      body: {
+        cookies: [
+          { key: 'example.com;/;sid', value: COOKIE_XYZ },
+          { key: 'example.com;/;old', value: null },
+        ],
+      },
+    },
+    bytes: bytes(
+      [0x00, 0xa3], // length 163 = 8 + 155
+      [0x28], // type 40 SAVECOOKIES
+      [0, 0, 0, 11], // request id 11: answered OK once kept
+      [0x00],
+      '{"cookies":[{"key":"example.com;/;sid","value":"{\\"key\\":\\"sid\\",\\"value\\":\\"xyz\\",\\"domain\\":\\"example.com\\"}"},',
+      '{"key":"example.com;/;old","value":null}]}',
     ),
   },
   {

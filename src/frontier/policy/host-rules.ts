@@ -46,9 +46,13 @@ export function ruleFor(rules: HostRules | undefined, host: string): HostRule | 
   return key === undefined ? null : (rules[key] ?? null);
 }
 
-/** The crawl's settings as they hold for one host: its section's delay, per-host limit and budget over them. */
+/**
+ * The crawl's settings as they hold for one politeness budget (a host's key; an address's
+ * budget, 'ip:ADDRESS', has no section): its section's delay, per-host limit and budget
+ * over the crawl's.
+ */
 export function settingsForHost<
-  S extends { delayMs: number; perHost: number; maxPagesPerHost: number; hosts?: HostRules | undefined },
+  S extends { delayMs: number; perHost: number; maxPagesPerHost?: number; hosts?: HostRules | undefined },
 >(settings: S, host: string): S {
   const rule = ruleFor(settings.hosts, host);
   if (rule === null) return settings;

@@ -1,5 +1,6 @@
 import { isPlaced } from '../host-row.js';
 import { leaseOf } from '../lease-of.js';
+import { settingsForHost } from '../policy/host-rules.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import {
   afterLease,
@@ -9,6 +10,7 @@ import {
   readyAt,
   startDeadline,
 } from '../policy/politeness.js';
+import { previousOf } from '../policy/recrawl.js';
 import type { CrawlerId, Lease } from '../types.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
@@ -56,11 +58,14 @@ const CLAIM = `WITH pick AS (
     UPDATE crawler_links AS c SET status = ${S.claimed}, leases = c.leases + 1,
       lease_expires = $4, crawler_id = $5, released = false, updated_at = $6
     FROM pick WHERE c.id = pick.id AND pick.rn <= pick.k
-    RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts
+    RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts,
+      c.fetched_at, c.etag, c.last_modified, c.captured_at
   )
-  SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts FROM taken
+  SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts, fetched_at, etag, last_modified,
+    captured_at
+  FROM taken
   UNION ALL
-  SELECT true, NULL, NULL, NULL, host, depth, NULL, NULL, NULL, NULL FROM pick WHERE rn = k + 1`;
+  SELECT true, NULL, NULL, NULL, host, depth, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM pick WHERE rn = k + 1`;
 
 interface ClaimRow {
   head: boolean;
@@ -73,6 +78,10 @@ interface ClaimRow {
   redirects: number;
   kind: number;
   attempts: number;
+  fetched_at: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  captured_at: string | null;
 }
 
 /**
@@ -85,7 +94,10 @@ interface ClaimRow {
  */
 export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Promise<Lease[]> {
   const shared = tx.settings.key === 'ip';
-  const politeness: PolitenessSettings = { ...tx.settings, startWindowFloorMs: START_WINDOW_FLOOR_MS };
+  const politeness = {
+    ...tx.settings,
+    startWindowFloorMs: START_WINDOW_FLOOR_MS,
+  } satisfies PolitenessSettings;
   const ready = await tx.q<HostRecord>(shared ? READY_HOSTS_SHARED : READY_HOSTS, [tx.crawl, tx.now, want]);
   if (ready.length === 0) return [];
   for (const r of ready) tx.hosts.adopt(r);
@@ -99,11 +111,12 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const h = tx.hosts.host(r.host);
     const b = planned.get(h.budget) ?? tx.hosts.budget(h.budget);
     const placed = isPlaced(h.budget, shared);
-    if (h.retired || h.queued <= 0 || readyAt(b, politeness, placed) > tx.now) continue;
-    const k = Math.min(leasesThisTurn(b, politeness, room, placed), h.queued);
+    const own = settingsForHost(politeness, h.host);
+    if (h.retired || h.queued <= 0 || readyAt(b, own, placed) > tx.now) continue;
+    const k = Math.min(leasesThisTurn(b, own, room, placed), h.queued);
     if (k <= 0) continue;
     let next = b;
-    for (let i = 0; i < k; i++) next = afterLease(next, politeness, tx.now, placed);
+    for (let i = 0; i < k; i++) next = afterLease(next, own, tx.now, placed);
     planned.set(h.budget, next);
     plan.push({ host: h.host, k });
     room -= k;
@@ -130,18 +143,16 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
     const taken = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
     let b = tx.hosts.budget(h.budget);
     const placed = isPlaced(h.budget, shared);
-    const startBy = startDeadline(b, politeness, tx.now, placed);
+    const own = settingsForHost(politeness, host);
+    const startBy = startDeadline(b, own, tx.now, placed);
     for (const r of taken) {
-      b = afterLease(b, politeness, tx.now, placed);
-      leases.push(
-        leaseOf(
-          r.lease_id,
-          { ...r, kind: r.kind === LINK_KIND.sitemap ? 'sitemap' : 'page' },
-          host,
-          expiresAt,
-          { startBy, placed },
-        ),
-      );
+      b = afterLease(b, own, tx.now, placed);
+      const row = {
+        ...r,
+        kind: r.kind === LINK_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
+        previous: previousOf(r),
+      };
+      leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy, placed }));
     }
     tx.hosts.setBudget(h.budget, b);
     // The table is the truth: no row past the ones taken means the count was stale.

@@ -1,5 +1,7 @@
 import { addressBudget } from '../host-row.js';
+import { settingsForHost } from '../policy/host-rules.js';
 import { afterFetch, mergeBudgets } from '../policy/politeness.js';
+import { validatorColumns } from '../policy/recrawl.js';
 import type { CompleteResult, Completion, CrawlerId, FetchReport, LeaseId, Release } from '../types.js';
 import { hostsOfLinks } from './host-keys.js';
 import type { HostRow } from './host-rows.js';
@@ -16,8 +18,11 @@ const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM cra
   WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE`;
 const MARK_RELEASED = `UPDATE crawler_links SET released = true WHERE id = ANY($1::int8[])`;
 const DONE = `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
-    lease_expires = NULL, crawler_id = $1, has_form = u.has_form, updated_at = $2
-  FROM unnest($3::int8[], $4::bool[]) AS u(id, has_form) WHERE l.id = u.id`;
+    lease_expires = NULL, crawler_id = $1, has_form = u.has_form, updated_at = $2, fetched_at = $2,
+    etag = u.etag, last_modified = u.last_modified, captured_at = u.captured_at
+  FROM unnest($3::int8[], $4::bool[], $5::text[], $6::text[], $7::int8[])
+    AS u(id, has_form, etag, last_modified, captured_at)
+  WHERE l.id = u.id`;
 const FINAL = `UPDATE crawler_links SET status = $2, attempts = attempts + $3, error = $4, lease_expires = NULL,
     crawler_id = $5, updated_at = $6 WHERE id = $1`;
 const RETRYING = `UPDATE crawler_links SET status = ${S.retrying}, attempts = attempts + 1, error = $2,
@@ -81,21 +86,33 @@ export async function completeBatch(
     ...live.map((c) => (held.get(c.leaseId) as ClaimedRow).host),
     ...hostsOfLinks(outlinks),
   ]);
-  const done: { id: number; hasForm: boolean }[] = [];
+  const done: { id: number; hasForm: boolean; validators: ReturnType<typeof validatorColumns> }[] = [];
   const reported: number[] = [];
   for (const c of live) {
     const lease = held.get(c.leaseId) as ClaimedRow;
     if (!lease.released) await applyReport(tx, lease, c.report ?? { fetchMs: 0 }, reported);
     tx.delta.claimed--;
     if (c.outcome.kind === 'done') {
-      done.push({ id: lease.id, hasForm: c.hasForm === true });
+      done.push({
+        id: lease.id,
+        hasForm: c.hasForm === true,
+        validators: validatorColumns(c.outcome.validators),
+      });
       tx.delta.done++;
     } else {
       await settle(tx, lease, c, crawler);
     }
   }
   if (done.length > 0) {
-    await tx.q(DONE, [crawler, tx.now, done.map((d) => d.id), done.map((d) => d.hasForm)]);
+    await tx.q(DONE, [
+      crawler,
+      tx.now,
+      done.map((d) => d.id),
+      done.map((d) => d.hasForm),
+      done.map((d) => d.validators[0]),
+      done.map((d) => d.validators[1]),
+      done.map((d) => d.validators[2]),
+    ]);
   }
   const added = await insertLinks(tx, outlinks, rejected, crawler);
   for (const host of new Set(live.map((c) => (held.get(c.leaseId) as ClaimedRow).host)))
@@ -147,7 +164,8 @@ async function applyReport(
   const h = tx.hosts.host(lease.host);
   if (tx.settings.key === 'ip' && report.address != null)
     await moveToAddress(tx, h, report.address, reported);
-  tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, tx.settings, tx.now));
+  const settings = settingsForHost(tx.settings, lease.host);
+  tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, settings, tx.now));
   reported.push(lease.id);
 }
 

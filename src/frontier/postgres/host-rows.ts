@@ -1,4 +1,5 @@
 import { type HostRow, isPlaced } from '../host-row.js';
+import { settingsForHost } from '../policy/host-rules.js';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
 import type { FrontierSettings } from '../types.js';
 import type { Query } from './database.js';
@@ -29,7 +30,7 @@ export interface HostRecord {
 }
 
 const CREATE = `INSERT INTO hosts (crawl, host, budget, shared, gap_ms)
-  SELECT $1, h, h, $3, $4 FROM unnest($2::text[]) AS h ORDER BY h ON CONFLICT DO NOTHING`;
+  SELECT $1, u.h, u.h, $3, u.g FROM unnest($2::text[], $4::int[]) AS u(h, g) ORDER BY u.h ON CONFLICT DO NOTHING`;
 const LOCK = `SELECT ${HOST_COLUMNS} FROM hosts WHERE crawl = $1 AND host = ANY($2::text[]) ORDER BY host FOR UPDATE`;
 const MEMBERS = `SELECT ${HOST_COLUMNS} FROM hosts WHERE crawl = $1 AND budget = $2 AND host <> budget ORDER BY host FOR UPDATE`;
 const WRITE = `UPDATE hosts AS h SET budget = u.budget, queued = u.queued, min_depth = u.min_depth,
@@ -52,7 +53,8 @@ export class HostRows {
   constructor(
     private readonly q: Query,
     private readonly crawl: number,
-    private readonly settings: PolitenessSettings & Pick<FrontierSettings, 'key'>,
+    /** The crawl's, with its host sections: a host's own hold for its row from the start. */
+    private readonly settings: PolitenessSettings & Pick<FrontierSettings, 'key' | 'hosts'>,
   ) {}
 
   /** Locks these hosts' rows (made if missing) and their budgets' rows, for this transaction. */
@@ -63,7 +65,8 @@ export class HostRows {
     for (const r of await this.q<HostRecord>(LOCK, [this.crawl, wanted])) this.adopt(r);
     const missing = wanted.filter((k) => !this.rows.has(k));
     if (missing.length > 0) {
-      await this.q(CREATE, [this.crawl, missing, false, freshBudget(this.settings).gapMs]);
+      const gaps = missing.map((k) => freshBudget(settingsForHost(this.settings, k)).gapMs);
+      await this.q(CREATE, [this.crawl, missing, false, gaps]);
       for (const r of await this.q<HostRecord>(LOCK, [this.crawl, missing])) this.adopt(r);
     }
     await this.lockBudgets();
@@ -127,7 +130,7 @@ export class HostRows {
   async lockShared(keys: readonly string[]): Promise<void> {
     const missing = [...new Set(keys)].filter((k) => !this.rows.has(k)).sort();
     if (missing.length === 0) return;
-    await this.q(CREATE, [this.crawl, missing, true, freshBudget(this.settings).gapMs]);
+    await this.q(CREATE, [this.crawl, missing, true, missing.map(() => freshBudget(this.settings).gapMs)]);
     for (const r of await this.q<HostRecord>(LOCK, [this.crawl, missing])) this.adopt(r);
   }
 
@@ -156,7 +159,7 @@ export class HostRows {
       col((c) => c.row.minDepth),
       col((c) => c.row.taken),
       col((c) => c.row.retired),
-      col((c) => readyAt(c.state, this.settings, isPlaced(c.row.host, shared))),
+      col((c) => readyAt(c.state, settingsForHost(this.settings, c.row.host), isPlaced(c.row.host, shared))),
       col((c) => c.state.inFlight),
       col((c) => c.state.nextAt),
       col((c) => c.state.gapMs),

@@ -1,6 +1,7 @@
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
+import { settingsForHost } from '../policy/host-rules.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
 import { LINK_KIND, LINK_STATUS } from './status.js';
@@ -105,7 +106,9 @@ export async function insertLinks(
       continue;
     }
     const h = tx.hosts.host(c.host);
-    const refusal = h.retired ? RETIRED_REASON : hostBudgetRefusal(h.taken, tx.settings);
+    const refusal = h.retired
+      ? RETIRED_REASON
+      : hostBudgetRefusal(h.taken, settingsForHost(tx.settings, h.host));
     if (refusal !== null) {
       refused.push({
         id,

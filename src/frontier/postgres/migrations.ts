@@ -122,6 +122,29 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'recrawl columns (fetched_at, etag, last_modified), cookies',
+    sql: `
+      -- done: when it was fetched, and the validators of its response (--recrawl-after).
+      ALTER TABLE crawler_links ADD COLUMN fetched_at bigint;
+      ALTER TABLE crawler_links ADD COLUMN etag text;
+      ALTER TABLE crawler_links ADD COLUMN last_modified text;
+      -- the capture those validators stand for (its WARC-Date), which a 304 keeps
+      ALTER TABLE crawler_links ADD COLUMN captured_at bigint;
+      -- A URL done before: fetched at its last update, the nearest moment kept.
+      UPDATE crawler_links SET fetched_at = coalesce(updated_at, added_at) WHERE status = 1;
+      CREATE INDEX links_fetched ON crawler_links (crawl, fetched_at) WHERE status = 1;
+
+      -- Each crawl's cookie jar: one row per cookie (domain;path;name), the cookie as JSON.
+      CREATE TABLE cookies (
+        crawl integer NOT NULL,
+        key text NOT NULL,
+        value text NOT NULL,
+        PRIMARY KEY (crawl, key)
+      );
+    `,
+  },
 ];
 
 /** Any number: the same one in every cobweb, so two processes starting at once take turns. */

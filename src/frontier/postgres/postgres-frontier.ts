@@ -4,6 +4,7 @@ import { PendingReleases } from '../pending-releases.js';
 import { crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
+import { RECRAWL_BATCH } from '../policy/recrawl.js';
 import { RecentUrls } from '../recent-urls.js';
 import type {
   AddResult,
@@ -11,6 +12,7 @@ import type {
   Completion,
   CrawlerId,
   ExtendedLease,
+  FrontierCookies,
   FrontierHosts,
   FrontierSettings,
   FrontierStats,
@@ -26,11 +28,13 @@ import type {
   RejectedLink,
   Release,
   SiteFacts,
+  StoredCookie,
   StoredLink,
   StoredQuery,
 } from '../types.js';
 import { claimLeases, nextExpiryOrRetry, nextReadyAt } from './claim.js';
 import { applyReleases, completeBatch } from './completion.js';
+import { cookiesOf, saveCookies } from './cookies.js';
 import { addCounts, type Counts, crawlCountsOf, noCounts, plus, readCounts } from './counts.js';
 import { openCrawl } from './crawl-row.js';
 import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawlers.js';
@@ -40,6 +44,7 @@ import { HostRows } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { insertLinks } from './link-inserts.js';
 import { migrate } from './migrations.js';
+import { requeueDueBatch } from './recrawl.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
 import { LINK_STATUS } from './status.js';
@@ -74,7 +79,7 @@ export interface PostgresOpenOptions {
  * shared pieces in ../policy, as in the embedded store. docs/postgres.md has the schema
  * and the statements.
  */
-export class PostgresFrontier implements LocalFrontier, FrontierHosts {
+export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierCookies {
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
   // write() rejects the waiting releases with any error
@@ -237,6 +242,25 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts {
     const queued = await this.write((tx) => requeueStored(tx, ids, options));
     if (queued > 0) this.waiters.notify();
     return queued;
+  }
+
+  async requeueDue(afterMs: number): Promise<number> {
+    let queued = 0;
+    for (;;) {
+      const n = await this.write((tx) => requeueDueBatch(tx, afterMs));
+      queued += n;
+      if (n < RECRAWL_BATCH) break;
+    }
+    if (queued > 0) this.waiters.notify();
+    return queued;
+  }
+
+  async cookies(): Promise<StoredCookie[]> {
+    return cookiesOf(this.db.query.bind(this.db) as Tx['q'], this.crawlId);
+  }
+
+  async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
+    if (changes.length > 0) await this.write((tx) => saveCookies(tx, changes));
   }
 
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {

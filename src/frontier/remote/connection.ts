@@ -49,7 +49,9 @@ type Reply<T extends OurPacketName> = T extends 'LEASE'
           ? Bodies['CLAIMED']
           : T extends 'STATS'
             ? Bodies['STATSREPLY']
-            : Bodies['OK'];
+            : T extends 'COOKIES'
+              ? Bodies['COOKIEJAR']
+              : Bodies['OK'];
 
 interface Outstanding {
   type: OurPacketName;

@@ -15,6 +15,7 @@ import type {
   RejectedLink,
   Release,
   SiteFacts,
+  StoredCookie,
 } from '../types.js';
 import { type ConnectionOptions, ServerConnection, type Welcome } from './connection.js';
 import {
@@ -150,6 +151,15 @@ export class RemoteFrontier implements Frontier {
       expiredLeases: s.expiredLeases ?? 0,
       budgetLeft: s.budgetLeft ?? null,
     };
+  }
+
+  /** The server's store keeps the jar: its bunnies share it, and one restarted gets it back. */
+  async cookies(): Promise<StoredCookie[]> {
+    return (await this.anyConnection().request('COOKIES', {})).cookies;
+  }
+
+  async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
+    if (changes.length > 0) await this.anyConnection().request('SAVECOOKIES', { cookies: [...changes] });
   }
 
   /** Closing its connection is leaving: the server gives the crawler's leases back at once. */

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { type HostRow, isPlaced } from '../host-row.js';
+import { type HostRules, settingsForHost } from '../policy/host-rules.js';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
 
 export type { HostRow };
@@ -21,7 +22,8 @@ export class HostTable {
 
   constructor(
     private readonly st: HostStatements,
-    private readonly settings: PolitenessSettings,
+    /** The crawl's, with its host sections: a host's own hold for its budget from the start. */
+    private readonly settings: PolitenessSettings & { hosts?: HostRules | undefined },
     /** With --politeness-key ip a budget has several hosts, not all of them read here. */
     private readonly shared: boolean,
   ) {}
@@ -93,14 +95,16 @@ export class HostTable {
       if (!c.dirty) continue;
       const b = c.row;
       this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
-      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings, this.placed(key)), key);
+      const own = settingsForHost(this.settings, key);
+      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, own, this.placed(key)), key);
       changedBudgets.add(key);
       c.dirty = false;
     }
     for (const c of this.hosts.values()) {
       const h = c.row;
       if (!c.dirty && !changedBudgets.has(h.budget)) continue;
-      const ready = readyAt(this.budget(h.budget), this.settings, this.placed(h.budget));
+      const own = settingsForHost(this.settings, h.budget);
+      const ready = readyAt(this.budget(h.budget), own, this.placed(h.budget));
       this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, h.retired ? 1 : 0, ready);
       c.dirty = false;
     }
@@ -114,7 +118,7 @@ export class HostTable {
         | undefined;
       c =
         r === undefined
-          ? { row: freshBudget(this.settings), dirty: true }
+          ? { row: freshBudget(settingsForHost(this.settings, key)), dirty: true }
           : {
               row: { inFlight: r.in_flight, nextAt: r.next_at, gapMs: r.gap_ms, failures: r.failures },
               dirty: false,

@@ -20,7 +20,7 @@ export const URL_STATE = {
 
 export const URL_KIND = { page: 0, sitemap: 1 } as const;
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** A file this store wrote, or a fresh one. Anything else is refused with its path. */
 export class NotAStoreError extends Error {}
@@ -45,17 +45,23 @@ export function openSchema(db: Database.Database, file: string): void {
   // BEGIN IMMEDIATE: two processes opening a new file at once create the schema once.
   db.exec('BEGIN IMMEDIATE');
   try {
+    const version = tables.includes('meta')
+      ? (db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get() as string | undefined)
+      : undefined;
+    if (version !== undefined && Number(version) === 2) {
+      // Version 2 lacks the recrawl columns and the cookie jar: added in place, before the
+      // schema below indexes them.
+      db.exec(MIGRATE_2_TO_3);
+      db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
+    } else if (version !== undefined && Number(version) !== SCHEMA_VERSION) {
+      throw new NotAStoreError(
+        `${file} was written by another cobweb version (store schema ${version}, this one reads ${SCHEMA_VERSION}); use a new --data folder or --fresh`,
+      );
+    }
     db.exec(DDL);
-    const row = db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
-      | { value: string }
-      | undefined;
-    if (row === undefined) {
+    if (version === undefined) {
       db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
       db.exec(`INSERT INTO totals (id) VALUES (1)`);
-    } else if (Number(row.value) !== SCHEMA_VERSION) {
-      throw new NotAStoreError(
-        `${file} was written by another cobweb version (store schema ${row.value}, this one reads ${SCHEMA_VERSION}); use a new --data folder or --fresh`,
-      );
     }
     db.exec('COMMIT');
   } catch (err) {
@@ -63,6 +69,18 @@ export function openSchema(db: Database.Database, file: string): void {
     throw err;
   }
 }
+
+const MIGRATE_2_TO_3 = `
+  ALTER TABLE urls ADD COLUMN fetched_at INTEGER;
+  ALTER TABLE urls ADD COLUMN etag TEXT;
+  ALTER TABLE urls ADD COLUMN last_modified TEXT;
+  ALTER TABLE urls ADD COLUMN captured_at INTEGER;
+  -- When version 2 fetched a URL is not known: as long ago as can be, so --recrawl-after
+  -- takes it (with no validators, the request is not conditional).
+  UPDATE urls SET fetched_at = 0 WHERE state = ${URL_STATE.done};
+  CREATE INDEX IF NOT EXISTS urls_fetched ON urls (fetched_at) WHERE state = 2;
+  CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
 
 const DDL = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -115,7 +133,13 @@ const DDL = `
     holder INTEGER,
     -- leased: who holds it; finished: who completed it
     crawler INTEGER,
-    has_form INTEGER
+    has_form INTEGER,
+    -- done: when, and the validators its response came with (--recrawl-after)
+    fetched_at INTEGER,
+    etag TEXT,
+    last_modified TEXT,
+    -- the capture those validators stand for (its WARC-Date), which a 304 keeps
+    captured_at INTEGER
   );
   -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
   CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
@@ -123,6 +147,10 @@ const DDL = `
   CREATE INDEX IF NOT EXISTS urls_leased ON urls (due_at) WHERE state = 1;
   CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder) WHERE state IN (5, 6);
   CREATE INDEX IF NOT EXISTS urls_final ON urls (state, error) WHERE state IN (3, 4);
+  CREATE INDEX IF NOT EXISTS urls_fetched ON urls (fetched_at) WHERE state = 2;
+
+  -- The crawl's cookie jar: one row per cookie (domain;path;name), the cookie as JSON.
+  CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
   -- One row per host: its queue's size and head depth, and when it may next be leased
   -- (ready_at, copied from its politeness budget so one index finds the ready hosts).

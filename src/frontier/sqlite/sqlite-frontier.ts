@@ -11,6 +11,7 @@ import { longPoll, Waiters } from '../long-poll.js';
 import { PendingReleases } from '../pending-releases.js';
 import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
+import { settingsForHost } from '../policy/host-rules.js';
 import { expiredThrough, leaseExpiry } from '../policy/lease-expiry.js';
 import {
   afterFetch,
@@ -22,6 +23,7 @@ import {
   readyAt,
   startDeadline,
 } from '../policy/politeness.js';
+import { previousOf, RECRAWL_BATCH, recrawlCutoff, validatorColumns } from '../policy/recrawl.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
 import type {
@@ -31,6 +33,7 @@ import type {
   CrawlerId,
   ExtendedLease,
   FetchReport,
+  FrontierCookies,
   FrontierHosts,
   FrontierSettings,
   FrontierStats,
@@ -47,6 +50,7 @@ import type {
   RejectedLink,
   Release,
   SiteFacts,
+  StoredCookie,
   StoredLink,
   StoredQuery,
 } from '../types.js';
@@ -104,7 +108,7 @@ export interface SqliteOpenOptions {
  * transaction, so every process sees one crawl. The policies (the gap, the budgets,
  * retirement, lease expiry) are the shared pieces in ../policy.
  */
-export class SqliteFrontier implements LocalFrontier, FrontierHosts {
+export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCookies {
   private readonly db: Database.Database;
   private readonly st: Statements;
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
@@ -384,6 +388,46 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     });
     if (queued > 0) this.waiters.notify();
     return queued;
+  }
+
+  async requeueDue(afterMs: number): Promise<number> {
+    let queued = 0;
+    for (;;) {
+      const n = this.write((tx) => {
+        const cutoff = recrawlCutoff(tx.now, afterMs);
+        if (cutoff === null) return 0;
+        const rows = this.st.dueAgain.all(cutoff, RECRAWL_BATCH) as {
+          seq: number;
+          host: string;
+          depth: number;
+        }[];
+        for (const r of rows) {
+          this.st.requeueDone.run(r.seq);
+          tx.delta.done--;
+          tx.hosts.queue(tx.hosts.host(r.host), r.depth);
+          tx.delta.queued++;
+        }
+        return rows.length;
+      });
+      queued += n;
+      if (n < RECRAWL_BATCH) break;
+    }
+    if (queued > 0) this.waiters.notify();
+    return queued;
+  }
+
+  async cookies(): Promise<StoredCookie[]> {
+    return this.st.cookies.all() as StoredCookie[];
+  }
+
+  async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
+    if (changes.length === 0) return;
+    this.write(() => {
+      for (const c of changes) {
+        if (c.value === null) this.st.deleteCookie.run(c.key);
+        else this.st.putCookie.run(c.key, c.value);
+      }
+    });
   }
 
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
@@ -667,25 +711,26 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     const h = tx.hosts.host(host);
     let b = tx.hosts.budget(h.budget);
     const placed = tx.hosts.placed(h.budget);
-    if (h.retired || h.queued <= 0 || readyAt(b, this.settings, placed) > tx.now) return;
-    const k = leasesThisTurn(b, this.settings, room, placed);
+    const settings = settingsForHost(this.settings, host);
+    if (h.retired || h.queued <= 0 || readyAt(b, settings, placed) > tx.now) return;
+    const k = leasesThisTurn(b, settings, room, placed);
     if (k <= 0) return;
     const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
     let n = 0;
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
-    const startBy = startDeadline(b, this.settings, tx.now, placed);
+    const startBy = startDeadline(b, settings, tx.now, placed);
     for (const r of taken) {
       const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
       const id = leaseIdOf(r.seq, gen);
-      b = afterLease(b, this.settings, tx.now, placed);
-      out.push(
-        leaseOf(id, { ...r, kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page' }, host, expiresAt, {
-          startBy,
-          placed,
-        }),
-      );
+      b = afterLease(b, settings, tx.now, placed);
+      const row = {
+        ...r,
+        kind: r.kind === URL_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
+        previous: previousOf(r),
+      };
+      out.push(leaseOf(id, row, host, expiresAt, { startBy, placed }));
     }
     tx.hosts.setBudget(h.budget, b);
     // The table is the truth: fewer rows than counted means the count was stale.
@@ -775,7 +820,13 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     const o = c.outcome;
     switch (o.kind) {
       case 'done':
-        this.st.markDone.run(crawler, c.hasForm === true ? 1 : 0, lease.seq);
+        this.st.markDone.run(
+          crawler,
+          c.hasForm === true ? 1 : 0,
+          tx.now,
+          ...validatorColumns(o.validators),
+          lease.seq,
+        );
         tx.delta.done++;
         return;
       case 'failed':
@@ -805,7 +856,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private applyReport(host: string, report: FetchReport, tx: Tx): void {
     const h = tx.hosts.host(host);
     if (this.settings.key === 'ip' && report.address != null) this.moveToAddress(h, report.address, tx);
-    tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, this.settings, tx.now));
+    const settings = settingsForHost(this.settings, host);
+    tx.hosts.setBudget(h.budget, afterFetch(tx.hosts.budget(h.budget), report, settings, tx.now));
   }
 
   /**
@@ -867,7 +919,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
       if (!fresh[i]) return;
       const host = hostKey(l.url);
       const h = tx.hosts.host(host);
-      const refusal = h.retired ? RETIRED_REASON : hostBudgetRefusal(h.taken, this.settings);
+      const refusal = h.retired
+        ? RETIRED_REASON
+        : hostBudgetRefusal(h.taken, settingsForHost(this.settings, host));
       if (refusal !== null) {
         this.storeRecord({ url: l.url, depth: l.depth, via: l.via, reason: refusal }, host, crawler, tx);
         return;
@@ -997,6 +1051,10 @@ interface QueuedRow {
   redirects: number;
   kind: number;
   attempts: number;
+  fetched_at: number | null;
+  etag: string | null;
+  last_modified: string | null;
+  captured_at: number | null;
 }
 
 /**

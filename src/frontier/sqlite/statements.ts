@@ -35,7 +35,7 @@ const SQL = {
   activeCrawlers: `SELECT id, machine, pid, last_seen AS lastSeen, left_at AS leftAt FROM crawlers WHERE left_at IS NULL`,
   insertQueued: `INSERT INTO urls (url, host, depth, via, redirects, kind, state) VALUES (?, ?, ?, ?, ?, ?, ${S.queued})`,
   insertRecord: `INSERT INTO urls (url, host, depth, via, state, error, holder) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  headOfHost: `SELECT seq, url, depth, via, redirects, kind, attempts FROM urls
+  headOfHost: `SELECT seq, url, depth, via, redirects, kind, attempts, fetched_at, etag, last_modified, captured_at FROM urls
        WHERE host = ? AND state = ${S.queued} ORDER BY depth, seq LIMIT ?`,
   nextDepth: `SELECT min_depth FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth > ?
          ORDER BY min_depth LIMIT 1`,
@@ -43,8 +43,14 @@ const SQL = {
          ORDER BY ready_at LIMIT ?`,
   nextHostReady: `SELECT min(ready_at) FROM hosts WHERE queued > 0 AND retired = 0`,
   setState: `UPDATE urls SET state = ? WHERE seq = ?`,
-  markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, due_at = NULL, crawler = ?, has_form = ?
-    WHERE seq = ?`,
+  markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, due_at = NULL, crawler = ?, has_form = ?,
+    fetched_at = ?, etag = ?, last_modified = ?, captured_at = ? WHERE seq = ?`,
+  dueAgain: `SELECT u.seq, u.host, u.depth FROM urls u INDEXED BY urls_fetched JOIN hosts h ON h.host = u.host
+    WHERE u.state = ${S.done} AND u.fetched_at <= ? AND h.retired = 0 ORDER BY u.fetched_at LIMIT ?`,
+  requeueDone: `UPDATE urls SET state = ${S.queued}, attempts = 0 WHERE seq = ? AND state = ${S.done}`,
+  cookies: `SELECT key, value FROM cookies`,
+  putCookie: `INSERT INTO cookies (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+  deleteCookie: `DELETE FROM cookies WHERE key = ?`,
   markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, due_at = NULL, crawler = ? WHERE seq = ?`,
   markRetrying: `UPDATE urls SET state = ${S.retrying}, attempts = attempts + 1, error = ?, due_at = ? WHERE seq = ?`,
   requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ?, due_at = NULL WHERE seq = ?`,
