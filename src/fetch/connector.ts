@@ -1,5 +1,6 @@
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { buildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
 import type { AddressPolicy } from './types.js';
@@ -15,6 +16,22 @@ export interface ConnectorOptions {
   lookup?: LookupFunction;
   /** Vets each address before it is dialled, IP literals and `resolve` targets included. Default: all allowed. */
   addressPolicy?: AddressPolicy;
+  /** Offer HTTP/2 in the TLS handshake (ALPN); a server that picks it gets HTTP/2. */
+  allowH2?: boolean;
+  /** CA certificates (PEM) trusted besides Node's own; certificates are verified either way. */
+  ca?: readonly string[];
+}
+
+/** The TLS options every connection of the fetcher uses: HTTP/2 offered or not, the CAs trusted. */
+export function tlsOptionsOf(options: Pick<ConnectorOptions, 'allowH2' | 'ca'>): {
+  allowH2?: boolean;
+  ca?: string[];
+} {
+  return {
+    ...(options.allowH2 === true ? { allowH2: true } : {}),
+    // `ca` replaces Node's roots in a TLS handshake: they are kept, the file's are added.
+    ...(options.ca === undefined ? {} : { ca: [...rootCertificates, ...options.ca] }),
+  };
 }
 
 export type Connector = buildConnector.connector;
@@ -98,6 +115,44 @@ export function createDialledAddress(
 }
 
 /**
+ * Whether a request to `hostname:port` may be sent through a proxy, which dials the
+ * target itself: 'refused' when the policy refuses every address it resolves to (or the
+ * resolve map's, or the IP literal), 'unresolved' when it does not resolve here (the
+ * proxy may know it: a company's proxy resolving outside names), else 'allowed'.
+ */
+export function createTargetCheck(
+  options: ConnectorOptions,
+): (
+  hostname: string,
+  port: string,
+) => Promise<{ verdict: 'allowed' | 'refused' | 'unresolved'; address: string }> {
+  const { policy, resolve } = diallingOf(options);
+  const lookup = options.lookup ?? systemLookup;
+  return (hostname, port) => {
+    const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+    const fixed = resolve?.get(`${hostname}:${port}`) ?? (isIP(bare) !== 0 ? bare : undefined);
+    if (policy === undefined) return Promise.resolve({ verdict: 'allowed', address: fixed ?? '' });
+    if (fixed !== undefined) {
+      return Promise.resolve({ verdict: policy(fixed, hostname) ? 'allowed' : 'refused', address: fixed });
+    }
+    return new Promise((done) => {
+      lookup(hostname, { all: true }, (error, found) => {
+        if (error !== null || typeof found === 'string' || found.length === 0) {
+          done({ verdict: 'unresolved', address: '' });
+          return;
+        }
+        const allowed = found.find((a) => policy(a.address, hostname));
+        done(
+          allowed === undefined
+            ? { verdict: 'refused', address: found[0]?.address ?? '' }
+            : { verdict: 'allowed', address: allowed.address },
+        );
+      });
+    });
+  };
+}
+
+/**
  * The connect function handed to undici: undici's own connector (TCP or TLS, connect timeout, TLS session
  * cache), wrapped so that a `hostname:port` found in the resolve map is dialled at the mapped address.
  * Only the dialled address changes: the Host header comes from the URL, and the TLS servername stays the
@@ -106,11 +161,11 @@ export function createDialledAddress(
  */
 export function createConnector(options: ConnectorOptions): Connector {
   const { policy, lookup, resolve } = diallingOf(options);
-  const connect = buildConnector(
-    lookup === undefined
-      ? { timeout: options.connectTimeoutMs }
-      : { timeout: options.connectTimeoutMs, lookup },
-  );
+  const connect = buildConnector({
+    timeout: options.connectTimeoutMs,
+    ...tlsOptionsOf(options),
+    ...(lookup === undefined ? {} : { lookup }),
+  });
   if (resolve === null && policy === undefined) return connect;
 
   return (target, callback) => {

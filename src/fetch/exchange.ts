@@ -2,7 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { type ContentCoding, LimitedDecoder, parseContentEncoding } from './decompress.js';
 import { classifyError, FetcherError, type TimeoutSettings } from './errors.js';
-import { buildRequestHead, buildResponseHead, headerRecord, type RawHeaderList } from './http-head.js';
+import {
+  buildRequestHead,
+  buildResponseHead,
+  h2RequestHead,
+  headerRecord,
+  type RawHeaderList,
+  setCookiesOf,
+} from './http-head.js';
 import { expectRequestSent, type SentRequestObserver } from './request-capture.js';
 import type { FetchErrorReason, FetchOutcome, FetchSuccess } from './types.js';
 
@@ -11,8 +18,14 @@ export interface ExchangeSettings {
   maxBodyBytes: number;
   totalTimeoutMs: number;
   timeouts: TimeoutSettings;
+}
+
+/** What is this request's own. */
+export interface ExchangeRequest {
   /** Flat name/value list, as handed to undici. */
-  requestHeaders: readonly string[];
+  headers: readonly string[];
+  /** The proxy it goes through (its URL), or null. */
+  proxy: string | null;
 }
 
 type Controller = Dispatcher.DispatchController;
@@ -62,6 +75,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
   /** The URL as the caller passed it, echoed back in the outcome. */
   readonly #requestedUrl: string;
   readonly #settings: ExchangeSettings;
+  readonly #request: ExchangeRequest;
   readonly #deliver: (outcome: FetchOutcome) => void;
   readonly #startedAt = new Date();
   readonly #startTime = performance.now();
@@ -71,10 +85,12 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
 
   #requestHead: Buffer | null = null;
   #remoteAddress: string | null = null;
+  #protocol: string | null = null;
 
   #status = 0;
   #statusText = '';
   #headers: Record<string, string> = {};
+  #setCookies: string[] = [];
   #responseHead: Buffer = EMPTY;
   readonly #rawChunks: Buffer[] = [];
   #rawBytes = 0;
@@ -85,8 +101,10 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     requestedUrl: string,
     url: URL,
     settings: ExchangeSettings,
+    request: ExchangeRequest,
     deliver: (outcome: FetchOutcome) => void,
   ) {
+    this.#request = request;
     this.#requestedUrl = requestedUrl;
     this.#url = url;
     this.origin = url.origin;
@@ -110,10 +128,20 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     expectRequestSent(this);
   }
 
-  onRequestSent(head: string, remoteAddress: string | null): void {
-    // undici's head string ends before the empty line that closes it.
-    this.#requestHead = Buffer.from(`${head}\r\n`, 'latin1');
-    this.#remoteAddress = remoteAddress;
+  isMine(origin: unknown, path: unknown): boolean {
+    if (origin === this.origin && path === this.path) return true;
+    // Through a forwarding proxy: undici sends the absolute URL to the proxy's origin.
+    return this.#request.proxy !== null && path === this.origin + this.path;
+  }
+
+  onRequestSent(head: string, remoteAddress: string | null, protocol: string | null): void {
+    this.#protocol = protocol;
+    // undici's HTTP/2 head is its header list alone: stored in HTTP/1.1 form, as WARC holds exchanges.
+    // Its HTTP/1.1 head string ends before the empty line that closes it.
+    this.#requestHead =
+      protocol === 'h2' ? h2RequestHead(head, this.path) : Buffer.from(`${head}\r\n`, 'latin1');
+    // Through a proxy, the socket's far end is the proxy, not the site.
+    this.#remoteAddress = this.#request.proxy === null ? remoteAddress : null;
   }
 
   onResponseStart(
@@ -128,6 +156,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     this.#status = status;
     this.#statusText = statusText ?? '';
     this.#headers = headerRecord(raw);
+    this.#setCookies = setCookiesOf(raw);
     this.#responseHead = buildResponseHead(status, this.#statusText, raw);
 
     const declaredLength = Number.parseInt(this.#headers['content-length'] ?? '', 10);
@@ -200,11 +229,14 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       headers: this.#headers,
       contentType: this.#headers['content-type'] ?? null,
       body,
+      setCookies: this.#setCookies,
       exchange: {
-        requestHead: this.#requestHead ?? buildRequestHead(this.#url, this.#settings.requestHeaders),
+        requestHead: this.#requestHead ?? buildRequestHead(this.#url, this.#request.headers),
         responseHead: this.#responseHead,
         rawBody: this.#rawBody,
         remoteAddress: this.#remoteAddress,
+        proxy: this.#request.proxy,
+        protocol: this.#protocol === 'h2' ? 'h2' : 'http/1.1',
       },
       startedAt: this.#startedAt,
       durationMs,

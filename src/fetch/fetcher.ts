@@ -1,9 +1,18 @@
-import { Agent } from 'undici';
-import { createConnector, createDialledAddress, defaultPort } from './connector.js';
+import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import {
+  createConnector,
+  createDialledAddress,
+  createTargetCheck,
+  defaultPort,
+  tlsOptionsOf,
+} from './connector.js';
+import type { CrawlCookies } from './cookie-jar.js';
 import { DnsCache } from './dns-cache.js';
+import { privateAddressError } from './errors.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
+import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
-import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome } from './types.js';
+import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome, Validators } from './types.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -20,13 +29,25 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
 }
 
 /**
- * HTTP/1.1 GET fetcher for the crawler: one undici Agent with a keep-alive pool per origin, no redirects
- * followed, bodies content-decoded under a size limit, every failure classified. fetch() never rejects.
+ * GET fetcher for the crawler: one undici Agent with a keep-alive pool per origin (HTTP/1.1, or HTTP/2
+ * with `http2`), no redirects followed, bodies content-decoded under a size limit, every failure
+ * classified; the crawl's headers and cookies sent, and through a proxy when one is chosen.
+ * fetch() never rejects.
  */
 export class Fetcher {
   readonly #agent: Agent;
   readonly #settings: ExchangeSettings;
   readonly #dialled: (hostname: string, port: string) => Promise<string | null>;
+  readonly #targetCheck: ReturnType<typeof createTargetCheck>;
+  readonly #ownHeaders: readonly string[];
+  readonly #headers: Readonly<Record<string, string>>;
+  readonly #headersFor: FetcherOptions['headersFor'];
+  readonly #cookies: CrawlCookies | undefined;
+  readonly #proxy: ProxyChoice;
+  /** One agent per proxy URL, made at its first request. */
+  readonly #proxies = new Map<string, ProxyAgent>();
+  readonly #agentOptions: Agent.Options;
+  readonly #tls: ReturnType<typeof tlsOptionsOf>;
   #closed = false;
 
   constructor(options: FetcherOptions) {
@@ -36,28 +57,44 @@ export class Fetcher {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       totalTimeoutMs: options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
       timeouts: { connectTimeoutMs, firstByteTimeoutMs },
-      requestHeaders: ['user-agent', options.userAgent, 'accept', ACCEPT, 'accept-encoding', ACCEPT_ENCODING],
     };
+    this.#ownHeaders = [
+      'user-agent',
+      options.userAgent,
+      'accept',
+      ACCEPT,
+      'accept-encoding',
+      ACCEPT_ENCODING,
+    ];
+    this.#headers = options.headers ?? {};
+    this.#headersFor = options.headersFor;
+    this.#cookies = options.cookies;
+    this.#proxy = options.proxy ?? NO_PROXY;
+    this.#tls = tlsOptionsOf({ allowH2: options.http2 === true, ...(options.ca ? { ca: options.ca } : {}) });
     const dialling = {
       connectTimeoutMs,
       lookup: (options.dnsCache ?? new DnsCache()).lookupFunction(),
       ...(options.resolve !== undefined ? { resolve: options.resolve } : {}),
       ...(options.addressPolicy !== undefined ? { addressPolicy: options.addressPolicy } : {}),
+      ...this.#tls,
     };
     const connect = createConnector(dialling);
     this.#dialled = createDialledAddress(dialling);
-    this.#agent = new Agent({
-      connect,
+    this.#targetCheck = createTargetCheck(dialling);
+    this.#agentOptions = {
       connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
       pipelining: 1,
       headersTimeout: firstByteTimeoutMs,
       // A body that stalls as long as the headers may take is as dead as headers that never come.
       bodyTimeout: firstByteTimeoutMs,
-    });
+      ...(options.http2 === true ? { allowH2: true } : {}),
+    };
+    this.#agent = new Agent({ ...this.#agentOptions, connect });
     retainRequestCapture();
   }
 
-  fetch(url: string): Promise<FetchOutcome> {
+  /** GETs `url`; with `validators`, as a conditional GET (a 304 then means the stored copy holds). */
+  fetch(url: string, validators?: Validators): Promise<FetchOutcome> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -67,22 +104,86 @@ export class Fetcher {
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       return Promise.resolve(failure(url, 'network', `unsupported scheme ${parsed.protocol}`));
     }
+    const proxy = proxyFor(parsed, this.#proxy);
+    if (proxy === null) return this.#send(url, parsed, validators, null, this.#agent);
+    return this.#viaProxy(url, parsed, validators, proxy);
+  }
+
+  /**
+   * The proxy dials the site, so the private-address guard is applied here first, on
+   * the address the site's name has here; a name that does not resolve here is left to
+   * the proxy (a company's proxy may know names its network does not).
+   */
+  async #viaProxy(url: string, parsed: URL, validators: Validators | undefined, proxy: string) {
+    const check = await this.#targetCheck(parsed.hostname, parsed.port || defaultPort(parsed.protocol));
+    if (check.verdict === 'refused') {
+      const refusal = privateAddressError(check.address, parsed.hostname);
+      return failure(url, 'private-address', refusal.message);
+    }
+    return this.#send(url, parsed, validators, proxy, this.#proxyAgent(proxy));
+  }
+
+  #proxyAgent(proxy: string): ProxyAgent {
+    let agent = this.#proxies.get(proxy);
+    if (agent === undefined) {
+      agent = new ProxyAgent({
+        uri: proxy,
+        // http:// URLs go as absolute-form requests, https:// ones through a CONNECT tunnel.
+        proxyTunnel: false,
+        ...this.#agentOptions,
+        connectTimeout: this.#settings.timeouts.connectTimeoutMs,
+        requestTls: this.#tls.ca === undefined ? {} : { ca: this.#tls.ca },
+      } as ProxyAgent.Options);
+      this.#proxies.set(proxy, agent);
+    }
+    return agent;
+  }
+
+  #send(
+    url: string,
+    parsed: URL,
+    validators: Validators | undefined,
+    proxy: string | null,
+    dispatcher: Dispatcher,
+  ): Promise<FetchOutcome> {
+    const headers = this.#requestHeaders(url, parsed, validators);
     return new Promise<FetchOutcome>((deliver) => {
-      const exchange = new Exchange(url, parsed, this.#settings, deliver);
+      const taken = (outcome: FetchOutcome) => {
+        if (outcome.ok && outcome.setCookies.length > 0) this.#cookies?.take(url, outcome.setCookies);
+        deliver(outcome);
+      };
+      const shownProxy = proxy === null ? null : proxyShown(proxy);
+      const exchange = new Exchange(url, parsed, this.#settings, { headers, proxy: shownProxy }, taken);
       try {
-        this.#agent.dispatch(
-          {
-            origin: exchange.origin,
-            path: exchange.path,
-            method: 'GET',
-            headers: this.#settings.requestHeaders as string[],
-          },
+        dispatcher.dispatch(
+          { origin: exchange.origin, path: exchange.path, method: 'GET', headers: headers as string[] },
           exchange,
         );
       } catch (error) {
         exchange.failWith(error);
       }
     });
+  }
+
+  /** The fetcher's own headers, the crawl's, the host's, the jar's cookies and the validators. */
+  #requestHeaders(url: string, parsed: URL, validators: Validators | undefined): string[] {
+    const extra: Record<string, string> = { ...this.#headers, ...this.#headersFor?.(parsed.host) };
+    const jar = this.#cookies?.header(url) ?? null;
+    const cookieName = Object.keys(extra).find((n) => n.toLowerCase() === 'cookie');
+    if (jar !== null) {
+      if (cookieName === undefined) extra.cookie = jar;
+      else extra[cookieName] = `${extra[cookieName]}; ${jar}`;
+    }
+    if (validators?.etag !== undefined) extra['if-none-match'] = validators.etag;
+    if (validators?.lastModified !== undefined) extra['if-modified-since'] = validators.lastModified;
+    const list = [...this.#ownHeaders];
+    for (const [name, value] of Object.entries(extra)) {
+      // An Accept of the crawl's replaces the fetcher's own.
+      const own = list.findIndex((n, i) => i % 2 === 0 && n === name.toLowerCase());
+      if (own !== -1) list.splice(own, 2);
+      list.push(name, value);
+    }
+    return list;
   }
 
   /**
@@ -101,7 +202,7 @@ export class Fetcher {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      await this.#agent.close();
+      await Promise.all([this.#agent.close(), ...[...this.#proxies.values()].map((a) => a.close())]);
     } finally {
       releaseRequestCapture();
     }

@@ -76,3 +76,38 @@ export function buildRequestHead(url: URL, requestHeaders: readonly string[]): B
   }
   return Buffer.from(`${head}\r\n`, 'latin1');
 }
+
+/** The Set-Cookie headers of a response, each on its own (they cannot be joined: dates hold commas). */
+export function setCookiesOf(rawHeaders: RawHeaderList): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i] as Buffer;
+    if (name.length === 10 && name.toString('latin1').toLowerCase() === 'set-cookie') {
+      out.push((rawHeaders[i + 1] as Buffer).toString('latin1'));
+    }
+  }
+  return out;
+}
+
+/**
+ * An HTTP/2 request's headers (undici's "name: value" lines, pseudo-headers first) in
+ * HTTP/1.1 form: "GET path HTTP/1.1", Host from :authority, then the other headers.
+ */
+export function h2RequestHead(lines: string, path: string): Buffer {
+  const pseudo = new Map<string, string>();
+  const rest: string[] = [];
+  for (const line of lines.split('\r\n')) {
+    if (line === '') continue;
+    const colon = line.indexOf(':', 1);
+    const name = line.slice(0, colon);
+    const value = line.slice(colon + 1).trim();
+    if (name.startsWith(':')) pseudo.set(name, value);
+    else rest.push(`${name}: ${value}`);
+  }
+  const head = [
+    `${pseudo.get(':method') ?? 'GET'} ${pseudo.get(':path') ?? path} HTTP/1.1`,
+    `host: ${pseudo.get(':authority') ?? ''}`,
+    ...rest,
+  ];
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1');
+}

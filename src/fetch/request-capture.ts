@@ -14,15 +14,19 @@ import diagnosticsChannel from 'node:diagnostics_channel';
 const SEND_HEADERS_CHANNEL = 'undici:client:sendHeaders';
 
 export interface SentRequestObserver {
-  readonly origin: string;
-  readonly path: string;
-  onRequestSent(head: string, remoteAddress: string | null): void;
+  /**
+   * Whether undici's request (its origin and path) is this one: the target's origin and
+   * path, or through a forwarding proxy, the proxy's origin and the absolute URL.
+   */
+  isMine(origin: unknown, path: unknown): boolean;
+  /** `protocol`: what TLS negotiated ('h2', 'http/1.1'), or null on plain TCP. */
+  onRequestSent(head: string, remoteAddress: string | null, protocol: string | null): void;
 }
 
 interface SendHeadersMessage {
   request: { origin?: unknown; path?: unknown };
   headers: string;
-  socket: { remoteAddress?: string | undefined };
+  socket: { remoteAddress?: string | undefined; alpnProtocol?: string | false | null };
 }
 
 function isSendHeadersMessage(message: unknown): message is SendHeadersMessage {
@@ -45,8 +49,13 @@ function onSendHeaders(message: unknown): void {
   if (observer === null) return;
   awaitingSend = null;
   if (!isSendHeadersMessage(message)) return;
-  if (message.request.origin !== observer.origin || message.request.path !== observer.path) return;
-  observer.onRequestSent(message.headers, message.socket.remoteAddress ?? null);
+  if (!observer.isMine(message.request.origin, message.request.path)) return;
+  const alpn = message.socket.alpnProtocol;
+  observer.onRequestSent(
+    message.headers,
+    message.socket.remoteAddress ?? null,
+    typeof alpn === 'string' ? alpn : null,
+  );
 }
 
 /** Call from onRequestStart: the next request head undici sends is this observer's. */

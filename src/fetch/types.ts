@@ -1,6 +1,8 @@
 /** Public types of the fetcher; the crawl loop and the WARC writer are coded against these. */
 
+import type { CrawlCookies } from './cookie-jar.js';
 import type { DnsCache } from './dns-cache.js';
+import type { ProxyChoice } from './proxy.js';
 
 /**
  * Decides, at connect time, whether an address may be dialled for a hostname (the hostname is the address
@@ -26,6 +28,24 @@ export interface FetcherOptions {
   dnsCache?: DnsCache;
   /** Vets every address before it is dialled (see privateAddressPolicy). Default: every address allowed. */
   addressPolicy?: AddressPolicy;
+  /** Headers sent with every request, after the fetcher's own (names as given). */
+  headers?: Readonly<Record<string, string>>;
+  /** Headers for one host's requests (a config file's host section), over `headers`. */
+  headersFor?: (hostKey: string) => Readonly<Record<string, string>> | undefined;
+  /** The crawl's cookie jar: sends its cookies and takes the responses' Set-Cookie. */
+  cookies?: CrawlCookies;
+  /** Which requests go through which proxy (proxy.ts). Default: none. */
+  proxy?: ProxyChoice;
+  /** Offer HTTP/2 to https:// servers (ALPN); default HTTP/1.1 only. */
+  http2?: boolean;
+  /** PEM CA certificates trusted besides Node's own. */
+  ca?: readonly string[];
+}
+
+/** A conditional GET: the validators the stored copy of the URL came with. */
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
 }
 
 export type FetchErrorReason =
@@ -47,8 +67,12 @@ export interface HttpExchange {
   responseHead: Buffer;
   /** Entity body as transferred: chunking removed, content-encoding kept. */
   rawBody: Buffer;
-  /** The IP actually connected to, best effort. */
+  /** The IP actually connected to, best effort; null through a proxy (its address is not the site's). */
   remoteAddress: string | null;
+  /** The proxy the request went through (its URL without user and password), or null. */
+  proxy: string | null;
+  /** What the exchange spoke: HTTP/1.1, or HTTP/2 (stored in HTTP/1.1 form). */
+  protocol: 'http/1.1' | 'h2';
 }
 
 export interface FetchSuccess {
@@ -59,6 +83,8 @@ export interface FetchSuccess {
   /** Lowercase names; repeated headers joined with ', '. */
   headers: Record<string, string>;
   contentType: string | null;
+  /** The Set-Cookie headers, one each (the `headers` record joins them, which breaks them). */
+  setCookies: readonly string[];
   /** Content-decoded (gzip, x-gzip, deflate (zlib or raw), br); identity/unknown -> raw. */
   body: Buffer;
   exchange: HttpExchange;

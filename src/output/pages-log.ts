@@ -27,6 +27,8 @@ export interface PageRecord {
   attempts?: number;
   /** The page asked not to be indexed (meta robots). */
   noindex?: true;
+  /** A recrawl's conditional GET got 304 Not Modified: the copy stored before still holds. */
+  notModified?: true;
   /** For failures and refusals: a short reason ('timeout', 'too-large', 'dns', 'filtered', ...). */
   error?: string;
   /** Detail for the reason: which filter refused it, or the failure's message. */

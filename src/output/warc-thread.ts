@@ -41,10 +41,8 @@ export class WarcThread {
       exchanges.flatMap((x) => [x.requestHead, x.responseHead, x.rawBody]),
     );
     const wire = exchanges.map(
-      (x, i): WireExchange => ({
-        url: x.url,
-        date: x.date,
-        remoteAddress: x.remoteAddress,
+      ({ requestHead: _q, responseHead: _r, rawBody: _b, ...meta }, i): WireExchange => ({
+        ...meta,
         requestHead: spans[3 * i] as Span,
         responseHead: spans[3 * i + 1] as Span,
         rawBody: spans[3 * i + 2] as Span,

@@ -5,13 +5,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type Span, unpack } from '../worker.js';
-import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
+import { type WarcExchange, WarcWriter, type WarcWriterOptions } from './warc-writer.js';
 
 /** An exchange as it crosses to the thread: its buffers are spans of the batch's packed buffer. */
-export interface WireExchange {
-  url: string;
-  date: Date;
-  remoteAddress: string | null;
+export interface WireExchange extends Omit<WarcExchange, 'requestHead' | 'responseHead' | 'rawBody'> {
   requestHead: Span;
   responseHead: Span;
   rawBody: Span;

@@ -26,7 +26,18 @@ export interface WarcExchange {
   rawBody: Buffer;
   /** WARC-IP-Address when known. */
   remoteAddress: string | null;
+  /** The proxy the request went through, named in the request record's WARC-Proxy field. */
+  proxy?: string | null;
+  /** 'h2': the exchange spoke HTTP/2 (stored in HTTP/1.1 form); said in WARC-Protocol. */
+  protocol?: 'http/1.1' | 'h2';
+  /**
+   * A 304 to a conditional GET: the response is a `revisit` record (profile
+   * server-not-modified) referring to the capture of `refersToDate`.
+   */
+  notModified?: { refersToDate: Date };
 }
+
+const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
 
 export interface WarcWriterOptions {
   /** Directory for the files; created if missing. */
@@ -122,6 +133,7 @@ export class WarcWriter {
       ['WARC-Target-URI', exchange.url],
     ];
     if (exchange.remoteAddress) shared.push(['WARC-IP-Address', exchange.remoteAddress]);
+    if (exchange.protocol === 'h2') shared.push(['WARC-Protocol', 'h2']);
     shared.push(['WARC-Warcinfo-ID', this.#warcinfoId]);
 
     const request = gzipRecord(
@@ -130,20 +142,32 @@ export class WarcWriter {
         ['WARC-Record-ID', requestId],
         ...shared,
         ['WARC-Concurrent-To', responseId],
+        ...(exchange.proxy ? ([['WARC-Proxy', exchange.proxy]] as WarcField[]) : []),
         ['Content-Type', 'application/http;msgtype=request'],
         ['WARC-Block-Digest', sha1Digest(exchange.requestHead)],
       ],
       [exchange.requestHead],
       this.#zlib,
     );
+    const revisit = exchange.notModified;
     const response = gzipRecord(
       [
-        ['WARC-Type', 'response'],
+        ['WARC-Type', revisit === undefined ? 'response' : 'revisit'],
         ['WARC-Record-ID', responseId],
         ...shared,
+        ...(revisit === undefined
+          ? []
+          : ([
+              ['WARC-Profile', SERVER_NOT_MODIFIED],
+              ['WARC-Refers-To-Target-URI', exchange.url],
+              ['WARC-Refers-To-Date', warcDate(revisit.refersToDate)],
+            ] as WarcField[])),
         ['Content-Type', 'application/http;msgtype=response'],
         ['WARC-Block-Digest', sha1Digest(exchange.responseHead, exchange.rawBody)],
-        ['WARC-Payload-Digest', sha1Digest(exchange.rawBody)],
+        // A 304 has no payload: the revisit record holds its head alone.
+        ...(revisit === undefined
+          ? ([['WARC-Payload-Digest', sha1Digest(exchange.rawBody)]] as WarcField[])
+          : []),
       ],
       [exchange.responseHead, exchange.rawBody],
       this.#zlib,
