@@ -20,6 +20,8 @@ export interface LoopParts {
   modules: ModuleStep | null;
   /** Appends lines to pages.jsonl (synchronously: they are in the OS when it returns). */
   write: (records: readonly PageRecord[]) => void;
+  /** Runs before a batch's completion (the cookie jar saves what the batch's responses set). */
+  beforeComplete?: () => Promise<void>;
 }
 
 export interface LoopSettings {
@@ -272,6 +274,7 @@ export class CrawlLoop {
       // A site is recorded only after its hooks ran: a crash in between runs them again, not never.
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       await this.releaseFinished();
+      await this.parts.beforeComplete?.();
       const completions = batch.map((f) => f.page.completion);
       const done = await frontier.complete(completions, this.settings.crawler);
       this.keeper.drop(completions.map((c) => c.leaseId));

@@ -30,6 +30,7 @@ import {
   withDefaults,
 } from './options.js';
 import { runPasses } from './passes.js';
+import { requestSetupOf } from './request-setup.js';
 import { revisitStore } from './revisit.js';
 import { RunCounter } from './run-counts.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
@@ -67,6 +68,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const seeds = canonicalSeeds(options.seeds);
   const layout = layoutOf(o.data);
   checkDataDir(layout);
+  const requests = requestSetupOf(o);
   const log = o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`));
 
   // Everything opened is closed in reverse order, whatever fails on the way.
@@ -128,6 +130,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       onPage: onPage?.call,
       warc: { dir: layout.warc },
       write,
+      requests,
     });
     closers.push(() => run.close());
     const { crawler, loop } = run;
@@ -189,6 +192,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         rules,
         changed: changedSettings,
         retryFailed: o.retryFailed === true,
+        recrawlAfterMs: o.recrawlAfterMs,
         hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
       },
       log,

@@ -1,8 +1,11 @@
 import { hostname } from 'node:os';
+import type { Cookie } from 'tough-cookie';
 import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
+import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
@@ -13,6 +16,7 @@ import { CrawlLoop } from './crawl-loop.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { DEFAULTS } from './options.js';
+import type { RequestSetup } from './request-setup.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type VisitParts, visit } from './visit.js';
 
@@ -35,6 +39,11 @@ export interface FetchSettings {
   concurrency: number;
   warcMaxBytes: number;
   signal?: AbortSignal | undefined;
+  /** --header: sent with every request. */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** The config file's host sections: their headers go to their hosts. */
+  hosts?: HostRules | undefined;
+  http2?: boolean | undefined;
 }
 
 export interface CrawlerParts {
@@ -52,6 +61,8 @@ export interface CrawlerParts {
   warc: { dir: string; prefix?: string | ((crawler: CrawlerId) => string) };
   /** Appends pages.jsonl lines (or, for a bunny, only counts them: its server writes them). */
   write: (lines: readonly PageRecord[]) => void;
+  /** What --cookies, --ca-file and the proxies came to (request-setup.ts). */
+  requests: RequestSetup;
 }
 
 /**
@@ -86,8 +97,15 @@ export class Crawler {
         },
       });
       closers.push(() => warc.close());
+      const cookies = await cookieJarOf(frontier, parts.requests.cookies);
       const dnsCache = new DnsCache();
       const fetcher = new Fetcher({
+        ...(o.headers === undefined ? {} : { headers: o.headers }),
+        ...(o.hosts === undefined ? {} : { headersFor: (host: string) => ruleFor(o.hosts, host)?.headers }),
+        cookies: cookies.jar,
+        proxy: parts.requests.proxy,
+        http2: o.http2 === true,
+        ...(parts.requests.ca === undefined ? {} : { ca: parts.requests.ca }),
         userAgent: o.userAgent,
         connectTimeoutMs: o.connectTimeoutMs,
         firstByteTimeoutMs: o.firstByteTimeoutMs,
@@ -143,6 +161,8 @@ export class Crawler {
           warc,
           modules: moduleStep,
           write: parts.write,
+          // The cookies the batch's responses set are kept before its leases complete.
+          beforeComplete: cookies.save,
         },
         { crawler, concurrency: o.concurrency, signal: o.signal },
       );
@@ -166,6 +186,25 @@ export class Crawler {
   close(): Promise<void> {
     return closeAll(this.closers.reverse());
   }
+}
+
+/**
+ * The crawl's cookie jar: the store's (a resumed crawl keeps its session) with
+ * --cookies' added; `save` hands the store what changed.
+ */
+async function cookieJarOf(
+  frontier: Frontier,
+  imported: readonly Cookie[],
+): Promise<{ jar: CrawlCookies; save: () => Promise<void> }> {
+  const jar = new CrawlCookies(await frontier.cookies());
+  jar.add(imported);
+  return {
+    jar,
+    save: async () => {
+      const changes = jar.changes();
+      if (changes.length > 0) await frontier.saveCookies(changes);
+    },
+  };
 }
 
 /** Runs every closer; the first error, if any, is thrown after all have run. */

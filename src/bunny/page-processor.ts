@@ -1,5 +1,5 @@
 import type { FetchFailure, FetchOutcome, FetchSuccess } from '../fetch/types.js';
-import type { Completion, FetchReport, Lease, Outcome, RejectedLink } from '../frontier/types.js';
+import type { Completion, FetchReport, Lease, Outcome, RejectedLink, Validators } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { type ParsedHtml, parseHtml } from '../parse/html.js';
@@ -67,8 +67,16 @@ export function processFetch(
     return retry(lease, report, error, again);
   }
   if (!outcome.ok) return failed(lease, report, failureRecord(lease, outcome));
-
   const record = successRecord(lease, outcome);
+  // A conditional GET's 304: the stored copy holds; nothing to parse, no links to follow.
+  if (outcome.status === 304 && lease.previous !== undefined) {
+    record.notModified = true;
+    // The capture the 304 confirmed stays the one the validators stand for.
+    const { fetchedAt: _, ...kept } = lease.previous;
+    const validators = { ...kept, ...validatorsOf(outcome.headers) };
+    return { record, completion: completion(lease, { kind: 'done', validators }), page: null, report };
+  }
+
   let parsed: ParsedHtml | null = null;
   let routed = NO_LINKS;
   let links: string[] = [];
@@ -93,7 +101,10 @@ export function processFetch(
     record,
     completion: {
       leaseId: lease.id,
-      outcome: { kind: 'done' },
+      outcome: {
+        kind: 'done',
+        validators: { ...validatorsOf(outcome.headers), capturedAt: outcome.startedAt.getTime() },
+      },
       outlinks: routed.accepted,
       rejected: routed.rejected,
       hasForm: parsed?.hasForm === true,
@@ -269,6 +280,16 @@ function followRedirect(lease: Lease, outcome: FetchSuccess, rules: LinkRules): 
   const location = outcome.headers.location;
   if (location === undefined || location === '') return NO_LINKS;
   return routeLinks([location], outcome.url, lease, rules, 'redirect');
+}
+
+/** The validators a response's headers name, for a later conditional GET. */
+function validatorsOf(headers: Record<string, string>): Validators {
+  const etag = headers.etag;
+  const lastModified = headers['last-modified'];
+  return {
+    ...(etag === undefined ? {} : { etag }),
+    ...(lastModified === undefined ? {} : { lastModified }),
+  };
 }
 
 /** The pages.jsonl line for a URL the crawl refused, or gave up on without fetching. */

@@ -129,12 +129,14 @@ export interface Revisit {
   /** The link-deciding settings that changed since the last run (openDataDir). */
   changed: readonly (keyof LinkSettings)[];
   retryFailed: boolean;
+  /** --recrawl-after: URLs fetched longer ago than this are queued again. */
+  recrawlAfterMs?: number | undefined;
   /** How the lines name the store and the way to fetch the seeds again. */
   hints: SeedHints;
 }
 
 /**
- * Before a crawl (or a server) starts on a folder crawled before: --retry-failed, then
+ * Before a crawl (or a server) starts on a folder crawled before: --recrawl-after, --retry-failed, then
  * the seeds, then the refusals the changed rules undo. The order matters: a failed seed
  * that --retry-failed queued is not "not fetched again", and a refused seed is queued
  * at depth 0 before the changed rules could queue it at its old depth. Each step says
@@ -145,6 +147,14 @@ export async function revisitStore(
   r: Revisit,
   log: (line: string, level: LogLevel) => void,
 ): Promise<SeedsAdded> {
+  // First: a seed due again is then queued, not "fetched before, not fetched again".
+  if (r.recrawlAfterMs !== undefined) {
+    const due = await store.requeueDue(r.recrawlAfterMs);
+    log(
+      `--recrawl-after: ${count(due, 'URL')} fetched before ${agree(due, 'is', 'are')} due again (asked for with If-None-Match / If-Modified-Since)`,
+      'info',
+    );
+  }
   if (r.retryFailed) {
     const again = await retryFailed(store);
     log(

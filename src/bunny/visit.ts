@@ -65,10 +65,16 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
     crawlDelayMs = v.crawlDelayMs;
   }
   if (late(startBy)) return tooLate(lease);
-  const outcome = await parts.fetcher.fetch(lease.url);
+  const outcome = await parts.fetcher.fetch(lease.url, lease.previous);
   const page = processFetch(lease, outcome, crawlDelayMs, parts.options);
   if (parts.robots === null) addLinks(page, parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null);
-  return { lease, page, warc: page.record === null ? [] : archived([outcome]) };
+  const warc = page.record === null ? [] : archived([outcome]);
+  const previous = lease.previous;
+  if (page.record?.notModified === true && previous !== undefined) {
+    const refersTo = new Date(previous.capturedAt ?? previous.fetchedAt);
+    for (const x of warc) x.notModified = { refersToDate: refersTo };
+  }
+  return { lease, page, warc };
 }
 
 function late(startBy: number | null): boolean {

@@ -7,6 +7,7 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
+import { requestSetupOf } from '../bunny/request-setup.js';
 import { seedLinks } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
@@ -35,6 +36,11 @@ const FETCH_OPTIONS = [
   'modules',
   'moduleTimeoutMs',
   'builtinModules',
+  'headers',
+  'cookies',
+  'proxy',
+  'http2',
+  'caFile',
 ] as const;
 
 /** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
@@ -47,6 +53,8 @@ const NOT_A_BUNNYS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
+  // A crawl's start asks its store for the URLs due again: cobweb crawl's and cobweb server's.
+  'recrawlAfterMs',
 ] as const;
 
 /**
@@ -99,6 +107,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     }
     checkCrawlOptions(given);
     const own = withDefaults(given);
+    const requests = requestSetupOf(own);
     const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
     const quiet = flags.quiet === true;
     const say = (line: string, level: LogLevel = 'info') => {
@@ -126,6 +135,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
           wait: flags.wait === true,
           signal: stop.signal,
           say,
+          requests,
         });
         outcome.code = ended === 'signal' && signal !== null ? EXIT[signal] : EXIT.ok;
       } finally {
@@ -183,6 +193,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
         seeds: allSeeds,
         modules,
         warc: { dir: layout.warc, prefix: (id) => `cobweb-c${id}` },
+        requests,
         // The server writes pages.jsonl from the completions: here the lines are only counted.
         write: (lines) => {
           for (const line of lines) counts.count(line);

@@ -6,6 +6,7 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import type { LogLevel, Settings } from '../bunny/options.js';
+import type { RequestSetup } from '../bunny/request-setup.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { seedLines, sharedHints } from '../bunny/seed-lines.js';
@@ -23,6 +24,7 @@ export interface StoreBunny {
   wait: boolean;
   signal: AbortSignal;
   say: (line: string, level?: LogLevel) => void;
+  requests: RequestSetup;
 }
 
 /**
@@ -68,6 +70,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
       seeds: allSeeds,
       modules,
       warc: { dir: b.layout.warc, prefix: (id) => `cobweb-c${id}` },
+      requests: b.requests,
       write: (lines) => {
         pages.append(lines);
         for (const line of lines) counts.count(line);

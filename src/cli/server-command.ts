@@ -67,6 +67,7 @@ export const QUEUE_OPTIONS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
+  'recrawlAfterMs',
   'http',
 ] as const;
 
@@ -239,7 +240,7 @@ export function serverCommand(outcome: { code: number }): Command {
         // On stdout whatever --quiet says: with port 0 nothing else tells the port.
         process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
       }
-      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed rules.
+      // A resumed server does what a resumed crawl does: --recrawl-after, --retry-failed, the seeds, the changed rules.
       const me = await store.registerCrawler(`server@${process.pid}`);
       const revisit = {
         seeds,
@@ -247,6 +248,7 @@ export function serverCommand(outcome: { code: number }): Command {
         rules,
         changed: opened.changed,
         retryFailed: o.retryFailed === true,
+        recrawlAfterMs: o.recrawlAfterMs,
         hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
       };
       const seeded = await revisitStore(store, revisit, say);

@@ -228,6 +228,27 @@ describe('the store of another cobweb version', () => {
   });
 });
 
+describe('the store of the cobweb before (schema 2)', () => {
+  it('is brought up to date in place: its URLs kept, and due again for --recrawl-after', async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    const store = join(h.dir, 'frontier.db');
+    // Back to what the cobweb before wrote: no recrawl columns, no cookie jar.
+    const db = new Database(store);
+    db.exec(`DROP INDEX urls_fetched; DROP TABLE cookies;
+      ALTER TABLE urls DROP COLUMN fetched_at; ALTER TABLE urls DROP COLUMN etag;
+      ALTER TABLE urls DROP COLUMN last_modified; UPDATE meta SET value = '2' WHERE key = 'schema'`);
+    db.close();
+    expect((await run([`${a.origin}/`])).fetchedThisRun).toBe(0);
+    const version = new Database(store, { readonly: true });
+    expect(version.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe('3');
+    version.close();
+    const again = await run([`${a.origin}/`], { recrawlAfterMs: 1 });
+    expect(again.fetchedThisRun).toBe(2);
+    expect(a.log.filter((r) => r.path === '/a')).toHaveLength(2);
+  });
+});
+
 describe('the lock', () => {
   it('keeps a second crawl in the same process out of a folder in use', async () => {
     const slow = await site('127.0.0.2', {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { linkRulesOf, startModules } from '../../src/bunny/crawl.js';
 import { Crawler } from '../../src/bunny/crawler.js';
 import { type CrawlOptions, withDefaults } from '../../src/bunny/options.js';
+import { requestSetupOf } from '../../src/bunny/request-setup.js';
 import type { CrawlerId, Frontier } from '../../src/frontier/types.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
 
@@ -41,6 +42,8 @@ export async function startCrawler(
     modules,
     warc: { dir: join(dir, 'warc') },
     write: (l) => lines.push(...l),
+    // The test's own environment's proxies are not the test's to use.
+    requests: requestSetupOf(o, {}),
   });
   const id: CrawlerId = crawler.crawler;
   return {

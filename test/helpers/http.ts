@@ -1,10 +1,18 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 
 export interface LoggedRequest {
   host: string;
   path: string;
+  /** The request's headers as the server got them (lowercase names). */
+  headers: IncomingHttpHeaders;
   /** Arrival time in ms (sub-ms precision). */
   at: number;
 }
@@ -60,6 +68,7 @@ export async function serve(address: string, handler: Handler): Promise<TestServ
     log.push({
       host: req.headers.host ?? '',
       path: req.url ?? '',
+      headers: req.headers,
       at: performance.timeOrigin + performance.now(),
     });
     handler(req, res);

@@ -1,0 +1,191 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, request } from 'node:http';
+import { createServer as createSecureServer } from 'node:https';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
+import { crawlHarness } from '../helpers/crawl-harness.js';
+import { type Handler, listenOnLoopback, page } from '../helpers/http.js';
+import { readWarcDir } from '../helpers/warc.js';
+
+const h = crawlHarness('requests', { builtinModules: false, delayMs: 0, delayFactor: 0, scope: 'any' });
+
+/** A cookies.txt beside this test's --data folder (not in it: the folder is cobweb's). */
+const cookiesFile = () => `${h.dir}-cookies.txt`;
+afterEach(() => rmSync(cookiesFile(), { force: true }));
+
+/** A route that sets these cookies and serves a page linking to `links`. */
+function setting(cookies: string[], links: string[]): Handler {
+  return (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': cookies }).end(page('sets', links));
+  };
+}
+
+describe('request headers', () => {
+  it("sends --header to every host, and a host section's headers to its hosts, over the crawl's", async () => {
+    const b = await h.site('127.0.0.3', { '/': page('b') });
+    const a = await h.site('127.0.0.2', { '/': page('a') });
+    await h.run([`${a.origin}/`, `${b.origin}/`], {
+      headers: { 'X-Crawl': 'one', Accept: 'text/html' },
+      hosts: { '127.0.0.3': { headers: { 'X-Crawl': 'two', 'X-Extra': 'b' } } },
+    });
+    const atA = a.log.find((r) => r.path === '/')?.headers;
+    const atB = b.log.find((r) => r.path === '/')?.headers;
+    expect(atA).toMatchObject({ 'x-crawl': 'one', accept: 'text/html' });
+    expect(atA?.['x-extra']).toBeUndefined();
+    expect(atA?.['user-agent']).toMatch(/^cobweb\//);
+    expect(atB).toMatchObject({ 'x-crawl': 'two', 'x-extra': 'b', accept: 'text/html' });
+  });
+
+  it("refuses a header that is the crawler's own, before anything is touched", async () => {
+    await expect(h.run(['http://127.0.0.2:9/'], { headers: { 'User-Agent': 'me' } })).rejects.toThrow(
+      'headers must be request headers like',
+    );
+    await expect(
+      h.run(['http://127.0.0.2:9/'], { hosts: { 'a.test': { headers: { Host: 'b.test' } } } }),
+    ).rejects.toThrow('hosts must be per-host sections like');
+  });
+});
+
+describe('cookies', () => {
+  it('go back only to the host that set them; a cookie set for another host is dropped', async () => {
+    const b = await h.site('127.0.0.3', { '/': page('b', ['/after']), '/after': page('b after') });
+    const a = await h.site('127.0.0.2', {
+      '/': setting(['sid=abc; Path=/', 'evil=1; Domain=127.0.0.3'], ['/next', `${b.origin}/`]),
+      '/next': page('next'),
+    });
+    await h.run([`${a.origin}/`], { allowPrivate: true });
+    expect(a.log.find((r) => r.path === '/next')?.headers.cookie).toBe('sid=abc');
+    expect(b.log.map((r) => r.path).sort()).toEqual(['/', '/after', '/robots.txt']);
+    expect(b.log.map((r) => r.headers.cookie)).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('are kept in the store: a resumed crawl sends the cookies of its earlier run', async () => {
+    const a = await h.site('127.0.0.2', {
+      '/': setting(['sid=kept; Max-Age=3600'], ['/next']),
+      '/next': page('next'),
+    });
+    const first = await h.run([`${a.origin}/`], { maxPages: 1 });
+    expect(first.stoppedBy).toBe('max-pages');
+    expect(a.log.some((r) => r.path === '/next')).toBe(false);
+    await h.run([`${a.origin}/`]);
+    expect(a.log.filter((r) => r.path === '/next').map((r) => r.headers.cookie)).toEqual(['sid=kept']);
+  });
+
+  it("imports a Netscape cookies.txt (curl's), sending each cookie only where it belongs", async () => {
+    const b = await h.site('127.0.0.3', { '/': page('b') });
+    const a = await h.site('127.0.0.2', { '/': page('a', ['/private/p']), '/private/p': page('p') });
+    const file = cookiesFile();
+    writeFileSync(
+      file,
+      [
+        '# Netscape HTTP Cookie File',
+        '127.0.0.2\tFALSE\t/\tFALSE\t0\tsession\tfrom-file',
+        '#HttpOnly_127.0.0.2\tFALSE\t/private\tFALSE\t0\tdeep\tx',
+        '127.0.0.9\tFALSE\t/\tFALSE\t0\telsewhere\ty',
+        '',
+      ].join('\n'),
+    );
+    await h.run([`${a.origin}/`, `${b.origin}/`], { cookies: file });
+    expect(a.log.find((r) => r.path === '/')?.headers.cookie).toBe('session=from-file');
+    expect(a.log.find((r) => r.path === '/private/p')?.headers.cookie).toBe('deep=x; session=from-file');
+    expect(b.log.every((r) => r.headers.cookie === undefined)).toBe(true);
+  });
+
+  it('refuses a cookies.txt line that is not one, naming the file and the line', async () => {
+    const file = cookiesFile();
+    writeFileSync(file, '# Netscape HTTP Cookie File\n127.0.0.2 FALSE / FALSE 0 a b\n');
+    await expect(h.run(['http://127.0.0.2:9/'], { cookies: file })).rejects.toThrow(
+      `${file}: line 2 is not a Netscape cookie line`,
+    );
+  });
+});
+
+/** A forward proxy on a loopback address: it sends each request on and keeps its target. */
+async function forwardProxy(address: string) {
+  const seen: { url: string; auth: string | undefined }[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    const target = new URL(req.url ?? '');
+    const { 'proxy-authorization': _, ...headers } = req.headers;
+    const upstream = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        headers: { ...headers, 'x-forwarded-by': 'test-proxy' },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  // https:// targets come as CONNECT: a tunnel to the target (site-a.test is the test's TLS site).
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    seen.push({ url: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] });
+    const [host, port] = (req.url ?? '').split(':');
+    const upstream = connect(Number(port), host === 'site-a.test' ? '127.0.0.2' : (host as string), () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  const listening = await listenOnLoopback(server, address);
+  return { ...listening, seen };
+}
+
+describe('--proxy', () => {
+  it('sends every request through the proxy, says so in the WARC, and still refuses private targets', async () => {
+    const proxy = await forwardProxy('127.0.0.4');
+    try {
+      const a = await h.site('127.0.0.2', { '/': page('a', ['http://127.0.0.3:9/secret']) });
+      const summary = await h.run([`${a.origin}/`], { proxy: `http://user:pw@127.0.0.4:${proxy.port}` });
+      expect(summary.fetchedThisRun).toBe(1);
+      expect(proxy.seen.map((s) => s.url).sort()).toEqual([`${a.origin}/`, `${a.origin}/robots.txt`]);
+      expect(proxy.seen[0]?.auth).toBe(`Basic ${Buffer.from('user:pw').toString('base64')}`);
+      expect(a.log.map((r) => r.headers['x-forwarded-by'])).toEqual(['test-proxy', 'test-proxy']);
+      expect(h.recordOf('http://127.0.0.3:9/secret')?.error).toBe('private-address');
+      const requests = (await readWarcDir(join(h.dir, 'warc'))).filter((r) => r.type === 'request');
+      expect(requests.map((r) => [r.uri, r.field('WARC-Proxy'), r.field('WARC-IP-Address')])).toEqual([
+        [`${a.origin}/robots.txt`, `http://127.0.0.4:${proxy.port}`, null],
+        [`${a.origin}/`, `http://127.0.0.4:${proxy.port}`, null],
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('tunnels https:// requests through the proxy with CONNECT, TLS still checked end to end', async () => {
+    const proxy = await forwardProxy('127.0.0.4');
+    const site = createSecureServer({ key: SITE_A_KEY, cert: SITE_A_CERT }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(req.url ?? ''));
+    });
+    const listening = await listenOnLoopback(site, '127.0.0.2');
+    try {
+      const seed = `https://site-a.test:${listening.port}/`;
+      const caFile = `${h.dir}-ca.pem`;
+      writeFileSync(caFile, SITE_A_CERT);
+      const summary = await h.run([seed], {
+        proxy: `http://127.0.0.4:${proxy.port}`,
+        caFile,
+        resolve: new Map([[`site-a.test:${listening.port}`, '127.0.0.2']]),
+      });
+      rmSync(caFile);
+      expect(summary.fetchedThisRun).toBe(1);
+      expect(new Set(proxy.seen.map((s) => s.url))).toEqual(
+        new Set([`CONNECT site-a.test:${listening.port}`]),
+      );
+      expect(h.recordOf(seed)?.status).toBe(200);
+    } finally {
+      await listening.close();
+      await proxy.close();
+    }
+  });
+});
