@@ -22,6 +22,8 @@ export interface LoopParts {
   write: (records: readonly PageRecord[]) => void;
   /** Runs before a batch's completion (the cookie jar saves what the batch's responses set). */
   beforeComplete?: () => Promise<void>;
+  /** Hears each batch once it is completed (the debug log). */
+  onSettled?: ((batch: readonly Visit[]) => void) | undefined;
 }
 
 export interface LoopSettings {
@@ -279,6 +281,7 @@ export class CrawlLoop {
       const done = await frontier.complete(completions, this.settings.crawler);
       this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
+      this.parts.onSettled?.(batch);
     } catch (err) {
       this.fatal = err;
     }

@@ -12,6 +12,7 @@ import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { createUrlFilter } from '../url/filter.js';
 import { startCrawlConsole } from './crawl-console.js';
+import { CrawlLog } from './crawl-log.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { count } from './english.js';
@@ -69,10 +70,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const layout = layoutOf(o.data);
   checkDataDir(layout);
   const requests = requestSetupOf(o);
-  const log = o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`));
+  const crawlLog = new CrawlLog(
+    o,
+    o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`)),
+  );
+  const log = (line: string, level: LogLevel) => crawlLog.say(line, level);
 
   // Everything opened is closed in reverse order, whatever fails on the way.
-  const closers: (() => unknown)[] = [];
+  const closers: (() => unknown)[] = [() => crawlLog.close()];
   try {
     // The modules the user asked for load (and pass their selfTests) before the folder is touched.
     const moduleHost = await startModules(o, layout.moduleData, log);
@@ -95,6 +100,12 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     );
 
     const started = Date.now();
+    crawlLog.event(`crawl started: ${count(seeds.length, 'seed')}, data in ${layout.root}`, 'info', {
+      event: 'start',
+      seeds,
+      data: layout.root,
+      store: o.store === undefined ? 'sqlite' : 'postgres',
+    });
     const frontier =
       shared ?? (await openStore(layout, seenOf(o), (line) => log(line, 'warning'), frontierSettingsOf(o)));
     if (shared === null) closers.push(() => frontier.close());
@@ -108,6 +119,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const storeCalls = new Feed<StoreCall>();
     const write = (lines: readonly PageRecord[]) => {
       pages.append(lines);
+      crawlLog.records(lines);
       written.emit(lines);
       for (const line of lines) counts.count(line);
       if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
@@ -116,6 +128,16 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     // The caller's signal, or the console's Stop: the same clean stop.
     const halt = new AbortController();
     let stoppedHere = false;
+    let timedOut = false;
+    if (o.maxTimeMs !== undefined) {
+      // --max-time stops the way a signal does: the fetches in flight finish and are written.
+      const timer = setTimeout(() => {
+        timedOut = true;
+        log(`--max-time: ${o.maxTimeMs} ms are up; finishing the fetches in flight`, 'info');
+        halt.abort();
+      }, o.maxTimeMs);
+      closers.push(() => clearTimeout(timer));
+    }
     const abort = () => halt.abort();
     if (options.signal?.aborted === true) halt.abort();
     options.signal?.addEventListener('abort', abort);
@@ -131,6 +153,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       warc: { dir: layout.warc },
       write,
       requests,
+      onSettled: (batch) => crawlLog.visits(batch),
     });
     closers.push(() => run.close());
     const { crawler, loop } = run;
@@ -211,7 +234,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
             onPass: o.onPass,
             log,
           });
-    const stoppedBy = ended === 'signal' && stoppedHere ? 'console' : ended;
+    const stoppedBy =
+      ended !== 'signal'
+        ? ended
+        : stoppedHere
+          ? 'console'
+          : timedOut && options.signal?.aborted !== true
+            ? 'max-time'
+            : ended;
     await live?.finish(stoppedBy);
     const end = await progress();
     const seen = frontier instanceof SqliteFrontier ? frontier.seenStats() : null;
@@ -222,6 +252,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         seen.size > Number(seen.capacity) ? 'warning' : 'info',
       );
     }
+    crawlLog.event(
+      `crawl stopped (${stoppedBy}): ${count(end.fetchedThisRun, 'URL')} fetched this run`,
+      'info',
+      {
+        event: 'stop',
+        stoppedBy,
+        ...end,
+      },
+    );
     return {
       ...end,
       data: layout.root,

@@ -18,7 +18,7 @@ import { ModuleStep } from './module-step.js';
 import { DEFAULTS } from './options.js';
 import type { RequestSetup } from './request-setup.js';
 import { SitemapFinder } from './sitemaps.js';
-import { type VisitParts, visit } from './visit.js';
+import { type Visit, type VisitParts, visit } from './visit.js';
 
 /** How a crawling process fetches: the options of `crawl` and `bunny` that are not the store's. */
 export interface FetchSettings {
@@ -63,6 +63,8 @@ export interface CrawlerParts {
   write: (lines: readonly PageRecord[]) => void;
   /** What --cookies, --ca-file and the proxies came to (request-setup.ts). */
   requests: RequestSetup;
+  /** Hears each settled batch of visits, for the debug log. */
+  onSettled?: ((batch: readonly Visit[]) => void) | undefined;
 }
 
 /**
@@ -163,6 +165,7 @@ export class Crawler {
           write: parts.write,
           // The cookies the batch's responses set are kept before its leases complete.
           beforeComplete: cookies.save,
+          onSettled: parts.onSettled,
         },
         { crawler, concurrency: o.concurrency, signal: o.signal },
       );

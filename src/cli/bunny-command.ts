@@ -41,6 +41,7 @@ const FETCH_OPTIONS = [
   'proxy',
   'http2',
   'caFile',
+  'maxTimeMs',
 ] as const;
 
 /** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
@@ -126,6 +127,9 @@ export function bunnyCommand(outcome: { code: number }): Command {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // --max-time stops the bunny as a signal would, and it exits 0: a limit was reached.
+    const timer = own.maxTimeMs === undefined ? null : setTimeout(() => stop.abort(), own.maxTimeMs);
+    timer?.unref();
     if (server === undefined) {
       try {
         const ended = await runBunnyOnStore({

@@ -3,6 +3,7 @@ import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
 import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
 import { bunnyCommand } from './bunny-command.js';
+import { configCommand } from './config-command.js';
 import { controlCommands } from './control-commands.js';
 import { crawlCommand } from './crawl-command.js';
 import { EXIT } from './exit-codes.js';
@@ -27,7 +28,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .addCommand(crawlCommand(outcome))
     .addCommand(serverCommand(outcome))
     .addCommand(bunnyCommand(outcome))
-    .addCommand(reportCommand(outcome));
+    .addCommand(reportCommand(outcome))
+    .addCommand(configCommand(outcome));
   for (const command of controlCommands(outcome)) program.addCommand(command);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(oneLineErrors);
   try {
