@@ -230,19 +230,28 @@ export const OPTIONS = {
     default: 20,
     flag: '--max-path-segments <n>',
     help: 'refuse URLs with more path segments (a trap)',
-    docs: { section: 'limits' },
+    docs: {
+      section: 'limits',
+      text: 'refuse URLs with more path segments (a trap): `filtered`, detail `path-depth`',
+    },
   }),
   maxSegmentRepeats: option(whole(1), {
     default: 2,
     flag: '--max-segment-repeats <n>',
     help: 'refuse URLs repeating a path segment more often (a trap)',
-    docs: { section: 'limits' },
+    docs: {
+      section: 'limits',
+      text: 'refuse URLs repeating one path segment more often than this (a trap): `filtered`, detail `repeated-segment`',
+    },
   }),
   maxQueryParams: option(whole(0), {
     default: 20,
     flag: '--max-query-params <n>',
     help: 'refuse URLs with more query parameters (a trap)',
-    docs: { section: 'limits' },
+    docs: {
+      section: 'limits',
+      text: 'refuse URLs with more query parameters (a trap): `filtered`, detail `query-params`',
+    },
   }),
   ignoreRobots: option(onOff, {
     default: false,
@@ -357,19 +366,25 @@ export const OPTIONS = {
     default: 10_000,
     flag: '--connect-timeout <ms>',
     help: 'longest a connection may take to open',
-    docs: { section: 'limits' },
+    docs: { section: 'limits', text: 'longest a connection may take to open: `timeout`' },
   }),
   firstByteTimeoutMs: option(whole(1), {
     default: 30_000,
     flag: '--first-byte-timeout <ms>',
     help: 'longest to wait for the response head (and between two body chunks)',
-    docs: { section: 'limits' },
+    docs: {
+      section: 'limits',
+      text: 'longest to wait for the response head, and between two body chunks: `timeout`',
+    },
   }),
   maxRedirects: option(whole(0), {
     default: 20,
     flag: '--max-redirects <n>',
     help: 'follow at most this many redirects in a row',
-    docs: { section: 'limits' },
+    docs: {
+      section: 'limits',
+      text: 'follow at most this many redirects in a row; the next is `filtered`, detail `redirects`',
+    },
   }),
   seen: option(oneOf(['memory', 'bloom', 'lmdb', 'drum']), {
     // Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md).
@@ -461,7 +476,7 @@ export const OPTIONS = {
     help: 'also write the log here as JSON lines (pino), at --log-level',
     docs: {
       section: 'run',
-      text: "append the log to FILE as JSON lines (pino's: `level`, `time`, `msg`, and the event's fields such as `url`, `status`, `ms`), at `--log-level`",
+      text: "append the log to FILE as JSON lines (pino's: `level`, `time`, `msg`, `event`, and its fields such as `url`, `status`, `durationMs`), at `--log-level`",
     },
   }),
   http: option(listenAddress, {

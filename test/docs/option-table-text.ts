@@ -1,0 +1,48 @@
+import type { DocSection, OptionSpec } from '../../src/bunny/option-table.js';
+import { OPTIONS } from '../../src/bunny/options.js';
+
+/**
+ * The README's option tables as the option table says they are: one row per option,
+ * `| option | default | what it does |`, the option as the command line spells it and
+ * by its config key. test/docs/option-tables.test.ts holds the README to these.
+ */
+export function optionTable(section: DocSection): string {
+  const rows = ['| option | default | what it does |', '|---|---|---|'];
+  for (const [key, spec] of Object.entries(OPTIONS) as [string, OptionSpec<unknown>][]) {
+    if (spec.docs?.section !== section) continue;
+    const named = spec.flag === undefined ? `\`${key}\`` : `\`${flagShown(spec)}\`, \`${key}\``;
+    const text = (spec.docs.text ?? spec.help).replace(/\|/g, '\\|');
+    rows.push(`| ${named} | ${defaultShown(spec)} | ${text} |`);
+  }
+  return rows.join('\n');
+}
+
+/** '--max-pages <n>' as `--max-pages N`; a choice as `--scope host\|domain\|any`. */
+function flagShown(spec: OptionSpec<unknown>): string {
+  const [name, placeholder] = (spec.flag as string).split(' ');
+  if (placeholder === undefined) return name as string;
+  const value = spec.kind.choices?.join('\\|') ?? placeholder.replace(/^<|>$/g, '').toUpperCase();
+  return `${name} ${value}`;
+}
+
+function defaultShown(spec: OptionSpec<unknown>): string {
+  if (spec.docs?.default !== undefined) return spec.docs.default;
+  const value = spec.default;
+  if (spec.kind.switch === true)
+    return spec.flag?.startsWith('--no-') === true || value !== true ? 'off' : 'on';
+  if (value === undefined) return '';
+  if (value === Number.POSITIVE_INFINITY) return 'no limit';
+  if (typeof value === 'string') return `\`${value}\``;
+  return String(value);
+}
+
+export const SECTIONS: readonly DocSection[] = [
+  'followed',
+  'politeness',
+  'limits',
+  'requests',
+  'run',
+  'seen',
+  'passes',
+  'file',
+];

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { configOptions } from '../../src/bunny/config-file.js';
+import type { OptionSpec } from '../../src/bunny/option-table.js';
+import { OPTIONS } from '../../src/bunny/options.js';
+import { codeBlockAfter } from '../helpers/doc-blocks.js';
+import { optionTable, SECTIONS } from './option-table-text.js';
+
+const README = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+
+/** The table after `<!-- options: SECTION -->` in the README: its lines up to the first that is not a row. */
+function readmeTable(section: string): string | null {
+  const at = README.indexOf(`<!-- options: ${section} -->\n`);
+  if (at === -1) return null;
+  const lines = README.slice(at).split('\n').slice(1);
+  const end = lines.findIndex((l) => !l.startsWith('|'));
+  return lines.slice(0, end === -1 ? lines.length : end).join('\n');
+}
+
+describe("the README's option tables", () => {
+  it.each(SECTIONS)('the %s table is the option table', (section) => {
+    expect(readmeTable(section), `README.md needs <!-- options: ${section} --> before its table`).toBe(
+      optionTable(section),
+    );
+  });
+
+  it('has every option of the command line in one of them', () => {
+    const missing = Object.entries(OPTIONS)
+      .filter(([, spec]) => (spec as OptionSpec<unknown>).flag !== undefined)
+      .filter(([, spec]) => (spec as OptionSpec<unknown>).docs === undefined)
+      .map(([key]) => key);
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("the README's example config", () => {
+  it('is read without a complaint, every key and host section in it', () => {
+    const text = codeBlockAfter('README.md', '<!-- config example');
+    const options = configOptions('README.md', parse(text));
+    expect(Object.keys(options)).toContain('hosts');
+    expect(options.maxTimeMs).toBe(6 * 3_600_000);
+    expect(options.hosts?.['blog.example.com']).toEqual({
+      delayMs: 200,
+      perHost: 4,
+      headers: { 'X-Crawl-Token': 's3cret' },
+    });
+  });
+});
