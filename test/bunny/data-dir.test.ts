@@ -237,7 +237,8 @@ describe('the store of the cobweb before (schema 2)', () => {
     const db = new Database(store);
     db.exec(`DROP INDEX urls_fetched; DROP TABLE cookies;
       ALTER TABLE urls DROP COLUMN fetched_at; ALTER TABLE urls DROP COLUMN etag;
-      ALTER TABLE urls DROP COLUMN last_modified; UPDATE meta SET value = '2' WHERE key = 'schema'`);
+      ALTER TABLE urls DROP COLUMN last_modified; ALTER TABLE urls DROP COLUMN captured_at;
+      UPDATE meta SET value = '2' WHERE key = 'schema'`);
     db.close();
     expect((await run([`${a.origin}/`])).fetchedThisRun).toBe(0);
     const version = new Database(store, { readonly: true });

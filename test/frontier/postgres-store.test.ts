@@ -42,7 +42,8 @@ describe('the PostgreSQL store', () => {
     );
     await first.close();
     // Back to what the cobweb before made: schema 1, no recrawl columns, no cookie jar.
-    await rows(`ALTER TABLE crawler_links DROP COLUMN fetched_at, DROP COLUMN etag, DROP COLUMN last_modified;
+    await rows(`ALTER TABLE crawler_links DROP COLUMN fetched_at, DROP COLUMN etag, DROP COLUMN last_modified,
+      DROP COLUMN captured_at;
       DROP TABLE cookies; DELETE FROM cobweb_migrations WHERE version = 2`);
     const updatedAt = (await rows<{ updated_at: string }>('SELECT updated_at FROM crawler_links'))[0]
       ?.updated_at;
