@@ -27,6 +27,8 @@ export interface OptionKind<T> {
   readonly choices?: readonly string[];
   /** A flag without a value (--fresh); parse is not used. */
   readonly switch?: true;
+  /** For a value check() refuses, what in it is wrong, when a kind can say more than `expected`. */
+  problem?(value: unknown): string | null;
 }
 
 /** A value that does not fit its kind; the caller adds which option it was. */

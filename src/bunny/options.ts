@@ -112,7 +112,10 @@ export function checkCrawlOptions(options: unknown): asserts options is CrawlOpt
       );
     }
     if (value !== undefined && !rule.kind.check(value)) {
-      throw new CrawlOptionError(`${key} must be ${rule.kind.expected}, got ${shown(value)}`);
+      const problem = rule.kind.problem?.(value) ?? null;
+      throw new CrawlOptionError(
+        `${key} must be ${rule.kind.expected}, got ${shown(value)}${problem === null ? '' : `: ${problem}`}`,
+      );
     }
   }
   if (!('seeds' in options)) {

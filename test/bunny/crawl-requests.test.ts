@@ -44,7 +44,7 @@ describe('request headers', () => {
     );
     await expect(
       h.run(['http://127.0.0.2:9/'], { hosts: { 'a.test': { headers: { Host: 'b.test' } } } }),
-    ).rejects.toThrow('hosts must be per-host sections like');
+    ).rejects.toThrow(/^hosts must be per-host sections like .*: a\.test\.headers must be request headers/);
   });
 });
 
