@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DrumSeenSet } from '../../src/seen/drum.js';
-import { randomFingerprints } from './fingerprint-data.js';
+import { expectedVerdicts, randomFingerprints } from './fingerprint-data.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -85,6 +85,67 @@ process.kill(process.pid, 'SIGKILL');
     );
     expect(held.length).toBe(count);
     for (let i = 1; i < held.length; i++) expect((held[i] as bigint) > (held[i - 1] as bigint)).toBe(true);
+  });
+
+  it('never grows its buffer: calls that do not fit wait for the merge, then are answered in order', async () => {
+    // Merges start only on a full buffer: the timer never fires in this test.
+    const set = await DrumSeenSet.open({ dir, bufferSize: 1_000, maxWaitMs: 3_600_000 });
+    const calls = Array.from({ length: 20 }, (_, i) => {
+      const call = randomFingerprints(300, 100 + i);
+      call.set(randomFingerprints(100, 100), 0); // repeats across calls
+      return call;
+    });
+    calls.push(randomFingerprints(2_500, 99)); // larger than the whole buffer
+    const seen: ReturnType<DrumSeenSet['stats']>[] = [];
+    const look = () => seen.push(set.stats());
+    // Every call made at once, none awaited, as a frontier with many pages in flight does.
+    const answers = calls.map((call) => {
+      const answer = set.insertNew(call);
+      look();
+      void answer.then(look);
+      return answer;
+    });
+    await set.mergeNow();
+    const got = await Promise.all(answers);
+    expect(got).toEqual(expectedVerdicts(calls));
+    for (const s of seen) {
+      expect(s.buffered).toBeLessThanOrEqual(1_000);
+      expect(s.bufferCapacity).toBe(1_000);
+      expect(s.merging).toBeLessThanOrEqual(1_000);
+    }
+    // Backpressure happened: some fingerprints waited outside the buffer while a merge ran.
+    expect(Math.max(...seen.map((s) => s.waiting))).toBeGreaterThan(0);
+    expect(set.stats().merges).toBeGreaterThanOrEqual(Math.ceil((20 * 300 + 2_500) / 1_000));
+    await set.close();
+  });
+
+  it("merges on its own thread: the caller's event loop turns while a large merge runs", async () => {
+    const set = await DrumSeenSet.open({ dir, bufferSize: 1 << 20, maxWaitMs: 3_600_000 });
+    await set.insertNew(randomFingerprints(1 << 20, 7)); // a file to merge against
+    let turnsDuringMerge = 0;
+    let answered = false;
+    const big = set.insertNew(randomFingerprints(1 << 20, 8)).then((answer) => {
+      answered = true;
+      return answer;
+    });
+    expect(set.stats().merging).toBe(1 << 20); // the full buffer went to the merging thread at once
+    // A call made now is taken into the other buffer while the merge goes on.
+    const small = set.insertNew(randomFingerprints(10, 9));
+    expect(set.stats().buffered).toBe(10);
+    await new Promise<void>((resolve) => {
+      const turn = () => {
+        if (answered) return resolve();
+        if (set.stats().merging > 0) turnsDuringMerge++;
+        setImmediate(turn);
+      };
+      setImmediate(turn);
+    });
+    // Had the merge run on this thread, no turn of the loop could have seen it running.
+    expect(turnsDuringMerge).toBeGreaterThan(1);
+    expect((await big).every(Boolean)).toBe(true);
+    await set.mergeNow();
+    expect((await small).every(Boolean)).toBe(true);
+    await set.close();
   });
 
   it('removes what a merge cut short left behind', async () => {
