@@ -45,6 +45,9 @@ async function main(): Promise<void> {
   let falseNegatives = 0;
   let inFlight = 0;
   let sinceFlush = 0;
+  // One flush in flight at a time, not awaited before the next checks: a frontier's
+  // flushes run beside its next asks the same way (src/frontier/sqlite/seen-gate.ts).
+  let flushing: Promise<void> = Promise.resolve();
   const waiting: Array<{ answer: Promise<boolean[]> | boolean[]; truth: Uint8Array; n: number }> = [];
   // One sample in 16 calls: when each call resolved, after it was made.
   const waits: number[] = [];
@@ -79,12 +82,14 @@ async function main(): Promise<void> {
     sinceFlush += n;
     if (contender.flushEvery !== undefined && sinceFlush >= contender.flushEvery) {
       // As a frontier would: flush covers the calls that have resolved, the rest go on.
-      await contender.flush();
+      await flushing;
+      flushing = contender.flush();
       sinceFlush = 0;
     }
   }
   await contender.drain();
   while (waiting.length > 0) await settle();
+  await flushing;
   await contender.flush();
   const note = contender.note();
   await contender.close();
