@@ -131,6 +131,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         errorsThisRun: counts.errors,
         elapsedMs,
         pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
+        ...(s.seen === undefined ? {} : { seen: s.seen }),
       };
     };
     const onProgress = o.onProgress;

@@ -1,3 +1,4 @@
+import type { SeenStats } from '../frontier/types.js';
 import type { ModulePage, ModuleStats } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { ScopeMode } from '../url/filter.js';
@@ -134,6 +135,8 @@ export interface CrawlProgress {
   errorsThisRun: number;
   elapsedMs: number;
   pagesPerSec: number;
+  /** The store's seen set: its kind and size, and a bloom filter's estimated false-positive rate as it fills. */
+  seen?: SeenStats;
 }
 
 export interface CrawlSummary extends CrawlProgress {

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { canonicalSeeds, linkRulesOf, openDataDir, startModules } from '../bunny/crawl.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
@@ -10,10 +10,11 @@ import { RunCounter } from '../bunny/run-counts.js';
 import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
+import { DEFAULT_CRAWL } from '../protocol/index.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addRuleOptions } from './rule-options.js';
-import { parseHostPort } from './server-command.js';
+import { parseCrawlName, parseHostPort } from './server-command.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [
@@ -49,6 +50,11 @@ export function bunnyCommand(outcome: { code: number }): Command {
   command
     .requiredOption('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
+    .addOption(
+      new Option('--crawl <name>', "the server's crawl to work for (each has its own queue and seen set)")
+        .argParser(parseCrawlName)
+        .default(DEFAULT_CRAWL),
+    )
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
@@ -80,6 +86,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
         port: server.port,
         token: (flags.token as string | undefined) ?? process.env.COBWEB_TOKEN,
         name: `bunny@${hostname()}:${process.pid}`,
+        crawl: flags.crawl as string,
       });
       closers.push(() => frontier.close());
       // Modules the server sends right after WELCOME are loaded before the first lease.
@@ -115,7 +122,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
         },
       });
       closers.push(() => crawler.close());
-      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}`);
+      const which = flags.crawl === DEFAULT_CRAWL ? '' : `, crawl ${flags.crawl as string}`;
+      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}${which}`);
       if (seeds.length > 0) await addSeeds(frontier, seeds, crawler.crawler);
       let ended = await crawler.loop.run();
       while (ended !== 'signal' && flags.wait === true) {

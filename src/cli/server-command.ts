@@ -6,8 +6,10 @@ import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { addSeeds } from '../bunny/revisit.js';
+import { CRAWL_NAME, DEFAULT_CRAWL } from '../protocol/index.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
+import type { CrawlOpener, HeldCrawl } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
@@ -48,6 +50,14 @@ const QUEUE_OPTIONS = [
   'seenCapacity',
   'seenFpRate',
 ] as const;
+
+/** --crawl NAME: a plain folder name (the crawl's folder on the server). */
+export function parseCrawlName(text: string): string {
+  if (!CRAWL_NAME.test(text)) {
+    throw new InvalidArgumentError(`expected 1 to 64 letters, digits, "-" or "_", got "${text}".`);
+  }
+  return text;
+}
 
 /** --listen HOST:PORT; an IPv6 host in brackets. */
 export function parseHostPort(text: string): { host: string; port: number } {
@@ -111,6 +121,14 @@ export function serverCommand(outcome: { code: number }): Command {
       },
       256,
     )
+    .addOption(
+      new Option(
+        '--crawl <name>',
+        'the crawl the seeds go into; bunnies name theirs with --crawl, and each crawl has its own folder (crawls/NAME), store and seen set',
+      )
+        .argParser(parseCrawlName)
+        .default(DEFAULT_CRAWL),
+    )
     .option('--quiet', 'print nothing but errors and warnings');
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: seedArgs } as CrawlOptions;
@@ -124,6 +142,7 @@ export function serverCommand(outcome: { code: number }): Command {
     };
     const layout = layoutOf(o.data);
     checkDataDir(layout);
+    const crawlName = flags.crawl as string;
     const closers: (() => unknown)[] = [];
     let signal: StopSignal | null = null;
     try {
@@ -132,8 +151,7 @@ export function serverCommand(outcome: { code: number }): Command {
       });
       closers.push(() => modules.close());
       closers.push(await lockDataDir(layout));
-      openDataDir(layout, linkSettingsOf(o, seeds), o.fresh === true, (line) => say(line), seenOf(o));
-      const store = await openStore(layout, seenOf(o), say, {
+      const frontierSettings = {
         perHost: o.perHost,
         delayMs: o.delayMs,
         delayFactor: o.delayFactor,
@@ -145,25 +163,49 @@ export function serverCommand(outcome: { code: number }): Command {
         maxPagesPerHost: o.maxPagesPerHost,
         leaseMs: DEFAULTS.leaseMs,
         maxPages: o.maxPages,
-      });
-      closers.push(() => store.close());
+      };
+      // Every crawl takes the server's options; the seeds given here are the --crawl one's.
+      const fresh = (name: string) => o.fresh === true && (name === crawlName || name === DEFAULT_CRAWL);
+      const seedsOf = (name: string) => (name === crawlName ? seeds : []);
+      // The data folder is the default crawl's: marked first (before the token goes in it).
+      openDataDir(layout, linkSettingsOf(o, seedsOf(DEFAULT_CRAWL)), fresh(DEFAULT_CRAWL), say, seenOf(o));
+      const openCrawl: CrawlOpener = async (name, crawlLayout) => {
+        const own = seedsOf(name);
+        const isDefault = name === DEFAULT_CRAWL;
+        const unlock = isDefault ? () => {} : await lockDataDir(crawlLayout);
+        try {
+          if (!isDefault) openDataDir(crawlLayout, linkSettingsOf(o, own), fresh(name), say, seenOf(o));
+          const store = await openStore(crawlLayout, seenOf(o), say, frontierSettings);
+          return {
+            store,
+            rules: linkRulesOf(o, own),
+            settings: settingsForBunnies(o, own),
+            close: async () => {
+              await store.close();
+              unlock();
+            },
+          };
+        } catch (err) {
+          unlock();
+          throw err;
+        }
+      };
       const { token, generated } = serverToken(layout.root, flags.token as string | undefined);
       let quit: () => void = () => {};
       const quitting = new Promise<void>((r) => {
         quit = r;
       });
       const running = await startServer({
-        layout,
-        store,
+        root: layout.root,
+        openCrawl,
+        crawls: [crawlName],
         modules,
         host: listen.host,
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules: linkRulesOf(o, seeds),
         skipSubstrings: flags.skipSubstring as string[],
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
-        settings: settingsForBunnies(o, seeds),
         leaseMs: DEFAULTS.leaseMs,
         limits: DEFAULT_LIMITS,
         maxConnections: flags.maxConnections as number,
@@ -177,11 +219,14 @@ export function serverCommand(outcome: { code: number }): Command {
       );
       if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
       if (seeds.length > 0) {
-        const me = await store.registerCrawler(`server@${process.pid}`);
-        const seeded = await addSeeds(store, seeds, me);
-        await running.service.writeRecords(seeded.records, me);
-        await store.leave(me);
-        say(`${seeded.added} of ${seeds.length} seeds queued`);
+        const { service } = (await running.crawls.get(crawlName, true)) as HeldCrawl;
+        const me = await service.store.registerCrawler(`server@${process.pid}`);
+        const seeded = await addSeeds(service.store, seeds, me);
+        await service.writeRecords(seeded.records, me);
+        await service.store.leave(me);
+        say(
+          `${seeded.added} of ${seeds.length} seeds queued${crawlName === DEFAULT_CRAWL ? '' : ` in crawl ${crawlName}`}`,
+        );
       }
       const stopped = new Promise<StopSignal>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -191,7 +236,7 @@ export function serverCommand(outcome: { code: number }): Command {
       signal = how;
       if (how !== null) {
         say('stopping: the bunnies are told, their leases go back to the queue');
-        running.server.writeLog();
+        await running.server.writeLog();
       }
     } finally {
       await closeAll(closers.reverse());

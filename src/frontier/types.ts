@@ -185,6 +185,22 @@ export interface FrontierStats {
   expiredLeases: number;
   /** Pages the crawl may still start (--max-pages less final outcomes and leases); null: no limit. */
   budgetLeft: number | null;
+  /** The store's seen set, when it says (a server's store passes it on in STATSREPLY). */
+  seen?: SeenStats;
+}
+
+/**
+ * A seen set's figures: its kind ('memory', 'bloom', 'lmdb', 'drum', or 'table', the
+ * store's own) and how many URLs it holds; a bloom filter also its capacity, its target
+ * rate and the false-positive rate it has now, which climbs as it fills.
+ */
+export interface SeenStats {
+  kind: string;
+  size: number;
+  capacity?: number;
+  fpRate?: number;
+  /** bloom: the chance that a new URL is taken as seen (and never crawled), now. */
+  estimatedFpRate?: number;
 }
 
 /** Stored URLs a resumed crawl may want back in the queue, because its rules changed. */

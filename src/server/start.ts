@@ -1,29 +1,25 @@
 import { mkdirSync } from 'node:fs';
-import type { DataLayout } from '../bunny/data-dir.js';
-import type { LinkRules } from '../bunny/links.js';
-import type { LocalFrontier } from '../frontier/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import { PagesLog } from '../output/pages-log.js';
-import type { JsonObject } from '../protocol/index.js';
-import { type BackoffStep, ProbabilityBackoff } from './backoff.js';
-import { CrawlService } from './crawl-service.js';
+import { DEFAULT_CRAWL } from '../protocol/index.js';
+import type { BackoffStep } from './backoff.js';
+import { type CrawlOpener, type HeldCrawl, ServerCrawls } from './crawls.js';
 import { CobwebServer } from './server.js';
 import type { SessionLimits } from './session.js';
-import { SiteBook } from './site-book.js';
 
 export interface ServerSetup {
-  layout: DataLayout;
-  store: LocalFrontier;
+  /** The server's data folder: the default crawl's, and the parent of the others' (crawls/NAME). */
+  root: string;
+  /** Opens one crawl in its folder: its store, rules and bunny settings. */
+  openCrawl: CrawlOpener;
+  /** Crawls opened at start, besides the default one (which always is). */
+  crawls?: readonly string[];
   modules: ModuleHost;
   host: string;
   port: number;
   token: string;
   modulesDir: string | null;
-  rules: LinkRules;
   skipSubstrings: readonly string[];
   backoff: readonly BackoffStep[];
-  /** What WELCOME tells bunnies to use (their link rules, retries, robots). */
-  settings: JsonObject;
   leaseMs: number;
   limits: SessionLimits;
   maxConnections: number;
@@ -33,45 +29,52 @@ export interface ServerSetup {
 
 export interface RunningServer {
   server: CobwebServer;
-  service: CrawlService;
-  /** Stops the server and closes what it opened (not the store or the modules: the caller's). */
+  crawls: ServerCrawls;
+  /** The default crawl (the data folder's own). */
+  crawl: HeldCrawl;
+  /** Stops the server and closes the crawls it opened (not the modules: the caller's). */
   close(): Promise<void>;
 }
 
-/** Wires a server around a store: its outputs in the data folder, its sessions, its control commands. */
+/** Wires a server around its crawls: their outputs in their folders, its sessions, its control commands. */
 export async function startServer(setup: ServerSetup): Promise<RunningServer> {
-  mkdirSync(setup.layout.root, { recursive: true });
-  const pages = new PagesLog(setup.layout.pages);
-  const service = new CrawlService({
-    store: setup.store,
-    pages,
-    moduleData: setup.layout.moduleData,
-    sites: new SiteBook(setup.layout.sites),
-    modules: setup.modules,
-    rules: setup.rules,
-    skipSubstrings: setup.skipSubstrings,
-    backoff: new ProbabilityBackoff(setup.backoff),
-    settings: setup.settings,
-    leaseMs: setup.leaseMs,
-    log: setup.log,
-  });
-  const server = await CobwebServer.start({
-    host: setup.host,
-    port: setup.port,
-    service,
-    dataDir: setup.layout.root,
-    modulesDir: setup.modulesDir,
-    token: setup.token,
-    limits: setup.limits,
-    maxConnections: setup.maxConnections,
-    ...(setup.onQuit === undefined ? {} : { onQuit: setup.onQuit }),
-  });
-  return {
-    server,
-    service,
-    close: async () => {
-      await server.stop();
-      pages.close();
+  mkdirSync(setup.root, { recursive: true });
+  const crawls = new ServerCrawls(
+    {
+      root: setup.root,
+      modules: setup.modules,
+      skipSubstrings: setup.skipSubstrings,
+      backoff: setup.backoff,
+      leaseMs: setup.leaseMs,
+      log: setup.log,
     },
-  };
+    setup.openCrawl,
+  );
+  try {
+    const crawl = (await crawls.get(DEFAULT_CRAWL, true)) as HeldCrawl;
+    for (const name of setup.crawls ?? []) await crawls.get(name, true);
+    const server = await CobwebServer.start({
+      host: setup.host,
+      port: setup.port,
+      crawls,
+      modules: setup.modules,
+      modulesDir: setup.modulesDir,
+      token: setup.token,
+      limits: setup.limits,
+      maxConnections: setup.maxConnections,
+      ...(setup.onQuit === undefined ? {} : { onQuit: setup.onQuit }),
+    });
+    return {
+      server,
+      crawls,
+      crawl,
+      close: async () => {
+        await server.stop();
+        await crawls.close();
+      },
+    };
+  } catch (err) {
+    await crawls.close();
+    throw err;
+  }
 }

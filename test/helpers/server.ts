@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { layoutOf } from '../../src/bunny/data-dir.js';
+import type { LinkRules } from '../../src/bunny/links.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
+import type { CrawlOpener } from '../../src/server/crawls.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
 import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
@@ -49,40 +50,45 @@ export interface InProcessServer extends RunningServer {
 /** A cobweb server in this process on a fresh SQLite store, on 127.0.0.1 and a free port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<InProcessServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'cobweb-server-'));
-  const store = new SqliteFrontier(
-    join(dir, 'frontier.db'),
-    { ...SERVER_TEST_SETTINGS, ...options.settings },
-    options.now,
-  );
   const { host: modules } = await ModuleHost.start({
     paths: options.modules ?? [],
     dataDir: join(dir, 'data'),
     timeoutMs: 5000,
     log: () => {},
   });
+  const rules: LinkRules = {
+    filter: createUrlFilter({
+      scope: 'any',
+      seeds: [],
+      include: [],
+      exclude: [],
+      skipExtensions: options.skipExtensions ?? [],
+    }),
+    traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
+    maxDepth: 100,
+    maxRedirects: 20,
+  };
+  // Every crawl of the server on its own fresh store, in its own folder (crawls/NAME).
+  const openCrawl: CrawlOpener = async (_name, layout) => {
+    mkdirSync(layout.root, { recursive: true });
+    writeFileSync(layout.marker, '{}');
+    const store = new SqliteFrontier(
+      layout.store,
+      { ...SERVER_TEST_SETTINGS, ...options.settings },
+      options.now,
+    );
+    return { store, rules, settings: {}, close: async () => store.close() };
+  };
   const running = await startServer({
-    layout: layoutOf(dir),
-    store,
+    root: dir,
+    openCrawl,
     modules,
     host: '127.0.0.1',
     port: 0,
     token: options.token ?? 'test-token',
     modulesDir: options.modulesDir ?? null,
-    rules: {
-      filter: createUrlFilter({
-        scope: 'any',
-        seeds: [],
-        include: [],
-        exclude: [],
-        skipExtensions: options.skipExtensions ?? [],
-      }),
-      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
-      maxDepth: 100,
-      maxRedirects: 20,
-    },
     skipSubstrings: options.skipSubstrings ?? [],
     backoff: [],
-    settings: {},
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     maxConnections: options.maxConnections ?? 100,
@@ -91,12 +97,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     ...running,
     dir,
-    store,
+    store: running.crawl.service.store,
     port: running.server.address.port,
     async dispose() {
       await running.close();
       await modules.close();
-      await store.close();
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };

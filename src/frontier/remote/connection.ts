@@ -20,6 +20,8 @@ export interface ConnectionOptions {
   token?: string | undefined;
   /** The bunny's name in HELLO. */
   name: string;
+  /** The crawl it works for, in HELLO (--crawl); the server's default crawl when absent. */
+  crawl?: string | undefined;
   /** How long to go on trying to reach a server that went away before giving up. */
   reconnectForMs?: number;
 }
@@ -167,6 +169,7 @@ export class ServerConnection extends EventEmitter {
           name: this.options.name,
           protocol: PROTOCOL_VERSION,
           version: VERSION,
+          ...(this.options.crawl === undefined ? {} : { crawl: this.options.crawl }),
         });
       });
       socket.on('data', (chunk) => {

@@ -38,6 +38,7 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  SeenStats,
   SiteFacts,
   StoredLink,
   StoredQuery,
@@ -389,6 +390,7 @@ export class SqliteFrontier implements LocalFrontier {
       staleCompletions: t.stale,
       expiredLeases: t.expired,
       budgetLeft: Number.isFinite(this.maxPages()) ? pagesLeft(this.maxPages(), countsOf(t)) : null,
+      seen: seenBlock(this.seenStats()),
     };
   }
 
@@ -995,4 +997,14 @@ function splitLeaseId(id: LeaseId): { seq: number; gen: number } {
 
 function countsOf(t: Delta): CrawlCounts {
   return { queued: t.queued, leased: t.leased, retrying: t.retrying, final: t.done + t.failed };
+}
+
+/** The figures of a seen set that stats() reports (SeenStats): the kind, the size, and bloom's rates. */
+function seenBlock(s: { kind: string; size: number; [k: string]: unknown }): SeenStats {
+  const block: SeenStats = { kind: s.kind, size: s.size };
+  for (const key of ['capacity', 'fpRate', 'estimatedFpRate'] as const) {
+    const v = s[key];
+    if (typeof v === 'number') block[key] = v;
+  }
+  return block;
 }

@@ -1,0 +1,22 @@
+/** A seen set's figures as stats() reports them (FrontierStats.seen, STATSREPLY's seen). */
+export interface SeenFigures {
+  kind: string;
+  size: number;
+  capacity?: number;
+  fpRate?: number;
+  estimatedFpRate?: number;
+}
+
+/**
+ * One line about a seen set for people: its kind and size and, for a bloom filter, the
+ * false-positive rate it has now, which climbs as it fills (a new URL taken as seen is
+ * never crawled, and nothing else would show it).
+ */
+export function describeSeen(s: SeenFigures): string {
+  const what = s.kind === 'table' ? "the store's own table" : s.kind;
+  const base = `seen set: ${what}, ${s.size} ${s.size === 1 ? 'URL' : 'URLs'}`;
+  if (s.estimatedFpRate === undefined) return base;
+  const capacity = s.capacity === undefined ? '' : ` of its capacity ${s.capacity}`;
+  const target = s.fpRate === undefined ? '' : ` (target ${s.fpRate})`;
+  return `${base}${capacity}; estimated false-positive rate now ${s.estimatedFpRate.toExponential(2)}${target}`;
+}
