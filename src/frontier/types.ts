@@ -199,6 +199,9 @@ export interface SeenStats {
   size: number;
   capacity?: number;
   fpRate?: number;
+  /** bloom: its m (bits) and k (hash functions), from capacity and fpRate. */
+  bits?: number;
+  hashes?: number;
   /** bloom: the chance that a new URL is taken as seen (and never crawled), now. */
   estimatedFpRate?: number;
 }

@@ -165,7 +165,9 @@ function crawlName(o: JsonObject, where: string): string {
 function seenStats(v: unknown, where: string): WireSeen {
   const o = object(v, where);
   const s: WireSeen = { kind: string(o, 'kind', where, true), size: integer(o, 'size', where) };
-  if (o.capacity !== undefined) s.capacity = integer(o, 'capacity', where);
+  for (const key of ['capacity', 'bits', 'hashes'] as const) {
+    if (o[key] !== undefined) s[key] = integer(o, key, where);
+  }
   for (const key of ['fpRate', 'estimatedFpRate'] as const) {
     if (o[key] === undefined) continue;
     const rate = o[key];

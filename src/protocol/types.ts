@@ -225,6 +225,8 @@ export interface WireSeen {
   size: number;
   capacity?: number;
   fpRate?: number;
+  bits?: number;
+  hashes?: number;
   estimatedFpRate?: number;
 }
 

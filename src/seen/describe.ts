@@ -4,6 +4,8 @@ export interface SeenFigures {
   size: number;
   capacity?: number;
   fpRate?: number;
+  bits?: number;
+  hashes?: number;
   estimatedFpRate?: number;
 }
 
@@ -17,6 +19,7 @@ export function describeSeen(s: SeenFigures): string {
   const base = `seen set: ${what}, ${s.size} ${s.size === 1 ? 'URL' : 'URLs'}`;
   if (s.estimatedFpRate === undefined) return base;
   const capacity = s.capacity === undefined ? '' : ` of its capacity ${s.capacity}`;
+  const sized = s.bits === undefined || s.hashes === undefined ? '' : ` (m ${s.bits} bits, k ${s.hashes})`;
   const target = s.fpRate === undefined ? '' : ` (target ${s.fpRate})`;
-  return `${base}${capacity}; estimated false-positive rate now ${s.estimatedFpRate.toExponential(2)}${target}`;
+  return `${base}${capacity}${sized}; estimated false-positive rate now ${s.estimatedFpRate.toExponential(2)}${target}`;
 }

@@ -113,9 +113,17 @@ describe('the summary', () => {
   });
 
   it('says what the seen set holds, and how likely a bloom filter is now to lose a new URL', () => {
-    const bloom = { kind: 'bloom', size: 800, capacity: 1000, fpRate: 0.01, estimatedFpRate: 0.0042 };
+    const bloom = {
+      kind: 'bloom',
+      size: 800,
+      capacity: 1000,
+      fpRate: 0.01,
+      bits: 9600,
+      hashes: 7,
+      estimatedFpRate: 0.0042,
+    };
     expect(summaryText(summary({ seen: bloom }))).toContain(
-      '  seen set: bloom, 800 URLs of its capacity 1000; estimated false-positive rate now 4.20e-3 (target 0.01)',
+      '  seen set: bloom, 800 URLs of its capacity 1000 (m 9600 bits, k 7); estimated false-positive rate now 4.20e-3 (target 0.01)',
     );
     expect(summaryText(summary({ seen: { kind: 'drum', size: 1 } }))).toContain('  seen set: drum, 1 URL\n');
   });

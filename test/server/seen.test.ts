@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
+import { bloomParameters } from '../../src/seen/bloom.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { fetchCounts, readPages } from '../helpers/pages.js';
 
@@ -108,10 +109,10 @@ describe('cobweb server --seen', { timeout: 120_000 }, () => {
     ]);
     await crawlWithBunny(port);
     const text = await show(port);
-    const m =
-      /seen set: bloom, (\d+) URLs of its capacity 100; estimated false-positive rate now (\S+) \(target 0\.01\)/.exec(
-        text,
-      );
+    const { bits, hashes } = bloomParameters(100, 0.01);
+    const m = new RegExp(
+      `seen set: bloom, (\\d+) URLs of its capacity 100 \\(m ${bits} bits, k ${hashes}\\); estimated false-positive rate now (\\S+) \\(target 0\\.01\\)`,
+    ).exec(text);
     expect(m, text).not.toBeNull();
     const rate = Number(m?.[2]);
     // 30 to 60 URLs in a filter sized for 100: below the target, well above nothing.
@@ -120,7 +121,14 @@ describe('cobweb server --seen', { timeout: 120_000 }, () => {
     const remote = new RemoteFrontier({ host: '127.0.0.1', port, name: 'stats' });
     try {
       const seen = (await remote.stats()).seen;
-      expect(seen).toMatchObject({ kind: 'bloom', size: Number(m?.[1]), capacity: 100, fpRate: 0.01 });
+      expect(seen).toMatchObject({
+        kind: 'bloom',
+        size: Number(m?.[1]),
+        capacity: 100,
+        fpRate: 0.01,
+        bits,
+        hashes,
+      });
       expect(seen?.estimatedFpRate).toBeCloseTo(rate, 4);
     } finally {
       await remote.close();

@@ -1002,7 +1002,7 @@ function countsOf(t: Delta): CrawlCounts {
 /** The figures of a seen set that stats() reports (SeenStats): the kind, the size, and bloom's rates. */
 function seenBlock(s: { kind: string; size: number; [k: string]: unknown }): SeenStats {
   const block: SeenStats = { kind: s.kind, size: s.size };
-  for (const key of ['capacity', 'fpRate', 'estimatedFpRate'] as const) {
+  for (const key of ['capacity', 'fpRate', 'bits', 'hashes', 'estimatedFpRate'] as const) {
     const v = s[key];
     if (typeof v === 'number') block[key] = v;
   }
