@@ -25,6 +25,7 @@ import {
   whole,
 } from './option-kinds.js';
 import type { RunCounts } from './run-counts.js';
+import { defaultSeen, type SeenKindName } from './seen-default.js';
 
 /** Everything `cobweb crawl` and `crawl()` accept. Only `seeds` is required. */
 export interface CrawlOptions {
@@ -84,7 +85,10 @@ export interface CrawlOptions {
   maxRedirects?: number;
   /** Roll WARC files at this size. */
   warcMaxBytes?: number;
-  /** The URL-seen set (docs/seen.md): memory (the default), bloom, lmdb or drum. */
+  /**
+   * The URL-seen set (docs/seen.md): memory, bloom, lmdb or drum. Not given: memory, or
+   * drum for a crawl expected past 10^8 URLs (by maxPages or seenCapacity: defaultSeen).
+   */
   seen?: 'memory' | 'bloom' | 'lmdb' | 'drum';
   /** bloom: the URLs it is sized for; memory: its starting size. */
   seenCapacity?: number;
@@ -181,8 +185,6 @@ export const DEFAULTS = {
   robotsTtlMs: 24 * 60 * 60_000,
   builtinModules: true,
   moduleTimeoutMs: 5000,
-  /** Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md). */
-  seen: 'memory' as 'memory' | 'bloom' | 'lmdb' | 'drum',
   seenFpRate: 0.001,
   userAgent: DEFAULT_USER_AGENT,
   skipExtensions: DEFAULT_SKIP_EXTENSIONS,
@@ -362,7 +364,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   seen: {
     kind: oneOf(['memory', 'bloom', 'lmdb', 'drum']),
     flag: '--seen <kind>',
-    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, past 10^8 URLs)',
+    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, flat RAM) (default: memory, or drum when --max-pages or --seen-capacity says past 10^8 URLs)',
   },
   seenCapacity: {
     kind: whole(1),
@@ -413,12 +415,17 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
  * the wrong kind is a CrawlOptionError naming the option. `undefined` means "not given".
  */
 /** Options with their defaults filled in: what a crawl runs with. */
-export type Settings = CrawlOptions & typeof DEFAULTS;
+export type Settings = CrawlOptions & typeof DEFAULTS & { seen: SeenKindName };
 
 /** The options given, over the defaults (an option given as undefined takes its default). */
 export function withDefaults(options: CrawlOptions): Settings {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  return { ...DEFAULTS, ...given, seeds: options.seeds } as Settings;
+  return {
+    ...DEFAULTS,
+    ...given,
+    seen: options.seen ?? defaultSeen(options),
+    seeds: options.seeds,
+  } as Settings;
 }
 
 export function checkCrawlOptions(options: unknown): asserts options is CrawlOptions {
