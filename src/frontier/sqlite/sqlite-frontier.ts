@@ -468,9 +468,9 @@ export class SqliteFrontier implements LocalFrontier {
     return { kind: this.gate.kind, size: this.gate.size, ...(this.gate.stats() ?? {}) };
   }
 
-  /** drum: merges the links waiting for their answers now (a crawl pass's boundary). */
+  /** A crawl pass's boundary: every link has its answer, and the held seen set is flushed (SeenGate.settle). */
   async settleSeen(): Promise<void> {
-    await this.gate?.mergeNow();
+    await this.gate?.settle();
   }
 
   /**
