@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type * as Seen from '../../src/seen/index.js';
 import { type ContenderName, openContender } from './contenders.js';
 import { CrawlStream } from './stream.js';
+import { Tally } from './tally.js';
 
 export interface SeenRunResult {
   contender: string;
@@ -41,8 +42,7 @@ async function main(): Promise<void> {
   const contender = await openContender(name as ContenderName, seen, dir, distinct);
   const fromTruth = name === 'harness';
   let streamMs = 0;
-  let falsePositives = 0;
-  let falseNegatives = 0;
+  const tally = new Tally();
   let inFlight = 0;
   let sinceFlush = 0;
   // One flush in flight at a time, not awaited before the next checks: a frontier's
@@ -56,12 +56,7 @@ async function main(): Promise<void> {
   const settle = async (): Promise<void> => {
     const oldest = waiting.shift();
     if (!oldest) return;
-    const answer = await oldest.answer;
-    for (let i = 0; i < oldest.n; i++) {
-      const isNew = answer[i] === true;
-      if (oldest.truth[i] === 1 && !isNew) falsePositives++;
-      else if (oldest.truth[i] === 0 && isNew) falseNegatives++;
-    }
+    tally.add(await oldest.answer, oldest.truth, oldest.n);
     inFlight -= oldest.n;
   };
 
@@ -105,8 +100,8 @@ async function main(): Promise<void> {
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     peakRssBytes: peakRss(),
     diskBytes: folderBytes(dir),
-    falsePositives,
-    falseNegatives,
+    falsePositives: tally.falsePositives,
+    falseNegatives: tally.falseNegatives,
     waitMedianMs: waits.sort((a, b) => a - b)[Math.floor(waits.length / 2)] ?? 0,
     waitMaxMs: waits[waits.length - 1] ?? 0,
     note,

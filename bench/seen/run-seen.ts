@@ -195,7 +195,7 @@ export function describeContenders(contenders: readonly ContenderName[] = CONTEN
  * load the seen sets from dist/.
  */
 function compileSeenScripts(repoDir: string, outDir: string): void {
-  for (const name of ['child.ts', 'contenders.ts', 'stream.ts']) {
+  for (const name of ['child.ts', 'contenders.ts', 'stream.ts', 'tally.ts']) {
     const source = join(repoDir, 'bench', 'seen', name);
     const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
