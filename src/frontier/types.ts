@@ -7,6 +7,8 @@
  * of HTTP or HTML. docs/architecture.md draws the URL state machine these calls drive.
  */
 
+import type { SeenFigures } from '../seen/describe.js';
+
 /** A page to parse for links, or a sitemap to read for URLs. */
 export type UrlKind = 'page' | 'sitemap';
 
@@ -189,22 +191,8 @@ export interface FrontierStats {
   seen?: SeenStats;
 }
 
-/**
- * A seen set's figures: its kind ('memory', 'bloom', 'lmdb', 'drum', or 'table', the
- * store's own) and how many URLs it holds; a bloom filter also its capacity, its target
- * rate and the false-positive rate it has now, which climbs as it fills.
- */
-export interface SeenStats {
-  kind: string;
-  size: number;
-  capacity?: number;
-  fpRate?: number;
-  /** bloom: its m (bits) and k (hash functions), from capacity and fpRate. */
-  bits?: number;
-  hashes?: number;
-  /** bloom: the chance that a new URL is taken as seen (and never crawled), now. */
-  estimatedFpRate?: number;
-}
+/** A seen set's figures (src/seen/describe.ts): its kind, its size, and a bloom filter's capacity, m, k and rates. */
+export type SeenStats = SeenFigures;
 
 /** Stored URLs a resumed crawl may want back in the queue, because its rules changed. */
 export interface StoredQuery {

@@ -1,11 +1,18 @@
-/** A seen set's figures as stats() reports them (FrontierStats.seen, STATSREPLY's seen). */
+/**
+ * A seen set's figures as stats() reports them (FrontierStats.seen; STATSREPLY's seen on
+ * the wire): its kind ('memory', 'bloom', 'lmdb', 'drum', or 'table', the store's own) and
+ * how many URLs it holds; a bloom filter also its capacity, its target rate, its m and k,
+ * and the false-positive rate it has now, which climbs as it fills.
+ */
 export interface SeenFigures {
   kind: string;
   size: number;
   capacity?: number;
   fpRate?: number;
+  /** bloom: its m (bits) and k (hash functions), from capacity and fpRate. */
   bits?: number;
   hashes?: number;
+  /** bloom: the chance that a new URL is taken as seen (and never crawled), now. */
   estimatedFpRate?: number;
 }
 

@@ -94,6 +94,9 @@ describe('cobweb crawl on the command line', () => {
 
   // What each kind leaves beside the store (frontier.db-seen/): memory and bloom live in
   // memory and are filled from the store at every start, so only the lock is there.
+  const crawlSite = (data: string, ...extra: string[]) =>
+    cobwebAsync('crawl', `${site.origin}/`, '--data', data, '--delay', '0', ...extra);
+
   const SEEN_FILES = {
     memory: ['seen.lock'],
     bloom: ['seen.lock'],
@@ -105,16 +108,7 @@ describe('cobweb crawl on the command line', () => {
     '--seen %s reaches the store: its kind, its files and the summary say so',
     async (kind, files) => {
       const data = join(dir, `seen-${kind}`);
-      const run = await cobwebAsync(
-        'crawl',
-        `${site.origin}/`,
-        '--data',
-        data,
-        '--delay',
-        '0',
-        '--seen',
-        kind,
-      );
+      const run = await crawlSite(data, '--seen', kind);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(`  seen set: ${kind}, 2 URLs`);
       expect(readdirSync(join(data, 'frontier.db-seen')).sort()).toEqual([...files]);
@@ -126,14 +120,8 @@ describe('cobweb crawl on the command line', () => {
   );
 
   it('--seen-capacity and --seen-fp-rate size the bloom filter: its m and k are those of the formulas', async () => {
-    const data = join(dir, 'seen-bloom-sized');
-    const run = await cobwebAsync(
-      'crawl',
-      `${site.origin}/`,
-      '--data',
-      data,
-      '--delay',
-      '0',
+    const run = await crawlSite(
+      join(dir, 'seen-bloom-sized'),
       '--seen',
       'bloom',
       '--seen-capacity',

@@ -40,27 +40,31 @@ async function web(host: string): Promise<RunningWeb> {
 
 const data = () => join(dir, 'server');
 const pagesOf = (crawl: string) => readPages(join(data(), 'crawls', crawl, 'pages.jsonl'));
+/** A server on this test's folder, each crawl kept on its seed's host; the port it took is read from its first line. */
+async function startServer(extra: string[]): Promise<{ server: CliProcess; port: number }> {
+  const server = run([
+    'server',
+    ...extra,
+    '--data',
+    data(),
+    '--listen',
+    '127.0.0.1:0',
+    '--scope',
+    'host',
+    '--delay',
+    '0',
+    '--quiet',
+  ]);
+  return { server, port: Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]) };
+}
+
 const pageRequests = (w: RunningWeb) => w.requestLog.filter((r) => r.path !== '/robots.txt');
 
 describe('one server, several crawls', { timeout: 180_000 }, () => {
   it('keeps each crawl apart: its own folder, store, drum seen set and pages, and show --crawl shows its own', async () => {
     const shop = await web('127.0.0.2');
     const news = await web('127.0.0.3');
-    const server = run([
-      'server',
-      '--data',
-      data(),
-      '--listen',
-      '127.0.0.1:0',
-      '--scope',
-      'host',
-      '--seen',
-      'drum',
-      '--delay',
-      '0',
-      '--quiet',
-    ]);
-    const port = Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]);
+    const { server, port } = await startServer(['--seen', 'drum']);
     const bunny = (name: string, crawl: string, seed: string) =>
       run(['bunny', seed, '--server', `127.0.0.1:${port}`, '--data', join(dir, name), '--crawl', crawl]);
     const a = bunny('a', 'shop', `${shop.sites[0]?.origin}/`);
@@ -110,22 +114,7 @@ describe('one server, several crawls', { timeout: 180_000 }, () => {
 
   it('puts the seeds of `cobweb server --crawl NAME` in that crawl, and refuses a crawl name that is not a plain name', async () => {
     const shop = await web('127.0.0.2');
-    const server = run([
-      'server',
-      `${shop.sites[0]?.origin}/`,
-      '--crawl',
-      'shop',
-      '--data',
-      data(),
-      '--listen',
-      '127.0.0.1:0',
-      '--scope',
-      'host',
-      '--delay',
-      '0',
-      '--quiet',
-    ]);
-    const port = Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]);
+    const { server, port } = await startServer([`${shop.sites[0]?.origin}/`, '--crawl', 'shop']);
     const worker = run([
       'bunny',
       '--server',
