@@ -186,15 +186,15 @@ export class Session {
       if (m.requestId !== 0) this.writeMessage('OK', m.requestId, {});
       return;
     }
-    if (m.type === 'CRAWL') {
-      this.chooseCrawl(m.body.crawl, m.requestId);
-      return;
-    }
     if (!this.authed && (this.ctx.tokenEverywhere || TOKEN_ALWAYS.has(m.type))) {
       this.close(
         ErrorCode.AUTH_REQUIRED,
         `${m.type} needs the token: send AUTH first (the server printed it, and keeps it in DATA/token)`,
       );
+      return;
+    }
+    if (m.type === 'CRAWL') {
+      this.chooseCrawl(m.body.crawl, m.requestId);
       return;
     }
     if ('requestId' in m) {
