@@ -52,6 +52,8 @@ interface Call {
   /** The caller's array until all of it is copied into a buffer (then let go). */
   fingerprints: BigUint64Array;
   length: number;
+  /** The batch its first fingerprints went into (numbers as the merges take them). */
+  firstBatch: number;
   /** Fingerprints copied into a buffer so far, and answered so far. */
   admitted: number;
   answered: number;
@@ -196,6 +198,7 @@ export class DrumSeenSet implements SeenSet {
         index: ++this.callsMade,
         fingerprints,
         length: fingerprints.length,
+        firstBatch: 0,
         admitted: 0,
         answered: 0,
         result: undefined,
@@ -264,6 +267,8 @@ export class DrumSeenSet implements SeenSet {
       const call = this.waiting[0] as Call;
       const take = Math.min(room(), call.length - call.admitted);
       if (take === 0 && call.length > 0) return;
+      // The filling buffer is the next batch to merge: it takes the next number.
+      if (call.admitted === 0) call.firstBatch = this.nextBatch;
       this.filling.set(call.fingerprints.subarray(call.admitted, call.admitted + take), this.fillCount);
       this.fillSegments.push({ call, from: call.admitted, start: this.fillCount, length: take });
       call.admitted += take;
@@ -366,13 +371,16 @@ export class DrumSeenSet implements SeenSet {
           call.result = undefined;
         }
       }
-      // The flush mark may pass this batch only once no call in it is half answered (a
-      // call larger than the room left goes on in the next batch): flush() must not make
-      // durable a mark whose call has not resolved.
+      // The flush mark may cover a merge only if every call in it has resolved: flush()
+      // must not make durable a mark whose call has not. A call that did not fit in the
+      // room left goes on in the next batch, so the merges from its first batch on wait
+      // for it; those before it are covered.
       const last = segments.at(-1);
-      if (last === undefined || last.call.answered === last.call.length) {
-        this.resolvedThrough = reply.batch;
-      }
+      const through =
+        last === undefined || last.call.answered === last.call.length
+          ? reply.batch
+          : last.call.firstBatch - 1;
+      this.resolvedThrough = Math.max(this.resolvedThrough, through);
       this.schedule();
       if (!this.merging) this.releaseWhenIdle();
     } else if (reply.type === 'closed') {
