@@ -26,6 +26,8 @@ import { startWebProcess, type WebProcess } from './web-process.js';
 const RAW_LABEL = 'raw loop: undici + htmlparser2, no frontier, no outputs';
 const COBWEB_LABEL = 'cobweb crawl: sqlite frontier, pages.jsonl, WARC, robots.txt, built-in modules';
 const BARE_LABEL = 'cobweb crawl, the same without modules (--no-builtin-modules)';
+const HTTP_LABEL = 'cobweb crawl, the same with the console on (--http 127.0.0.1:0)';
+const TARGET_CONSOLE_COST = 0.03;
 const CLUSTER_LABEL = 'cobweb server + 2 cobweb bunny processes, the same work split between them';
 const TARGET_RATIO = 0.6;
 const TARGET_CLUSTER_RATIO = 0.9;
@@ -75,6 +77,7 @@ async function main(): Promise<number> {
     const raw: RoundOutcome[] = [];
     const cobweb: RoundOutcome[] = [];
     const bare: RoundOutcome[] = [];
+    const http: RoundOutcome[] = [];
     const cluster: RoundOutcome[] = [];
     const baseline: RoundOutcome[] = [];
     // Alternating the contenders spreads slow spells of a shared machine over every row.
@@ -87,6 +90,11 @@ async function main(): Promise<number> {
         bare.push(
           await measureWebUse(context, `cobweb without modules, round ${round}`, () =>
             cobwebRound(context, round, ['--no-builtin-modules']),
+          ),
+        );
+        http.push(
+          await measureWebUse(context, `cobweb with --http, round ${round}`, () =>
+            cobwebRound(context, round, ['--http', '127.0.0.1:0']),
           ),
         );
         if (settings.baselineRoot !== undefined) {
@@ -109,6 +117,7 @@ async function main(): Promise<number> {
       rows.push(
         ...summaryRows(COBWEB_LABEL, cobweb),
         ...summaryRows(BARE_LABEL, bare),
+        ...summaryRows(HTTP_LABEL, http),
         ...summaryRows(CLUSTER_LABEL, cluster),
       );
       if (settings.baselineRoot !== undefined) {
@@ -132,6 +141,7 @@ async function main(): Promise<number> {
     const rawRate = median(raw)?.pagesPerSec;
     const cobwebRate = median(cobweb)?.pagesPerSec;
     const bareRate = median(bare)?.pagesPerSec;
+    const httpRate = median(http)?.pagesPerSec;
     const clusterRate = median(cluster)?.pagesPerSec;
     const baselineRate = median(baseline)?.pagesPerSec;
     if (rawRate && cobwebRate) {
@@ -142,6 +152,11 @@ async function main(): Promise<number> {
     if (cobwebRate && bareRate) {
       console.log(`with modules / without: ${(cobwebRate / bareRate).toFixed(2)} (the built-ins' cost)`);
     }
+    if (cobwebRate && httpRate) {
+      console.log(
+        `with --http / without: ${(httpRate / cobwebRate).toFixed(3)} (the console's cost; target <= ${(TARGET_CONSOLE_COST * 100).toFixed(0)}%)`,
+      );
+    }
     if (cobwebRate && clusterRate) {
       console.log(
         `server + 2 bunnies / cobweb crawl: ${(clusterRate / cobwebRate).toFixed(2)} (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
@@ -151,7 +166,7 @@ async function main(): Promise<number> {
       console.log(`this build / baseline build: ${(cobwebRate / baselineRate).toFixed(2)}`);
     }
     console.log('');
-    const all = [...raw, ...cobweb, ...bare, ...cluster, ...baseline];
+    const all = [...raw, ...cobweb, ...bare, ...http, ...cluster, ...baseline];
     for (const outcome of all) for (const note of outcome.notes) console.log(`- ${note}`);
     const failed = all.some((outcome) => outcome.warnings.length > 0 || !outcome.measurement);
     return failed ? 1 : 0;
@@ -206,9 +221,11 @@ async function cobwebRound(
       ? '-baseline'
       : bunnies > 0
         ? `-cluster`
-        : extraArgs.length > 0
-          ? '-bare'
-          : '';
+        : extraArgs.includes('--http')
+          ? '-http'
+          : extraArgs.length > 0
+            ? '-bare'
+            : '';
   const dataDir = join(context.workDir, `cobweb-data-${round}${kind}`);
   const options = {
     repoDir: resolve(root),

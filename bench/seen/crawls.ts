@@ -134,13 +134,21 @@ async function measure(kind: Kind, template: string, crawls: number, urls: numbe
   const data = mkdtempSync(join(tmpdir(), `cobweb-crawls-${kind}-`));
   try {
     // The server's own folder is the default crawl's (empty); the others under crawls/.
-    writeMarker(layoutOf(data), linkSettingsOf(withDefaults({ seeds: [] }), []), null);
+    writeMarker(
+      layoutOf(data),
+      { settings: linkSettingsOf(withDefaults({ seeds: [] }), []), moduleData: [] },
+      null,
+    );
     for (const name of names(crawls)) {
       // A crawl's folder as the server makes it, with a store of `urls` rows (its own table: the set is filled from it).
       const folder = join(data, 'crawls', name);
       mkdirSync(folder, { recursive: true });
       copyFileSync(template, join(folder, 'frontier.db'));
-      writeMarker(layoutOf(folder), linkSettingsOf(withDefaults({ seeds: [] }), []), null);
+      writeMarker(
+        layoutOf(folder),
+        { settings: linkSettingsOf(withDefaults({ seeds: [] }), []), moduleData: [] },
+        null,
+      );
     }
     const server = await startServer(data, kind);
     await new Promise((r) => setTimeout(r, 1000));

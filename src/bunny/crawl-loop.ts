@@ -3,6 +3,7 @@ import type { ModuleSite } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import type { WarcExchange } from '../output/warc-writer.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { joinFields, type ModuleResults, type ModuleStep } from './module-step.js';
 import { processCrash, refusedRecord } from './page-processor.js';
 import type { Visit } from './visit.js';
@@ -44,7 +45,7 @@ const LEASE_GATHER_MS = 2;
 
 /**
  * The bunny: lease -> visit -> release -> write -> complete, with up to `concurrency`
- * fetches in flight. It is the only part of a crawling process that talks to the
+ * fetches in flight, each lease extended while its fetch and its writing last. It is the only part of a crawling process that talks to the
  * frontier, and it never guesses: the store says what to fetch and when the crawl is
  * over. Finished fetches are gathered into batches (64, or 5 ms) and written
  * together: WARC records and module hooks (on their own threads), pages.jsonl lines,
@@ -65,14 +66,38 @@ export class CrawlLoop {
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
   private lastLeaseAt = 0;
+  private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
+  /** Extends the leases of fetches in flight and of pages being written. */
+  private readonly keeper: LeaseKeeper;
 
   constructor(
     private readonly parts: LoopParts,
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+    this.keeper = new LeaseKeeper(
+      (ids) => parts.frontier.extend(ids),
+      (err) => {
+        this.fatal ??= err;
+        this.notify();
+      },
+    );
+  }
+
+  /** No new leases from now on; the fetches in flight finish and are written. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.notify();
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
   }
 
   async run(): Promise<StopReason> {
@@ -92,7 +117,7 @@ export class CrawlLoop {
           MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
         );
         let wakeAt: number | null = null;
-        if (!stopping && room > 0) {
+        if (!stopping && !this.paused && room > 0) {
           const idle = this.fetching === 0 && this.settling === 0;
           const now = Date.now();
           // A lease call is a store transaction: free slots are gathered for a moment
@@ -100,9 +125,12 @@ export class CrawlLoop {
           if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
             this.lastLeaseAt = now;
             const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
+            // Paused while the call waited (a long poll): what it got goes back, no try spent.
+            if (this.paused && batch.leases.length > 0) await this.giveBack(batch.leases.splice(0));
             const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
+              this.keeper.hold(lease, received);
               void this.fetchOne(lease, startByOf(lease, received));
             }
             if (batch.ended !== null) return batch.ended;
@@ -119,7 +147,19 @@ export class CrawlLoop {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
       await this.releaseFinished().catch(() => {});
+      this.keeper.stop();
     }
+  }
+
+  private async giveBack(leases: readonly Lease[]): Promise<void> {
+    const back = leases.map((l) => ({
+      leaseId: l.id,
+      outcome: { kind: 'deferred' as const },
+      report: { fetchMs: 0, noRequest: true },
+      outlinks: [],
+      rejected: [],
+    }));
+    await this.parts.frontier.complete(back, this.settings.crawler);
   }
 
   /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */
@@ -222,6 +262,10 @@ export class CrawlLoop {
           c.outlinks = [...c.outlinks, ...links.accepted];
           c.rejected = [...c.rejected, ...links.rejected];
         }
+        // Each page's module records ride on its own completion: a server writes them
+        // only if that lease still holds, whatever became of the batch's other leases.
+        const emitted = results?.emitted.get(f);
+        if (emitted !== undefined) f.page.completion.moduleRecords = emitted;
       }
       this.parts.write(records);
       const { frontier } = this.parts;
@@ -229,11 +273,8 @@ export class CrawlLoop {
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       await this.releaseFinished();
       const completions = batch.map((f) => f.page.completion);
-      const first = completions[0];
-      if (first !== undefined && results !== null && results.emitted.length > 0) {
-        first.moduleRecords = results.emitted;
-      }
       const done = await frontier.complete(completions, this.settings.crawler);
+      this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
     } catch (err) {
       this.fatal = err;

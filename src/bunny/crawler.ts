@@ -110,15 +110,19 @@ export class Crawler {
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: o.retryDelayMs,
           });
+      // A server's crawler always has the step: the server runs site hooks on the sites it
+      // claims (its own modules, and loadmod's), and modules it loads later reach this
+      // host while the crawl runs, however many it started with (maybe none).
+      const keepsOutputs = frontier.keepsOutputs === true;
       const moduleStep =
-        parts.modules.active || parts.onPage !== undefined
+        parts.modules.active || parts.onPage !== undefined || keepsOutputs
           ? new ModuleStep({
               host: parts.modules,
               robots,
               rules,
               onPage: parts.onPage,
               // A store that keeps the crawl's outputs runs site hooks itself (a server).
-              siteHooks: frontier.keepsOutputs !== true,
+              siteHooks: !keepsOutputs,
             })
           : null;
       const visitParts: VisitParts = {
@@ -147,6 +151,11 @@ export class Crawler {
       await closeAll(closers.reverse());
       throw err;
     }
+  }
+
+  /** Bytes written to this crawler's WARC files so far. */
+  get warcBytes(): number {
+    return this.warc.bytesWritten;
   }
 
   get warcFiles(): readonly string[] {

@@ -1,8 +1,11 @@
 import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { MODULE_NAME } from '../modules/api.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE, DEFAULT_CRAWL } from '../protocol/types.js';
 import { DataDirBusyError, DataDirError } from './errors.js';
+import { readMarker } from './marker.js';
 
 /** Where everything of one crawl lives under --data. */
 export interface DataLayout {
@@ -15,7 +18,7 @@ export interface DataLayout {
   lock: string;
   /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
   marker: string;
-  /** A server's book of sites (the log format), kept across restarts. */
+  /** A server's book of sites (the log format, with lines of visits journaled as they come), kept across restarts. */
   sites: string;
   /** What a server's QUIT writes: the sites and their module info. */
   log: string;
@@ -42,19 +45,35 @@ export function layoutOf(dir: string): DataLayout {
   };
 }
 
-/** What a run killed between taking the lock and writing the marker can leave: still an empty folder. */
-const LOCK_FILES = new Set(['cobweb.lock', 'cobweb.lock-journal']);
+/**
+ * The folder of crawl `name` in the data folder `dir`: the default crawl's is `dir`
+ * itself, crawl NAME's is `dir/crawls/NAME`, a data folder of the same layout (--crawl
+ * on a folder store, and on a server for every store).
+ */
+export function crawlLayoutOf(dir: string, name: string): DataLayout {
+  if (!CRAWL_NAME.test(name)) throw new Error(`"${name}" is not a crawl name: use ${CRAWL_NAME_RULE}`);
+  return layoutOf(name === DEFAULT_CRAWL ? dir : join(dir, CRAWLS_FOLDER, name));
+}
+
+/** Where the named crawls' folders are, in a data folder. */
+const CRAWLS_FOLDER = 'crawls';
+
+/**
+ * What a run killed between taking the lock and writing the marker can leave, and the
+ * folders of named crawls (crawls/, made by `cobweb crawl --crawl NAME` in a new folder):
+ * still an empty folder for the default crawl.
+ */
+const NOT_YET_A_CRAWL = new Set(['cobweb.lock', 'cobweb.lock-journal', CRAWLS_FOLDER]);
 
 /** WARC files as WarcWriter names them (prefix 'cobweb'). */
 const OWN_WARC = /^cobweb-\d{17}-\d{5,}-\d+\.warc\.gz$/;
-/** Module outputs: `<module name>.jsonl` (src/modules/module-worker.ts). */
-const OWN_MODULE_DATA = /^[A-Za-z0-9_-]{1,64}\.jsonl$/;
 
 /**
  * Whether `--data` may be used, before anything in it is touched: a folder that does not
- * exist yet, an empty one, or one with cobweb's marker. A file, or a folder holding
- * anything else, is refused (DataDirError): cobweb neither mixes its files into a
- * folder it did not make nor deletes from one.
+ * exist yet, an empty one, or one with cobweb's marker, which must be one this cobweb
+ * reads (readMarker). A file, a path under a file, a folder holding anything else, or a
+ * cobweb.json that is not a readable marker is refused (DataDirError): cobweb neither
+ * mixes its files into a folder it did not make nor deletes from one.
  */
 export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
   let entries: string[];
@@ -66,14 +85,35 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     }
     entries = readdirSync(layout.root);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'new';
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'new';
+    if (code === 'ENOTDIR') {
+      throw new DataDirError(
+        `--data ${layout.root} is under ${fileAbove(layout.root)}, a file, not a folder; give --data a new folder, or one cobweb made`,
+      );
+    }
     throw err;
   }
-  if (entries.includes('cobweb.json')) return 'cobweb';
-  if (entries.every((e) => LOCK_FILES.has(e))) return 'new';
+  if (entries.includes('cobweb.json')) {
+    readMarker(layout);
+    return 'cobweb';
+  }
+  if (entries.every((e) => NOT_YET_A_CRAWL.has(e))) return 'new';
   throw new DataDirError(
     `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
   );
+}
+
+/** The file a path runs into (stat said ENOTDIR): the nearest folder above it that is not one. */
+function fileAbove(path: string): string {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // further up, then
+    }
+  }
+  return path;
 }
 
 /** Folders locked by this process: POSIX locks do not conflict within one process. */
@@ -118,11 +158,12 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 }
 
 /**
- * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, the
- * modules' outputs), only in a folder with cobweb's marker, and only under the lock.
- * Anything else in the folder, or in warc/ and data/, stays.
+ * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, and the
+ * modules' outputs the marker lists: `moduleData`), only in a folder with cobweb's
+ * marker, and only under the lock. Anything else in the folder, or in warc/ and data/,
+ * stays, a `.jsonl` of the user's in data/ too.
  */
-export function clearCrawl(layout: DataLayout): void {
+export function clearCrawl(layout: DataLayout, moduleData: readonly string[]): void {
   if (checkDataDir(layout) !== 'cobweb') return;
   const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
   for (const f of [...store, layout.pages, layout.sites, layout.log, layout.passes]) {
@@ -130,18 +171,20 @@ export function clearCrawl(layout: DataLayout): void {
   }
   // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.
   rmSync(`${layout.store}-seen`, { recursive: true, force: true });
-  removeOwn(layout.warc, OWN_WARC);
-  removeOwn(layout.moduleData, OWN_MODULE_DATA);
+  removeOwn(layout.warc, (name) => OWN_WARC.test(name));
+  // A name from the marker is only ever a plain file name in data/ (a hand-edited one included).
+  const own = new Set(moduleData.filter((n) => MODULE_NAME.test(n)).map((n) => `${n}.jsonl`));
+  removeOwn(layout.moduleData, (name) => own.has(name));
 }
 
-function removeOwn(dir: string, own: RegExp): void {
+function removeOwn(dir: string, own: (name: string) => boolean): void {
   let entries: string[];
   try {
     entries = readdirSync(dir);
   } catch {
     return; // not there: nothing to delete
   }
-  for (const name of entries) if (own.test(name)) rmSync(join(dir, name), { force: true });
+  for (const name of entries) if (own(name)) rmSync(join(dir, name), { force: true });
   try {
     rmdirSync(dir); // only if nothing else is left in it
   } catch {

@@ -1,7 +1,7 @@
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { SiteFacts } from '../frontier/types.js';
 import type { ModulePage, ModuleSite, PageFields } from '../modules/api.js';
-import type { ModuleHost } from '../modules/module-host.js';
+import type { EmittedRecord, ModuleHost } from '../modules/module-host.js';
 import { originOf } from '../url/host.js';
 import { type LinkRules, type RoutedLinks, routeLinks } from './links.js';
 import type { Visit } from './visit.js';
@@ -24,8 +24,11 @@ export interface ModuleResults {
   links: Map<Visit, RoutedLinks>;
   /** Sites whose hooks ran, with what they found, to be recorded. */
   sites: SiteFacts[];
-  /** What the modules emitted, when they have no data folder of their own (a bunny). */
-  emitted: { module: string; record: Record<string, unknown> }[];
+  /**
+   * What the modules emitted, when they have no data folder of their own (a bunny), by
+   * the visit they belong to: a site's records go with the visit that found the site.
+   */
+  emitted: Map<Visit, EmittedRecord[]>;
 }
 
 /**
@@ -57,7 +60,7 @@ export class ModuleStep {
 
   /** Runs the hooks for a batch; `claimed` are the sites whose hooks this crawler runs. */
   async run(batch: readonly Visit[], claimed: readonly ModuleSite[]): Promise<ModuleResults> {
-    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: [] };
+    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: new Map() };
     const visits = batch.filter((v) => v.page.page !== null);
     if (visits.length === 0) return results;
     await Promise.all([
@@ -65,7 +68,6 @@ export class ModuleStep {
       this.parts.siteHooks === false ? null : this.siteHooks(visits, claimed, results),
       this.callback(visits),
     ]);
-    results.emitted = this.parts.host?.takeEmitted() ?? [];
     return results;
   }
 
@@ -77,6 +79,7 @@ export class ModuleStep {
       const visit = visits[i] as Visit;
       results.fields.set(visit, verdict.fields);
       this.enqueue(visit, verdict.enqueue, results);
+      emittedFor(visit, verdict.emitted, results);
     });
   }
 
@@ -113,8 +116,9 @@ export class ModuleStep {
 
   private async newSite(site: ModuleSite, visit: Visit, results: ModuleResults): Promise<void> {
     const host = this.parts.host;
-    const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [] };
+    const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [], emitted: [] };
     this.enqueue(visit, verdict.enqueue, results);
+    emittedFor(visit, verdict.emitted, results);
     results.sites.push({
       origin: site.origin,
       address: site.address,
@@ -146,6 +150,11 @@ export class ModuleStep {
           },
     );
   }
+}
+
+function emittedFor(visit: Visit, records: readonly EmittedRecord[], results: ModuleResults): void {
+  if (records.length === 0) return;
+  results.emitted.set(visit, [...(results.emitted.get(visit) ?? []), ...records]);
 }
 
 /** A module may add fields to a page's line, not rewrite what the crawl observed. */

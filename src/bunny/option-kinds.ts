@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { productTokenOf } from '../fetch/robots/robots-txt.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE } from '../protocol/types.js';
 
 /**
  * The kinds of value an option takes. Each kind knows how to check a value given to
@@ -172,6 +173,43 @@ export const resolveMap: OptionKind = {
     const next = new Map((previous as Map<string, string> | undefined) ?? []);
     next.set(`${host}:${port}`, addr);
     return next;
+  },
+};
+
+/** HOST:PORT (an IPv6 host in brackets), or PORT alone for 127.0.0.1:PORT; null when it is neither. */
+export function parseHostPort(text: string): { host: string; port: number } | null {
+  const m = /^(?:(\[[^\]]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  if (m === null || Number(m[2]) > 65535) return null;
+  return { host: (m[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
+/** --http HOST:PORT: where the console listens (port 0: any free one). */
+export const listenAddress: OptionKind = {
+  expected: 'HOST:PORT, like 127.0.0.1:8080 (port 0 picks a free one)',
+  check: (v) => typeof v === 'string' && parseHostPort(v) !== null,
+  parse(text) {
+    if (parseHostPort(text) === null) refuse(listenAddress, text);
+    return text.trim();
+  },
+};
+
+/** A shared store's connection string (--store): PostgreSQL's. */
+export const storeUrl: OptionKind = {
+  expected: 'a PostgreSQL connection string, like postgres://USER@HOST/DB',
+  check: (v) => typeof v === 'string' && /^postgres(ql)?:\/\/\S+$/i.test(v),
+  parse(text) {
+    if (!storeUrl.check(text.trim())) refuse(storeUrl, text);
+    return text.trim();
+  },
+};
+
+/** A crawl's name (--crawl): a folder's on a server (crawls/NAME), a row's in PostgreSQL. */
+export const crawlName: OptionKind = {
+  expected: `a name of ${CRAWL_NAME_RULE}`,
+  check: (v) => typeof v === 'string' && CRAWL_NAME.test(v),
+  parse(text) {
+    if (!crawlName.check(text)) refuse(crawlName, text);
+    return text;
   },
 };
 

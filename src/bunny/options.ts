@@ -11,16 +11,19 @@ import {
   atLeast,
   callback,
   command,
+  crawlName,
   extensionList,
   fileList,
   folder,
   fraction,
+  listenAddress,
   type OptionKind,
   oneOf,
   onOff,
   regexList,
   resolveMap,
   shown,
+  storeUrl,
   userAgent,
   whole,
 } from './option-kinds.js';
@@ -32,6 +35,17 @@ export interface CrawlOptions {
   seeds: readonly string[];
   /** The store and every output; default './cobweb-data'. The same folder again resumes. */
   data?: string;
+  /**
+   * A shared store instead of the embedded one in `data`: a PostgreSQL connection string
+   * (postgres://USER[:PASSWORD]@HOST[:PORT]/DB; docs/postgres.md). `data` keeps the outputs.
+   */
+  store?: string;
+  /**
+   * The crawl's name: each crawl has its own queue, seen set and budget. On a folder store
+   * it is the folder crawls/NAME in `data` (the default crawl's is `data` itself), on
+   * PostgreSQL its row in the database. Default 'default'.
+   */
+  crawl?: string;
   /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
   /** Queue the URLs whose fetch failed in earlier runs once more. */
@@ -47,7 +61,7 @@ export interface CrawlOptions {
   concurrency?: number;
   /** Fetches in flight to one host. */
   perHost?: number;
-  /** Least gap in ms between two requests to one host. */
+  /** Least gap in ms between the starts of two requests to one host (or address). */
   delayMs?: number;
   /** The gap is at least this many times the last response time (Heritrix's delay factor). */
   delayFactor?: number;
@@ -119,6 +133,14 @@ export interface CrawlOptions {
   progressMs?: number;
   /** Stops the crawl cleanly: no new fetches, in-flight ones finish and are recorded. */
   signal?: AbortSignal;
+  /**
+   * HOST:PORT: serve the console (the live page, /metrics, /status) from the crawl,
+   * 127.0.0.1 when only a port is given, port 0 for a free one. Its actions need the
+   * token in `<data>/token` (made with mode 0600 when missing).
+   */
+  http?: string;
+  /** Called once the console listens, with its URL; default: a log line. */
+  onConsole?: (url: string) => void;
 }
 
 /** 'error': something failed; 'warning': something the user may not want; 'info': module logs and the like. */
@@ -127,11 +149,11 @@ export type LogLevel = 'error' | 'warning' | 'info';
 export interface CrawlProgress {
   /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
   done: number;
-  /** In the store: URLs given up on without a response, robots.txt refusals included. */
+  /** In the store: URLs given up on without a response (a robots.txt answering 5xx included). */
   failed: number;
   queued: number;
   inFlight: number;
-  /** In the store: URLs the crawl refused (filters, too long). */
+  /** In the store: URLs not fetched because the crawl's rules (filters, too long) or robots.txt refused them. */
   rejected: number;
   /** URLs that got an HTTP response this run, whatever the status. */
   fetchedThisRun: number;
@@ -149,8 +171,11 @@ export interface CrawlSummary extends CrawlProgress {
   data: string;
   pagesFile: string;
   warcFiles: readonly string[];
-  /** Why the crawl ended; 'passes': --passes N were done, and more is queued for the next run. */
-  stoppedBy: 'finished' | 'max-pages' | 'signal' | 'passes';
+  /**
+   * Why the crawl ended; 'passes': --passes N were done, and more is queued for the next
+   * run; 'console': stopped from the console's Stop.
+   */
+  stoppedBy: 'finished' | 'max-pages' | 'signal' | 'passes' | 'console';
   /** This run's URLs by outcome: fetched by status class, failed, refused by robots.txt, refused by reason. */
   thisRun: RunCounts;
   /** The options deciding which URLs are followed that differ from the last run on this folder (cobweb.json). */
@@ -160,6 +185,7 @@ export interface CrawlSummary extends CrawlProgress {
 /** What an option is when not given (the README and --help say the same). */
 export const DEFAULTS = {
   data: './cobweb-data',
+  crawl: 'default',
   maxPages: Number.POSITIVE_INFINITY,
   /** Far enough for real sites, near enough that a trap that only goes deeper ends. */
   maxDepth: 50,
@@ -216,6 +242,16 @@ type RuledOption = Exclude<keyof CrawlOptions, 'seeds'>;
  */
 export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   data: { kind: folder, flag: '--data <dir>', help: 'the store and every output (pages.jsonl, warc/)' },
+  store: {
+    kind: storeUrl,
+    flag: '--store <url>',
+    help: 'crawl on PostgreSQL (postgres://USER@HOST/DB; else COBWEB_STORE) instead of the embedded store in --data',
+  },
+  crawl: {
+    kind: crawlName,
+    flag: '--crawl <name>',
+    help: "which crawl, each with its own queue, seen set and budget: on the embedded store the folder crawls/NAME in --data (default: --data itself), on PostgreSQL (--store) its row; with --server, the server's crawl NAME",
+  },
   fresh: {
     kind: onOff,
     flag: '--fresh',
@@ -229,7 +265,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   maxPages: {
     kind: whole(0, true),
     flag: '--max-pages <n>',
-    help: 'stop after fetching this many URLs (counting earlier runs)',
+    help: 'stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
   },
   maxDepth: {
     kind: whole(0),
@@ -253,7 +289,11 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   },
   concurrency: { kind: whole(1), flag: '--concurrency <n>', help: 'fetches in flight in total' },
   perHost: { kind: whole(1), flag: '--per-host <n>', help: 'fetches in flight to one host' },
-  delayMs: { kind: whole(0), flag: '--delay <ms>', help: 'least gap between two requests to one host' },
+  delayMs: {
+    kind: whole(0),
+    flag: '--delay <ms>',
+    help: 'least gap between the starts of two requests to one host',
+  },
   delayFactor: {
     kind: atLeast(0),
     flag: '--delay-factor <n>',
@@ -401,11 +441,17 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     flag: '--no-builtin-modules',
     help: 'do not load the built-in modules (forms, meta, server)',
   },
+  http: {
+    kind: listenAddress,
+    flag: '--http <host:port>',
+    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token',
+  },
   warcMaxBytes: { kind: whole(1) },
   onPage: { kind: callback },
   onLog: { kind: callback },
   onRecord: { kind: callback },
   onProgress: { kind: callback },
+  onConsole: { kind: callback },
   progressMs: { kind: whole(1) },
   signal: { kind: abortSignal },
 };

@@ -13,6 +13,29 @@ export interface RunCounts {
 }
 
 /**
+ * Which of the four kinds a pages.jsonl line is, and its key within the kind: the
+ * status class of a response, the reason of a failure or a refusal. The summary, the
+ * progress line and the console's counters all sort lines by this one rule.
+ */
+export type LineOutcome =
+  | { kind: 'fetched'; key: string }
+  | { kind: 'failed'; key: string }
+  | { kind: 'robots'; key: 'robots' }
+  | { kind: 'refused'; key: string };
+
+export function outcomeOf(record: Pick<PageRecord, 'status' | 'error' | 'detail'>): LineOutcome {
+  if (record.status !== null) return { kind: 'fetched', key: `${Math.floor(record.status / 100)}xx` };
+  if (record.error === 'robots') return { kind: 'robots', key: 'robots' };
+  if (record.error === 'filtered' || record.error === 'too-long') {
+    return {
+      kind: 'refused',
+      key: record.error === 'filtered' ? (record.detail ?? 'filtered') : record.error,
+    };
+  }
+  return { kind: 'failed', key: record.error ?? 'failed' };
+}
+
+/**
  * Counts every pages.jsonl line of this run into one of four kinds, once. The progress
  * line and the summary both read these, so they agree on what an error is: a 4xx or 5xx
  * response, or a URL that failed without a response.
@@ -22,15 +45,9 @@ export class RunCounter {
 
   count(record: PageRecord): void {
     const c = this.counts;
-    if (record.status !== null) {
-      bump(c.fetched, `${Math.floor(record.status / 100)}xx`);
-    } else if (record.error === 'robots') {
-      c.robots++;
-    } else if (record.error === 'filtered' || record.error === 'too-long') {
-      bump(c.refused, record.error === 'filtered' ? (record.detail ?? 'filtered') : record.error);
-    } else {
-      bump(c.failed, record.error ?? 'failed');
-    }
+    const o = outcomeOf(record);
+    if (o.kind === 'robots') c.robots++;
+    else bump(c[o.kind], o.key);
   }
 
   /** URLs that got a response (any status). */

@@ -2,13 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import {
-  DEFAULT_CRAWL,
-  encode,
-  type OriginalPacket,
-  readTextAnswer,
-  type TextAnswer,
-} from '../protocol/index.js';
+import { encode, type OriginalPacket, readTextAnswer, type TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { parseCrawlName, parseHostPort } from './server-command.js';
 
@@ -37,7 +31,7 @@ export async function sendControl(
   server: { host: string; port: number },
   packet: OriginalPacket,
   token: string | undefined,
-  crawl = DEFAULT_CRAWL,
+  crawl?: string,
 ): Promise<TextAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
@@ -54,8 +48,8 @@ export async function sendControl(
       if (token !== undefined) {
         socket.write(encode({ type: 'AUTH', requestId: 0, more: false, body: { token } }));
       }
-      // The default crawl needs no CRAWL: what a server of one crawl (or an older one) expects.
-      if (crawl !== DEFAULT_CRAWL) {
+      // No --crawl, no CRAWL: the server's own crawl, what a server of one crawl (or an older one) expects.
+      if (crawl !== undefined) {
         socket.write(encode({ type: 'CRAWL', requestId: 0, more: false, body: { crawl } }));
       }
       socket.write(encode(packet));
@@ -94,9 +88,10 @@ function controlCommand(
     command.option('--limit <n>', 'show at most N lines of sites and of the queue', Number);
   if (PER_CRAWL.has(name)) {
     command.addOption(
-      new Option('--crawl <name>', "the server's crawl (its sites, queue and folder)")
-        .argParser(parseCrawlName)
-        .default(DEFAULT_CRAWL),
+      new Option(
+        '--crawl <name>',
+        "the server's crawl (its sites, queue and folder; default: the one the server was started with)",
+      ).argParser(parseCrawlName),
     );
   }
   return command.action(async (...args: unknown[]) => {
@@ -107,7 +102,7 @@ function controlCommand(
         flags.server as { host: string; port: number },
         packetOf(arg),
         tokenOf(flags),
-        typeof flags.crawl === 'string' ? flags.crawl : DEFAULT_CRAWL,
+        typeof flags.crawl === 'string' ? flags.crawl : undefined,
       );
       if (answer.kind === 'error') {
         process.stderr.write(`cobweb: the server refused ${name}: ${answer.message}\n`);

@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
+import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
 import { bunnyCommand } from './bunny-command.js';
 import { controlCommands } from './control-commands.js';
 import { crawlCommand } from './crawl-command.js';
 import { EXIT } from './exit-codes.js';
+import { reportCommand } from './report-command.js';
 import { serverCommand } from './server-command.js';
 
 // commander's own errors (and its "Did you mean" hint) on one line, without a help dump.
@@ -24,7 +26,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     .configureOutput(oneLineErrors)
     .addCommand(crawlCommand(outcome))
     .addCommand(serverCommand(outcome))
-    .addCommand(bunnyCommand(outcome));
+    .addCommand(bunnyCommand(outcome))
+    .addCommand(reportCommand(outcome));
   for (const command of controlCommands(outcome)) program.addCommand(command);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(oneLineErrors);
   try {
@@ -39,7 +42,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`cobweb: ${err.message}\n`);
       return EXIT.usage;
     }
-    if (err instanceof DataDirBusyError) {
+    // A connection string that cannot work (bad password, no such database): the command's fault.
+    if (err instanceof PostgresConfigError) {
+      process.stderr.write(`cobweb: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof DataDirBusyError || err instanceof PostgresUnreachableError) {
       process.stderr.write(`cobweb: ${err.message}\n`);
       return EXIT.failed;
     }

@@ -1,24 +1,44 @@
 import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { canonicalSeeds, linkRulesOf, openDataDir, openStore, seenOf, startModules } from '../bunny/crawl.js';
+import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
-import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { checkDataDir, type DataLayout, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
+import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
-import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
-import { addSeeds } from '../bunny/revisit.js';
-import { CRAWL_NAME, DEFAULT_CRAWL } from '../protocol/index.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
+import { crawlName, parseHostPort as parseListen } from '../bunny/option-kinds.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+  withDefaults,
+} from '../bunny/options.js';
+import { revisitStore } from '../bunny/revisit.js';
+import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
+import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
+import { Feed } from '../console/feed.js';
+import type { RunningConsole } from '../console/start.js';
+import type { StoreCall } from '../frontier/timed.js';
+import type { LocalFrontier } from '../frontier/types.js';
+import { DEFAULT_CRAWL } from '../protocol/index.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
-import type { CrawlOpener, HeldCrawl } from '../server/crawls.js';
+import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
+import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
-import { addRuleOptions } from './rule-options.js';
+import { printed, QUIET_HELP } from './quiet.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
-const QUEUE_OPTIONS = [
+export const QUEUE_OPTIONS = [
   'data',
+  'store',
+  'crawl',
   'fresh',
   'retryFailed',
   'maxPages',
@@ -49,13 +69,13 @@ const QUEUE_OPTIONS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
+  'http',
 ] as const;
 
-/** --crawl NAME: a plain folder name (the crawl's folder on the server). */
+/** --crawl NAME of the control commands, read as the crawl options' --crawl is. */
 export function parseCrawlName(text: string): string {
-  if (!CRAWL_NAME.test(text)) {
-    throw new InvalidArgumentError(`expected 1 to 64 letters, digits, "-" or "_", got "${text}".`);
-  }
+  if (!crawlName.check(text))
+    throw new InvalidArgumentError(`expected ${crawlName.expected}, got "${text}".`);
   return text;
 }
 
@@ -66,6 +86,13 @@ export function parseHostPort(text: string): { host: string; port: number } {
     throw new InvalidArgumentError(`expected HOST:PORT, like 127.0.0.1:7070, got "${text}".`);
   }
   return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+}
+
+function atLeastOne(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidArgumentError(`expected a whole number of at least 1, got "${text}".`);
+  return n;
 }
 
 function collect(value: string, previous: string[] = []): string[] {
@@ -110,82 +137,90 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(collect)
         .default([], 'none'),
     )
-    .option(
-      '--max-connections <n>',
-      'connections at once, bunnies and commands',
-      (t: string) => {
-        const n = Number(t);
-        if (!Number.isInteger(n) || n < 1)
-          throw new InvalidArgumentError(`expected a whole number of at least 1, got "${t}".`);
-        return n;
-      },
-      256,
-    )
+    .option('--max-connections <n>', 'connections at once, bunnies and commands', atLeastOne, 256)
     .addOption(
       new Option(
-        '--crawl <name>',
-        'the crawl the seeds go into; bunnies name theirs with --crawl, and each crawl has its own folder (crawls/NAME), store and seen set',
+        '--idle-timeout <ms>',
+        'close a connection that sent half a packet, or nothing and waits for nothing, this long',
       )
-        .argParser(parseCrawlName)
-        .default(DEFAULT_CRAWL),
+        .argParser(atLeastOne)
+        .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
-    const given = { ...read(flags), seeds: seedArgs } as CrawlOptions;
+    const given = { ...read(flags), ...storeFromEnv(read(flags)), seeds: seedArgs } as CrawlOptions;
     checkCrawlOptions(given);
     const o = withDefaults(given);
+    checkSharedStoreOptions(o);
     const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
     const listen = flags.listen as { host: string; port: number };
+    const skipSubstrings = flags.skipSubstring as string[];
     const quiet = flags.quiet === true;
-    const say = (line: string) => {
-      if (!quiet) process.stderr.write(`cobweb: ${line}\n`);
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
     };
     const layout = layoutOf(o.data);
     checkDataDir(layout);
-    const crawlName = flags.crawl as string;
     const closers: (() => unknown)[] = [];
     let signal: StopSignal | null = null;
     try {
-      const modules = await startModules(o, layout.moduleData, (line, level) => {
-        if (level !== 'info' || !quiet) process.stderr.write(`cobweb: ${line}\n`);
-      });
+      const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
+      // A shared store is reached before the folder is touched: a bad password touches nothing.
+      const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+      if (shared !== null) closers.push(() => shared.close());
       closers.push(await lockDataDir(layout));
-      const frontierSettings = {
-        perHost: o.perHost,
-        delayMs: o.delayMs,
-        delayFactor: o.delayFactor,
-        maxDelayMs: o.maxDelayMs,
-        backoffMs: o.hostBackoffMs,
-        maxBackoffMs: Math.max(o.hostBackoffMs, DEFAULTS.maxHostBackoffMs),
-        retireAfter: o.retireAfter,
-        key: o.politenessKey,
-        maxPagesPerHost: o.maxPagesPerHost,
-        leaseMs: DEFAULTS.leaseMs,
-        maxPages: o.maxPages,
+      const rules = linkRulesOf({ ...o, skipSubstrings }, seeds);
+      // The server's own crawl (--crawl) is the data folder itself when it is the default
+      // one, else crawls/NAME in it; its store is the folder's own, or its row in PostgreSQL.
+      const own = o.crawl;
+      const seedsOf = (name: string) => (name === own ? seeds : []);
+      const opened = new Map<string, ReturnType<typeof openDataDir>>();
+      const openFolder = (name: string, folder: DataLayout) => {
+        const done = openDataDir(
+          folder,
+          {
+            settings: linkSettingsOf(o, seedsOf(name)),
+            fresh: o.fresh === true && name === own,
+            // A shared store has no seen set in the folder.
+            seen: shared === null ? seenOf(o) : undefined,
+            modules: modules.names,
+          },
+          say,
+        );
+        opened.set(name, done);
+        return done;
       };
-      // Every crawl takes the server's options; the seeds given here are the --crawl one's.
-      const fresh = (name: string) => o.fresh === true && (name === crawlName || name === DEFAULT_CRAWL);
-      const seedsOf = (name: string) => (name === crawlName ? seeds : []);
-      // The data folder is the default crawl's: marked first (before the token goes in it).
-      openDataDir(layout, linkSettingsOf(o, seedsOf(DEFAULT_CRAWL)), fresh(DEFAULT_CRAWL), say, seenOf(o));
-      const openCrawl: CrawlOpener = async (name, crawlLayout) => {
-        const own = seedsOf(name);
-        const isDefault = name === DEFAULT_CRAWL;
-        const unlock = isDefault ? () => {} : await lockDataDir(crawlLayout);
+      // The data folder is marked first (the token goes in it), as the default crawl's.
+      openFolder(DEFAULT_CRAWL, layout);
+      const openCrawl: CrawlOpener = async (name, folder) => {
+        const inRoot = name === DEFAULT_CRAWL;
+        const unlock = inRoot ? () => {} : await lockDataDir(folder);
+        let store: LocalFrontier | null = null;
         try {
-          if (!isDefault) openDataDir(crawlLayout, linkSettingsOf(o, own), fresh(name), say, seenOf(o));
-          const store = await openStore(crawlLayout, seenOf(o), say, frontierSettings);
+          const { moduleData } = inRoot
+            ? (opened.get(name) as ReturnType<typeof openDataDir>)
+            : openFolder(name, folder);
+          store =
+            name === own && shared !== null
+              ? shared
+              : shared !== null
+                ? await openSharedStore({ ...o, crawl: name }, [], false)
+                : await openStore(folder, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o));
+          const opens = store;
           return {
-            store,
-            rules: linkRulesOf(o, own),
-            settings: settingsForBunnies(o, own),
+            store: opens,
+            rules: linkRulesOf({ ...o, skipSubstrings }, seedsOf(name)),
+            settings: settingsForBunnies({ ...o, skipSubstrings }, seedsOf(name)),
+            moduleData,
             close: async () => {
-              await store.close();
+              // The own crawl's shared store is closed last, with the others the command opened.
+              if (opens !== shared) await opens.close();
               unlock();
             },
           };
         } catch (err) {
+          if (store !== null && store !== shared) await store.close();
           unlock();
           throw err;
         }
@@ -195,22 +230,23 @@ export function serverCommand(outcome: { code: number }): Command {
       const quitting = new Promise<void>((r) => {
         quit = r;
       });
+      const storeCalls = o.http === undefined ? undefined : new Feed<StoreCall>();
       const running = await startServer({
         root: layout.root,
         openCrawl,
-        crawls: [crawlName],
+        crawl: own,
         modules,
         host: listen.host,
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        skipSubstrings: flags.skipSubstring as string[],
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
         leaseMs: DEFAULTS.leaseMs,
-        limits: DEFAULT_LIMITS,
+        limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
         maxConnections: flags.maxConnections as number,
         log: say,
         onQuit: () => quit(),
+        ...(storeCalls === undefined ? {} : { storeCalls }),
       });
       closers.push(() => running.close());
       const { host, port } = running.server.address;
@@ -218,24 +254,70 @@ export function serverCommand(outcome: { code: number }): Command {
         `cobweb: server listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`,
       );
       if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
+      let stopAsked: (() => void) | null = null;
+      const consoleStop = new Promise<void>((r) => {
+        stopAsked = r;
+      });
+      let stopping = false;
+      let live: RunningConsole | null = null;
+      if (o.http !== undefined && storeCalls !== undefined) {
+        const where = parseListen(o.http);
+        if (where === null) throw new CrawlOptionError(`--http ${o.http} is not HOST:PORT`);
+        live = await startServerConsole({
+          running,
+          host: where.host,
+          port: where.port,
+          token,
+          tokenHint: `the server's token: --token, COBWEB_TOKEN, or ${layout.token}`,
+          storeCalls,
+          stop: () => {
+            if (stopping) return;
+            stopping = true;
+            say('stopping (asked from the console): the bunnies are told, their leases go back to the queue');
+            stopAsked?.();
+          },
+          stopping: () => stopping,
+        });
+        closers.push(() => live?.close());
+        // On stdout whatever --quiet says: with port 0 nothing else tells the port.
+        process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
+      }
+      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed
+      // rules, on its own crawl.
+      const { store } = running.crawl.service;
+      const me = await store.registerCrawler(`server@${process.pid}`);
+      const revisit = {
+        seeds,
+        crawler: me,
+        rules,
+        changed: (opened.get(own) as ReturnType<typeof openDataDir>).changed,
+        retryFailed: o.retryFailed === true,
+        hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
+      };
+      const seeded = await revisitStore(store, revisit, say);
+      await running.service.writeRecords(seeded.records, me);
+      await store.leave(me);
       if (seeds.length > 0) {
-        const { service } = (await running.crawls.get(crawlName, true)) as HeldCrawl;
-        const me = await service.store.registerCrawler(`server@${process.pid}`);
-        const seeded = await addSeeds(service.store, seeds, me);
-        await service.writeRecords(seeded.records, me);
-        await service.store.leave(me);
         say(
-          `${seeded.added} of ${seeds.length} seeds queued${crawlName === DEFAULT_CRAWL ? '' : ` in crawl ${crawlName}`}`,
+          `${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued${own === DEFAULT_CRAWL ? '' : ` in crawl ${own}`}`,
         );
       }
       const stopped = new Promise<StopSignal>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
         process.once('SIGTERM', () => resolve('SIGTERM'));
       });
-      const how = await Promise.race([quitting.then(() => null), stopped]);
-      signal = how;
-      if (how !== null) {
-        say('stopping: the bunnies are told, their leases go back to the queue');
+      const how = await Promise.race([
+        quitting.then(() => null),
+        stopped,
+        consoleStop.then(() => 'console' as const),
+      ]);
+      signal = how === 'console' ? null : how;
+      stopping = true;
+      await live?.finish(how ?? 'quit');
+      if (how === 'console') await running.server.writeLog();
+      else if (how !== null) {
+        // Said even under --quiet, as by cobweb crawl.
+        process.stderr.write('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
         await running.server.writeLog();
       }
     } finally {

@@ -7,6 +7,9 @@
  * it can do to the crawl goes through `ctx`: nothing else of the crawler is reachable.
  */
 
+/** What a module's name may be: it names its data file, `<name>.jsonl`. */
+export const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** A fetched page, as modules see it. */
 export interface ModulePage {
   /** The URL fetched (canonical). */

@@ -6,13 +6,20 @@ export interface ModuleHostOptions {
   /** Module files, built-ins first. */
   paths: readonly string[];
   /**
-   * `<data>/data`: where modules' emitted records go. null: they are kept for
-   * takeEmitted() (a bunny sends them to its server, which keeps the crawl's records).
+   * `<data>/data`: where modules' emitted records go. null: they come back in each
+   * page's and site's verdict (a bunny sends them to its server, which keeps the
+   * crawl's records).
    */
   dataDir: string | null;
   timeoutMs: number;
   /** Module logs (ctx.log) and what happens to them: errors, timeouts, restarts. */
   log: (line: string, level: 'error' | 'info') => void;
+}
+
+/** A record a module emitted, when it has no data folder of its own. */
+export interface EmittedRecord {
+  module: string;
+  record: Record<string, unknown>;
 }
 
 /** What the modules made of one page. */
@@ -21,12 +28,16 @@ export interface PageVerdict {
   fields: PageFields;
   /** URLs the modules asked the crawl to consider. */
   enqueue: string[];
+  /** What the hooks emitted for this page (without a data folder). */
+  emitted: EmittedRecord[];
 }
 
 export interface SiteVerdict {
   /** Per module name: what its onSite returned. */
   info: Record<string, unknown>;
   enqueue: string[];
+  /** What the hooks emitted for this site (without a data folder). */
+  emitted: EmittedRecord[];
 }
 
 interface Loaded {
@@ -44,16 +55,16 @@ interface Loaded {
  */
 export class ModuleHost {
   private modules: Loaded[] = [];
-  private emitted: { module: string; record: Record<string, unknown> }[] = [];
   private closed = false;
 
   private constructor(private readonly options: ModuleHostOptions) {}
 
   /**
    * Loads one more module while the crawl runs (loadmod): on its own thread, after its
-   * selfTest. Its report says whether it was taken.
+   * selfTest. Its report says whether it was taken; `refuse` may give a reason not to
+   * take it, from its name.
    */
-  async add(path: string): Promise<LoadReport> {
+  async add(path: string, refuse?: (name: string) => string | undefined): Promise<LoadReport> {
     const { thread, report } = await ModuleThread.load({
       path,
       dataDir: this.options.dataDir,
@@ -67,6 +78,9 @@ export class ModuleHost {
       this.modules.some((m) => m.name === report.name)
     ) {
       report.refused = `a module named "${report.name}" is already loaded`;
+    }
+    if (report.refused === undefined && report.name !== null && refuse !== undefined) {
+      report.refused = refuse(report.name);
     }
     if (report.refused !== undefined || report.name === null || this.closed) {
       await thread.close();
@@ -84,13 +98,6 @@ export class ModuleHost {
   /** The names of the modules loaded. */
   get names(): string[] {
     return this.modules.map((m) => m.name);
-  }
-
-  /** What modules emitted since the last call, when they have no data folder of their own. */
-  takeEmitted(): { module: string; record: Record<string, unknown> }[] {
-    const out = this.emitted;
-    this.emitted = [];
-    return out;
   }
 
   /**
@@ -139,7 +146,7 @@ export class ModuleHost {
   }
 
   async onPages(pages: readonly ModulePage[]): Promise<PageVerdict[]> {
-    const verdicts: PageVerdict[] = pages.map(() => ({ fields: {}, enqueue: [] }));
+    const verdicts: PageVerdict[] = pages.map(() => ({ fields: {}, enqueue: [], emitted: [] }));
     if (!this.active || pages.length === 0) return verdicts;
     const withHook = this.modules.filter((m) => m.hooks.page);
     const answers = await Promise.all(
@@ -153,10 +160,12 @@ export class ModuleHost {
         return;
       }
       if (answer.kind !== 'pages') return;
-      this.keepEmitted(m.name, answer.emitted);
+      // Lines of an earlier hook that ran past its call belong to no page: the first takes them.
+      if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, answer.emitted);
       answer.results.forEach((r, p) => {
         this.count(m, r);
         const verdict = verdicts[p] as PageVerdict;
+        keepEmitted(verdict.emitted, m.name, r.emitted);
         if (r.value !== undefined && r.value !== null && typeof r.value === 'object') {
           Object.assign(verdict.fields, r.value);
         }
@@ -167,7 +176,7 @@ export class ModuleHost {
   }
 
   async onSite(site: ModuleSite): Promise<SiteVerdict> {
-    const verdict: SiteVerdict = { info: {}, enqueue: [] };
+    const verdict: SiteVerdict = { info: {}, enqueue: [], emitted: [] };
     if (!this.active) return verdict;
     const withHook = this.modules.filter((m) => m.hooks.site);
     const answers = await Promise.all(withHook.map((m) => m.thread.ask({ kind: 'site', site })));
@@ -178,7 +187,8 @@ export class ModuleHost {
         return;
       }
       if (answer.kind !== 'site') return;
-      this.keepEmitted(m.name, answer.emitted);
+      keepEmitted(verdict.emitted, m.name, answer.emitted);
+      keepEmitted(verdict.emitted, m.name, answer.result.emitted);
       this.count(m, answer.result);
       if (answer.result.value !== undefined) verdict.info[m.name] = answer.result.value;
       if (answer.result.enqueue !== undefined) verdict.enqueue.push(...answer.result.enqueue);
@@ -201,12 +211,6 @@ export class ModuleHost {
     if (this.closed) return;
     this.closed = true;
     await Promise.all(this.modules.map((m) => m.thread.close()));
-  }
-
-  private keepEmitted(module: string, lines: readonly string[] | undefined): void {
-    for (const line of lines ?? []) {
-      this.emitted.push({ module, record: JSON.parse(line) as Record<string, unknown> });
-    }
   }
 
   private count(m: Loaded, r: CallResult): void {
@@ -243,4 +247,8 @@ export class ModuleHost {
       c.skipped += calls;
     }
   }
+}
+
+function keepEmitted(into: EmittedRecord[], module: string, lines: readonly string[] | undefined): void {
+  for (const line of lines ?? []) into.push({ module, record: JSON.parse(line) as Record<string, unknown> });
 }

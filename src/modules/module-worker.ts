@@ -8,7 +8,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CobwebModule, ModuleContext } from './api.js';
+import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
 import {
   BEAT_MS,
   type CallResult,
@@ -29,10 +29,12 @@ const heartbeat = () => Atomics.store(beat, 0, BigInt(Date.now()));
 heartbeat();
 setInterval(heartbeat, BEAT_MS);
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 let module: CobwebModule | null = null;
-/** Lines emitted during the current message, written in one go before the answer. */
-let pending: string[] = [];
+/**
+ * Lines emitted by a hook after its call had settled (it kept running past its timeout):
+ * they belong to no page, and go with the next answer.
+ */
+let late: string[] = [];
 let dataDirMade = false;
 
 function send(msg: FromWorker): void {
@@ -69,7 +71,7 @@ async function load(path: string): Promise<LoadReport> {
     return report;
   }
   report.name = m.name;
-  if (!NAME.test(m.name)) {
+  if (!MODULE_NAME.test(m.name)) {
     report.refused = `the name "${m.name}" must be 1-64 letters, digits, '-' or '_'`;
     return report;
   }
@@ -105,10 +107,11 @@ async function load(path: string): Promise<LoadReport> {
   return report;
 }
 
-function contextFor(enqueued: string[]): ModuleContext {
+/** A call's context; `lines` gathers what it emits until `call.settled`. */
+function contextFor(enqueued: string[], lines: string[], call: { settled: boolean }): ModuleContext {
   return {
     emit(record) {
-      pending.push(JSON.stringify(record));
+      (call.settled ? late : lines).push(JSON.stringify(record));
     },
     enqueue(urls) {
       for (const u of urls) if (typeof u === 'string') enqueued.push(u);
@@ -122,7 +125,17 @@ function contextFor(enqueued: string[]): ModuleContext {
 /** Runs one hook with the timeout, timing it; never throws. */
 async function call(invoke: (ctx: ModuleContext) => unknown): Promise<CallResult> {
   const enqueue: string[] = [];
-  const ctx = contextFor(enqueue);
+  const lines: string[] = [];
+  const state = { settled: false };
+  const result = await callWith(invoke, contextFor(enqueue, lines, state));
+  state.settled = true;
+  if (enqueue.length > 0) result.enqueue = enqueue;
+  // Each page's records go back with that page's result: a server keeps them with its completion.
+  if (lines.length > 0) result.emitted = lines;
+  return result;
+}
+
+async function callWith(invoke: (ctx: ModuleContext) => unknown, ctx: ModuleContext): Promise<CallResult> {
   const began = performance.now();
   let outcome: unknown;
   try {
@@ -144,27 +157,31 @@ async function call(invoke: (ctx: ModuleContext) => unknown): Promise<CallResult
       return { ms, error: `returned a value that is not JSON: ${describe(err)}` };
     }
   }
-  if (enqueue.length > 0) result.enqueue = enqueue;
   return result;
 }
 
 /**
  * What the module emitted while answering one message: written before the answer goes,
- * or (no data folder: a bunny, whose server keeps the crawl's records) sent with it.
+ * or (no data folder: a bunny, whose server keeps the crawl's records) sent with it,
+ * each call's records with its result and the late ones with the message.
  */
 function flushEmitted(reply: FromWorker): void {
-  if (pending.length === 0 || module === null) return;
+  if (module === null || (reply.kind !== 'pages' && reply.kind !== 'site')) return;
+  const results = reply.kind === 'pages' ? reply.results : [reply.result];
   if (setup.dataDir === null) {
-    if (reply.kind === 'pages' || reply.kind === 'site') reply.emitted = pending;
-    pending = [];
+    if (late.length > 0) reply.emitted = late;
+    late = [];
     return;
   }
+  const lines = [...results.flatMap((r) => r.emitted ?? []), ...late];
+  for (const r of results) delete r.emitted;
+  late = [];
+  if (lines.length === 0) return;
   if (!dataDirMade) {
     mkdirSync(setup.dataDir, { recursive: true });
     dataDirMade = true;
   }
-  appendFileSync(join(setup.dataDir, `${module.name}.jsonl`), `${pending.join('\n')}\n`);
-  pending = [];
+  appendFileSync(join(setup.dataDir, `${module.name}.jsonl`), `${lines.join('\n')}\n`);
 }
 
 async function answer(m: CobwebModule, msg: ToWorker): Promise<FromWorker> {

@@ -44,6 +44,8 @@ export interface CallResult {
   /** onPage: fields for the pages.jsonl line; onSite: the info to store (any JSON). */
   value?: unknown;
   enqueue?: string[];
+  /** What the call emitted (JSON lines), when the thread has no data folder. */
+  emitted?: string[];
 }
 
 /** What the crawl asks of a module. */
@@ -54,7 +56,7 @@ export type ToWorker = RequestBody & { id: number };
 export type FromWorker =
   | { kind: 'loaded'; report: LoadReport }
   | { kind: 'log'; message: string }
-  /** results[p]: the module's result for page p. */
+  /** results[p]: the module's result for page p; `emitted`: lines of hooks whose call had settled. */
   | { kind: 'pages'; id: number; results: CallResult[]; emitted?: string[] }
   | { kind: 'site'; id: number; result: CallResult; emitted?: string[] };
 

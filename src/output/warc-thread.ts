@@ -13,6 +13,7 @@ export class WarcThread {
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
   private nextId = 1;
   private written: readonly string[] = [];
+  private bytes = 0;
   private failure: Error | null = null;
 
   constructor(options: WarcWriterOptions) {
@@ -27,6 +28,11 @@ export class WarcThread {
   /** WARC files written so far, in order (as of the last reply from the thread). */
   get files(): readonly string[] {
     return this.written;
+  }
+
+  /** Bytes written to the WARC files so far (as of the last reply from the thread). */
+  get bytesWritten(): number {
+    return this.bytes;
   }
 
   write(exchanges: readonly WarcExchange[]): Promise<void> {
@@ -62,6 +68,7 @@ export class WarcThread {
 
   private settle(reply: WarcReply): void {
     this.written = reply.files;
+    this.bytes = reply.bytes;
     const w = this.waiting.get(reply.id);
     if (w === undefined) return;
     this.waiting.delete(reply.id);

@@ -20,7 +20,7 @@ export interface WireExchange {
 export type WarcRequest =
   | { id: number; kind: 'write'; exchanges: WireExchange[]; packed: ArrayBuffer }
   | { id: number; kind: 'close' };
-export type WarcReply = { id: number; files: string[]; error?: string };
+export type WarcReply = { id: number; files: string[]; bytes: number; error?: string };
 
 const port = parentPort;
 if (port === null) throw new Error('warc-worker.js runs as a worker thread');
@@ -44,7 +44,7 @@ port.on('message', (msg: WarcRequest) => {
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   }
-  const reply: WarcReply = { id: msg.id, files: [...writer.files] };
+  const reply: WarcReply = { id: msg.id, files: [...writer.files], bytes: writer.bytesWritten };
   if (error !== undefined) reply.error = error;
   port.postMessage(reply);
 });

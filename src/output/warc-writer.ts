@@ -57,6 +57,7 @@ export class WarcWriter {
   readonly #files: string[] = [];
   #fd: number | null = null;
   #fileBytes = 0;
+  #bytesWritten = 0;
   #exchangesInFile = 0;
   #warcinfoId = '';
   #serial = 0;
@@ -78,6 +79,11 @@ export class WarcWriter {
     this.#zlib = { level: gzipLevel };
     this.#warcinfoBlock = warcFieldsBlock(warcinfoFields(options));
     fs.mkdirSync(this.#dir, { recursive: true });
+  }
+
+  /** Bytes written to every file so far, warcinfo records included. */
+  get bytesWritten(): number {
+    return this.#bytesWritten;
   }
 
   /** Files written by this writer, in order (absolute paths). */
@@ -175,6 +181,7 @@ export class WarcWriter {
     }
     this.#fd = fd;
     this.#fileBytes = warcinfo.length;
+    this.#bytesWritten += warcinfo.length;
     this.#exchangesInFile = 0;
     this.#warcinfoId = warcinfoId;
     this.#files.push(file);
@@ -198,6 +205,7 @@ export class WarcWriter {
     if (this.#fd === null) throw new Error('WarcWriter has no open file');
     writeFully(this.#fd, bytes, this.#fileBytes);
     this.#fileBytes += bytes.length;
+    this.#bytesWritten += bytes.length;
   }
 
   #closeFile(): void {

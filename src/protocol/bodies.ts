@@ -35,7 +35,7 @@ import type {
   WireSeen,
   WireStats,
 } from './types.js';
-import { CRAWL_NAME } from './types.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
 
 const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
@@ -67,6 +67,10 @@ function lease(v: unknown, where: string): WireLease {
     expiresAt: integer(o, 'expiresAt', where),
   };
   if (o.startBy !== undefined) l.startBy = integer(o, 'startBy', where);
+  if (o.needsAddress !== undefined) {
+    if (o.needsAddress !== true) bad(`${where}.needsAddress`, 'must be true when present');
+    l.needsAddress = true;
+  }
   return l;
 }
 
@@ -158,7 +162,7 @@ function extended(v: unknown, where: string): WireExtended {
 
 function crawlName(o: JsonObject, where: string): string {
   const name = string(o, 'crawl', where, true);
-  if (!CRAWL_NAME.test(name)) bad(`${where}.crawl`, 'must be 1 to 64 letters, digits, "-" or "_"');
+  if (!CRAWL_NAME.test(name)) bad(`${where}.crawl`, `must be ${CRAWL_NAME_RULE}`);
   return name;
 }
 

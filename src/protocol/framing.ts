@@ -31,6 +31,8 @@ export interface DecoderOptions {
 export interface DecodeResult {
   /** Whole packets, in stream order. */
   packets: Packet[];
+  /** The length of each packet on the wire, by its index in `packets`. */
+  sizes: number[];
   /** Set when the stream turned out malformed; no packet after it is returned, now or later. */
   error: ProtocolError | null;
 }
@@ -92,12 +94,13 @@ export class PacketDecoder {
 
   push(chunk: Uint8Array): DecodeResult {
     const packets: Packet[] = [];
-    if (this.failure !== null) return { packets, error: this.failure };
+    const sizes: number[] = [];
+    if (this.failure !== null) return { packets, sizes, error: this.failure };
     const bytes = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     try {
-      this.consume(bytes, packets);
+      this.consume(bytes, packets, sizes);
     } catch (e) {
       // Only the codec's own errors are expected here. Anything else is a bug in the codec; it
       // is still reported as a coded error (INTERNAL), so one bad packet cannot take a server down.
@@ -109,7 +112,7 @@ export class PacketDecoder {
       this.frame = null;
       this.headFilled = 0;
     }
-    return { packets, error: this.failure };
+    return { packets, sizes, error: this.failure };
   }
 
   /** The stream ended. TRUNCATED if it ended inside a packet. */
@@ -126,7 +129,7 @@ export class PacketDecoder {
     return this.failure;
   }
 
-  private consume(chunk: Buffer, out: Packet[]): void {
+  private consume(chunk: Buffer, out: Packet[], sizes: number[]): void {
     let at = 0;
     while (at < chunk.length) {
       if (this.frame === null) {
@@ -137,6 +140,7 @@ export class PacketDecoder {
           this.checkLength(length, dequeue);
           if (dequeue && length === 0) {
             this.emptyDequeueReply(out);
+            sizes.push(2);
             at += 2;
             continue;
           }
@@ -144,6 +148,7 @@ export class PacketDecoder {
             // length >= 3 here (checkLength), so the type byte is in the chunk as well
             if (!dequeue) checkFrameHead(length, chunk[at + 2] as number, this.from, this.maxPacket);
             out.push(this.decode(chunk.subarray(at, at + length), dequeue));
+            sizes.push(length);
             at += length;
             continue;
           }
@@ -160,6 +165,7 @@ export class PacketDecoder {
         if (dequeue && length === 0) {
           this.headFilled = 0;
           this.emptyDequeueReply(out);
+          sizes.push(2);
           continue;
         }
         if (!dequeue) checkFrameHead(length, this.head[2] as number, this.from, this.maxPacket);
@@ -180,6 +186,7 @@ export class PacketDecoder {
         this.frame = null;
         this.phase = 'awaiting-head';
         out.push(this.decode(frame, this.dequeueReplies > 0));
+        sizes.push(frame.length);
       }
     }
   }

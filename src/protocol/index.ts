@@ -25,6 +25,7 @@ export {
   type CompleteMessage,
   foldCompletions,
   type JoinerOptions,
+  MAX_SPLIT_BYTES,
   type Message,
   MessageJoiner,
 } from './join.js';

@@ -6,13 +6,14 @@
  * holds whole completions only.
  */
 import { ErrorCode, ProtocolError } from './errors.js';
-import type {
-  Bodies,
-  OurPacketName,
-  OurPacketOf,
-  Packet,
-  WireCompletion,
-  WireCompletionPart,
+import {
+  type Bodies,
+  MAX_PACKET,
+  type OurPacketName,
+  type OurPacketOf,
+  type Packet,
+  type WireCompletion,
+  type WireCompletionPart,
 } from './types.js';
 
 /** A COMPLETE as it comes out of the joiner: every entry a whole completion. */
@@ -28,7 +29,16 @@ export interface JoinerOptions {
   maxFragments?: number;
   /** Most messages a connection may have half received at once. Default 16. */
   maxOpen?: number;
+  /**
+   * Most bytes (on the wire) of messages half received at once, all of them together:
+   * what one connection may make its receiver hold. Default MAX_SPLIT_BYTES, one
+   * message of the most packets.
+   */
+  maxBytes?: number;
 }
+
+/** The wire bytes of a message split into the most packets a joiner takes by default (256 x 64 KiB). */
+export const MAX_SPLIT_BYTES = 256 * MAX_PACKET;
 
 function badFragments(message: string): never {
   throw new ProtocolError(ErrorCode.BAD_FRAGMENTS, message);
@@ -98,11 +108,17 @@ export function foldCompletions(entries: readonly (WireCompletion | WireCompleti
 export class MessageJoiner {
   private readonly maxFragments: number;
   private readonly maxOpen: number;
-  private readonly pending = new Map<string, { type: OurPacketName; bodies: Record<string, unknown>[] }>();
+  private readonly maxBytes: number;
+  private readonly pending = new Map<
+    string,
+    { type: OurPacketName; bodies: Record<string, unknown>[]; bytes: number }
+  >();
+  private held = 0;
 
   constructor(options: JoinerOptions = {}) {
     this.maxFragments = options.maxFragments ?? 256;
     this.maxOpen = options.maxOpen ?? 16;
+    this.maxBytes = options.maxBytes ?? MAX_SPLIT_BYTES;
   }
 
   /** Messages begun and not yet whole. */
@@ -110,11 +126,17 @@ export class MessageJoiner {
     return this.pending.size;
   }
 
+  /** Wire bytes of the messages begun and not yet whole. */
+  get heldBytes(): number {
+    return this.held;
+  }
+
   /**
-   * Takes one decoded packet. Returns the whole message when this packet ends one (at once
-   * for a packet that is not split), else null. Throws BAD_FRAGMENTS.
+   * Takes one decoded packet, `size` its length on the wire (what counts against
+   * maxBytes). Returns the whole message when this packet ends one (at once for a packet
+   * that is not split), else null. Throws BAD_FRAGMENTS.
    */
-  push(packet: Packet): Message | null {
+  push(packet: Packet, size = 0): Message | null {
     if (!('requestId' in packet)) return packet;
     const key = `${packet.type}:${packet.requestId}`;
     let entry = this.pending.get(key);
@@ -123,15 +145,22 @@ export class MessageJoiner {
       if (this.pending.size >= this.maxOpen) {
         badFragments(`more than ${this.maxOpen} split messages are half received at once`);
       }
-      entry = { type: packet.type, bodies: [] };
+      entry = { type: packet.type, bodies: [], bytes: 0 };
       this.pending.set(key, entry);
     }
     entry.bodies.push(packet.body as Record<string, unknown>);
+    entry.bytes += size;
+    this.held += size;
     if (entry.bodies.length > this.maxFragments) {
       badFragments(`${packet.type} ${packet.requestId} is split into more than ${this.maxFragments} packets`);
     }
+    // The last packet of a message counts too: it is held with the rest until the whole is made.
+    if (this.held > this.maxBytes) {
+      badFragments(`more than ${this.maxBytes} bytes of split messages are half received at once`);
+    }
     if (packet.more) return null;
     this.pending.delete(key);
+    this.held -= entry.bytes;
     return this.finish(packet.type, packet, entry.bodies);
   }
 

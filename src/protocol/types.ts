@@ -59,9 +59,15 @@ export const MAX_ERROR_PACKET = 2_048;
 /** The protocol version HELLO names and WELCOME confirms. */
 export const PROTOCOL_VERSION = 1;
 
-/** A crawl's name (HELLO's and CRAWL's `crawl`): a plain folder name on the server. */
-export const CRAWL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-/** The crawl a connection works on when it names none: the server's data folder itself. */
+/**
+ * A crawl's name (--crawl; HELLO's and CRAWL's `crawl`): 1 to 64 letters, digits, '.',
+ * '_' and '-', not starting with '.'. It is a folder's name on a server with folder
+ * stores (crawls/NAME), so never '.', '..' or a hidden one, and a row's in PostgreSQL.
+ */
+export const CRAWL_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+/** What CRAWL_NAME takes, for messages. */
+export const CRAWL_NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'";
+/** The crawl of a server or a store when no --crawl names one: on a server, its data folder itself. */
 export const DEFAULT_CRAWL = 'default';
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +132,8 @@ export interface WireLease {
   expiresAt: number;
   /** Optional: instant (the server's clock) by which the request must start, or the lease goes back deferred. */
   startBy?: number;
+  /** Optional (--politeness-key ip): resolve the host and give the lease back deferred with its address, making no request. */
+  needsAddress?: true;
 }
 
 export type WireOutcome =

@@ -1,5 +1,5 @@
 /**
- * The original server's "probability" back-off: after X URLs of one server were handed
+ * The "probability" back-off per web server: after X URLs of one server were handed
  * out, only every second URL of it is; after Y, every third; and so on
  * (`--backoff 100:2,1000:3,10000:4`). A URL held back goes back to the queue, deferred,
  * never dropped: a busy server's URLs are spread out among the others'.
@@ -12,8 +12,8 @@ export interface BackoffStep {
 }
 
 export class ProbabilityBackoff {
-  private readonly handed = new Map<string, number>();
-  private readonly offered = new Map<string, number>();
+  /** Per server: URLs handed out, and offers since its current step began. */
+  private readonly servers = new Map<string, { handed: number; every: number; offered: number }>();
   private readonly steps: BackoffStep[];
 
   constructor(steps: readonly BackoffStep[]) {
@@ -22,13 +22,21 @@ export class ProbabilityBackoff {
 
   /** Whether this URL of `server` (its host and port) is handed out now, or held back. */
   handOut(server: string): boolean {
-    const handed = this.handed.get(server) ?? 0;
+    let s = this.servers.get(server);
+    if (s === undefined) {
+      s = { handed: 0, every: 1, offered: 0 };
+      this.servers.set(server, s);
+    }
     let every = 1;
-    for (const s of this.steps) if (handed >= s.after) every = s.every;
-    const offered = (this.offered.get(server) ?? 0) + 1;
-    this.offered.set(server, offered);
-    if (offered % every !== 0) return false;
-    this.handed.set(server, handed + 1);
+    for (const step of this.steps) if (s.handed >= step.after) every = step.every;
+    // A new step counts its offers from naught: the first one after X hits is held back.
+    if (every !== s.every) {
+      s.every = every;
+      s.offered = 0;
+    }
+    s.offered++;
+    if (s.offered % every !== 0) return false;
+    s.handed++;
     return true;
   }
 }

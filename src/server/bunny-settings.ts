@@ -13,6 +13,8 @@ export interface BunnySettings {
   include: string[];
   exclude: string[];
   skipExtensions: string[];
+  /** --skip-substring: a link containing any of these is refused (reason `substring`). */
+  skipSubstrings: string[];
   maxPathSegments: number;
   maxSegmentRepeats: number;
   maxQueryParams: number;
@@ -31,6 +33,7 @@ export interface BunnySettingsSource {
   include?: readonly RegExp[] | undefined;
   exclude?: readonly RegExp[] | undefined;
   skipExtensions: readonly string[];
+  skipSubstrings?: readonly string[] | undefined;
   maxPathSegments: number;
   maxSegmentRepeats: number;
   maxQueryParams: number;
@@ -52,6 +55,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     include: (o.include ?? []).map((r) => r.source),
     exclude: (o.exclude ?? []).map((r) => r.source),
     skipExtensions: [...o.skipExtensions],
+    skipSubstrings: [...(o.skipSubstrings ?? [])],
     maxPathSegments: o.maxPathSegments,
     maxSegmentRepeats: o.maxSegmentRepeats,
     maxQueryParams: o.maxQueryParams,
@@ -78,6 +82,7 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
     !strings(s.include) ||
     !strings(s.exclude) ||
     !strings(s.skipExtensions) ||
+    !(s.skipSubstrings === undefined || strings(s.skipSubstrings)) ||
     ![s.maxPathSegments, s.maxSegmentRepeats, s.maxQueryParams, s.maxDepth, s.maxRedirects].every(whole) ||
     ![s.retries, s.retryDelayMs, s.maxDelayMs].every(whole)
   ) {
@@ -90,6 +95,8 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       include: s.include.map((r) => new RegExp(r)),
       exclude: s.exclude.map((r) => new RegExp(r)),
       skipExtensions: s.skipExtensions,
+      // a server older than the key sends none
+      skipSubstrings: s.skipSubstrings ?? [],
       maxPathSegments: s.maxPathSegments as number,
       maxSegmentRepeats: s.maxSegmentRepeats as number,
       maxQueryParams: s.maxQueryParams as number,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { count } from '../bunny/english.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import { describeSeen } from '../seen/describe.js';
 import type { HeldCrawl, ServerCrawls } from './crawls.js';
-import { plainNameIn } from './names.js';
+import { appendNoFollow, plainNameIn } from './names.js';
 import { bunniesOf, ControlError, type SessionContext } from './session.js';
 
 export interface ControlParts {
@@ -43,9 +44,7 @@ export class Control {
     for (const s of sites) {
       const where =
         s.address === null ? '' : ` ${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`;
-      lines.push(
-        `  ${s.origin}${where}  ${s.count} ${s.count === 1 ? 'URL' : 'URLs'}  hosts: ${s.hosts.join(', ')}`,
-      );
+      lines.push(`  ${s.origin}${where}  ${count(s.count, 'URL')}  hosts: ${s.hosts.join(', ')}`);
       lines.push(`    directories: ${s.directories.join(' ')}`);
       const info = Object.keys(s.info);
       if (info.length > 0) lines.push(`    modules: ${JSON.stringify(s.info)}`);
@@ -65,7 +64,7 @@ export class Control {
     const lines = [`modules: ${stats.length}`];
     for (const m of stats) {
       lines.push(
-        `  ${m.name}: ${m.calls} ${m.calls === 1 ? 'call' : 'calls'}, ${m.errors} ${m.errors === 1 ? 'error' : 'errors'}, ${m.timeouts} ${m.timeouts === 1 ? 'timeout' : 'timeouts'}, ${m.meanMs.toFixed(2)} ms mean`,
+        `  ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${m.meanMs.toFixed(2)} ms mean`,
       );
     }
     return `${lines.join('\n')}\n`;
@@ -73,7 +72,7 @@ export class Control {
 
   /** LOGDATA: appends the crawl's sites and their module info to a file of its folder. */
   async logTo(crawl: HeldCrawl, name: string): Promise<void> {
-    appendFileSync(inFolder(crawl, name), crawl.service.sites.text());
+    appendNoFollow(inFolder(crawl, name), crawl.service.sites.text());
   }
 
   /** READDATA: the sites of a log in the crawl's folder count as visited. */
@@ -99,7 +98,16 @@ export class Control {
       }
       return `no module ${name}: neither ${name}.mjs nor ${name}.js is in ${dir}\n`;
     }
-    const report = await this.parts.modules.add(path);
+    // Its records go to the data/ of every crawl open: each must let it have its file there.
+    const crawls = await this.parts.crawls.all();
+    const report = await this.parts.modules.add(path, (module) => {
+      for (const { service } of crawls) {
+        const files = service.moduleData;
+        if (!files.claim(module))
+          return `${files.file(module)} is not cobweb's, and it would write its records into it`;
+      }
+      return undefined;
+    });
     if (report.refused !== undefined || report.name === null) {
       return `module ${name} refused: ${report.refused ?? 'it has no name'}\n`;
     }
@@ -108,7 +116,7 @@ export class Control {
     this.loaded.push(module);
     for (const b of this.parts.bunnies) b.pushModule(module);
     const hooks = [report.hooks.page ? 'page' : '', report.hooks.site ? 'site' : ''].filter(Boolean);
-    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${this.parts.bunnies.size} ${this.parts.bunnies.size === 1 ? 'bunny' : 'bunnies'}\n`;
+    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(this.parts.bunnies.size, 'bunny', 'bunnies')}\n`;
   }
 
   /** QUIT: every crawl's cobweb.log is written (replacing the old one), then the server stops. */

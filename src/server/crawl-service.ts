@@ -1,6 +1,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
+import type { ModuleDataFiles } from '../bunny/module-data.js';
+import type { LogLevel } from '../bunny/options.js';
 import { refusedRecord } from '../bunny/page-processor.js';
 import {
   completionFromWire,
@@ -12,34 +14,31 @@ import {
   reportFromWire,
 } from '../frontier/remote/wire.js';
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
-import type { ModuleSite } from '../modules/api.js';
+import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import type { Bodies, JsonObject, WireRejected } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
-import type { SiteBook } from './site-book.js';
+import type { SiteBook, SiteVisit } from './site-book.js';
 
 export interface ServiceParts {
   store: LocalFrontier;
-  pages: PagesLog;
-  /** `<data>/data`: the modules' records, one file per module. */
-  moduleData: string;
+  /** pages.jsonl (and whoever listens to the lines written). */
+  pages: Pick<PagesLog, 'append'>;
+  /** `<data>/data`: the modules' records, one file per module, each claimed before its first line. */
+  moduleData: ModuleDataFiles;
   sites: SiteBook;
   /** The server's modules: site hooks, and the ones loadmod adds. */
   modules: ModuleHost;
-  /** What ENQUEUE checks a URL against (scope, filters, traps). */
+  /** What ENQUEUE checks a URL against (scope, filters with --skip-substring, traps). */
   rules: LinkRules;
-  /** --skip-substring: the original's substring test (cgi-bin, /~). */
-  skipSubstrings: readonly string[];
   backoff: ProbabilityBackoff;
   /** What WELCOME tells bunnies to use. */
   settings: JsonObject;
   leaseMs: number;
-  log: (line: string) => void;
+  log: (line: string, level?: LogLevel) => void;
 }
-
-const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The crawl a cobweb server holds: its store, its pages.jsonl and module records, its
@@ -49,7 +48,26 @@ const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
  * refused URLs are written here, never sent back.
  */
 export class CrawlService {
+  private held = false;
+  private resumed: (() => void)[] = [];
+  /** Modules whose records are not written, said once each. */
+  private readonly refusedModules = new Set<string>();
+
   constructor(private readonly parts: ServiceParts) {}
+
+  /** Paused (the console): no URL is leased; bunnies finish what they hold. */
+  get paused(): boolean {
+    return this.held;
+  }
+
+  pause(): void {
+    this.held = true;
+  }
+
+  resume(): void {
+    this.held = false;
+    for (const wake of this.resumed.splice(0)) wake();
+  }
 
   get settings(): JsonObject {
     return this.parts.settings;
@@ -63,8 +81,18 @@ export class CrawlService {
     return this.parts.modules;
   }
 
+  /** The module data files that are cobweb's (loadmod claims one for the module it loads). */
+  get moduleData(): ModuleDataFiles {
+    return this.parts.moduleData;
+  }
+
   get sites(): SiteBook {
     return this.parts.sites;
+  }
+
+  /** What seeds and ENQUEUE are checked against. */
+  get rules(): LinkRules {
+    return this.parts.rules;
   }
 
   get store(): LocalFrontier {
@@ -84,11 +112,23 @@ export class CrawlService {
    * goes back to the queue at once, deferred, never dropped.
    */
   async lease(crawler: CrawlerId, n: number, waitMs: number): Promise<Bodies['LEASES']> {
+    if (this.held) {
+      // A long poll while paused waits for the resume (or its time), then answers what it may.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.resumed.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      if (this.held) return { leases: [], ended: null, nextReadyAt: null };
+    }
     const batch = await this.parts.store.lease(n, crawler, { waitMs });
     const given: Lease[] = [];
     const held: Completion[] = [];
     for (const l of batch.leases) {
-      if (this.parts.backoff.handOut(l.host)) given.push(l);
+      // Paused while this call waited (a long poll): what it got goes back, deferred.
+      if (!this.held && this.parts.backoff.handOut(l.host)) given.push(l);
       else
         held.push({
           leaseId: l.id,
@@ -112,12 +152,13 @@ export class CrawlService {
     );
   }
 
+  /** The store says which leases it still held and when each runs out now, by its own clock. */
   async extend(body: Bodies['EXTEND']): Promise<Bodies['EXTENDED']> {
     const ids = body.leases.map(idFromWire);
-    const held = new Set(await this.parts.store.extend(ids));
-    const expiresAt = Date.now() + this.parts.leaseMs;
+    const extended = await this.parts.store.extend(ids);
+    const held = new Set(extended.map((l) => l.id));
     return {
-      leases: ids.filter((id) => held.has(id)).map((id) => ({ id: idOnWire(id), expiresAt })),
+      leases: extended.map((l) => ({ id: idOnWire(l.id), expiresAt: Math.floor(l.expiresAt) })),
       stale: body.leases.filter((_, i) => !held.has(ids[i] as number)),
     };
   }
@@ -131,19 +172,22 @@ export class CrawlService {
     const completions = (body.completions as Parameters<typeof completionFromWire>[0][]).map(
       completionFromWire,
     );
-    const held = new Set(await this.parts.store.extend(completions.map((c) => c.leaseId)));
+    const extended = await this.parts.store.extend(completions.map((c) => c.leaseId));
+    const held = new Set(extended.map((l) => l.id));
     const lines: Record<string, unknown>[] = [];
+    const visits: SiteVisit[] = [];
     for (const c of completions) {
       if (!held.has(c.leaseId)) continue;
       if (c.record !== undefined && c.record !== null) {
         lines.push({ ...c.record, crawler });
         if (c.outcome.kind === 'done' && typeof c.record.url === 'string') {
-          this.parts.sites.visited(c.record.url, addressOf(c));
+          visits.push({ url: c.record.url, address: addressOf(c) });
         }
       }
       this.writeModuleRecords(c.moduleRecords ?? []);
     }
     this.parts.pages.append(lines as unknown as PageRecord[]);
+    this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
     await this.record(done.records, crawler);
     return { stale: done.stale.map(idOnWire), records: [], added: done.added };
@@ -158,12 +202,11 @@ export class CrawlService {
   /**
    * CLAIMSITE: the first crawler to reach a site claims it; the site hooks run here, on
    * the server's module threads, with what the crawler sent of the site, and the site
-   * is recorded before the answer goes.
+   * is recorded before the answer goes. A site is an address and a port: a second host
+   * name on it is not a new site (the store's claim is by the book's key, not by origin).
    */
   async claimSite(crawler: CrawlerId, body: Bodies['CLAIMSITE']): Promise<boolean> {
-    if (!(await this.parts.store.claimSite(body.origin, crawler))) return false;
-    await this.runSiteHooks(siteFrom(body), crawler);
-    return true;
+    return this.claimAndRun(siteFrom(body), crawler);
   }
 
   async recordSite(body: Bodies['RECORDSITE']): Promise<void> {
@@ -196,16 +239,11 @@ export class CrawlService {
    * holds none.
    */
   async enqueue(crawler: CrawlerId, urls: readonly string[], from: Lease | null): Promise<void> {
-    const depth = from === null ? 0 : from.depth + 1;
-    const via = from?.url ?? null;
     const rejected: WireRejected[] = [];
     const kept: string[] = [];
     for (const url of urls) {
       const c = canonicalize(url);
-      if (!c.ok) continue;
-      if (this.parts.skipSubstrings.some((s) => c.url.includes(s))) {
-        rejected.push({ url: c.url, depth, via, reason: 'substring' });
-      } else kept.push(c.url);
+      if (c.ok) kept.push(c.url);
     }
     let links = [] as ReturnType<typeof routeLinks>['accepted'];
     if (from === null) {
@@ -241,30 +279,26 @@ export class CrawlService {
       crawler,
     };
     this.parts.pages.append([line]);
-    this.parts.sites.visited(lease.url, address);
+    this.parts.sites.visited([{ url: lease.url, address }]);
     await this.parts.store.complete(
       [{ leaseId: lease.id, outcome: { kind: 'done' }, report: { fetchMs: 0 }, outlinks: [], rejected: [] }],
       crawler,
     );
+    // An original client tells nothing of the site but where it is.
     const origin = new URL(lease.url).origin;
-    if (await this.parts.store.claimSite(origin, crawler)) {
-      // An original client tells nothing of the site but where it is.
-      await this.runSiteHooks({ origin, address, headers: {}, robots: null }, crawler);
-    }
+    await this.claimAndRun({ origin, address, headers: {}, robots: null }, crawler);
   }
 
   /** READDATA: the sites of a log count as visited; their hooks do not run again. */
   async readLog(text: string): Promise<number> {
     const read = this.parts.sites.read(text);
     for (const site of read) {
-      for (const origin of site.origins) {
-        await this.parts.store.recordSite({
-          origin,
-          address: site.address,
-          firstSeen: Date.now(),
-          info: site.info,
-        });
-      }
+      await this.parts.store.recordSite({
+        origin: site.key,
+        address: site.address,
+        firstSeen: Date.now(),
+        info: site.info,
+      });
     }
     return read.length;
   }
@@ -280,10 +314,18 @@ export class CrawlService {
     await this.parts.store.acknowledge(records.map((r) => r.id));
   }
 
-  private async runSiteHooks(site: ModuleSite, crawler: CrawlerId): Promise<void> {
+  /** Claims the site in the store by its key; the one caller that gets it runs the hooks. */
+  private async claimAndRun(site: ModuleSite, crawler: CrawlerId): Promise<boolean> {
+    const key = this.parts.sites.claimKey(site.origin, site.address);
+    if (!(await this.parts.store.claimSite(key, crawler))) return false;
+    await this.runSiteHooks(site, key, crawler);
+    return true;
+  }
+
+  private async runSiteHooks(site: ModuleSite, key: string, crawler: CrawlerId): Promise<void> {
     const verdict = await this.parts.modules.onSite(site);
     await this.parts.store.recordSite({
-      origin: site.origin,
+      origin: key,
       address: site.address,
       firstSeen: Date.now(),
       info: verdict.info,
@@ -304,14 +346,27 @@ export class CrawlService {
   private writeModuleRecords(records: readonly { module: string; record: Record<string, unknown> }[]): void {
     const byModule = new Map<string, string[]>();
     for (const { module, record } of records) {
-      if (!MODULE_NAME.test(module)) continue;
+      if (!this.mayWrite(module)) continue;
       byModule.set(module, [...(byModule.get(module) ?? []), JSON.stringify(record)]);
     }
-    if (byModule.size === 0) return;
-    mkdirSync(this.parts.moduleData, { recursive: true });
     for (const [module, lines] of byModule) {
-      appendFileSync(join(this.parts.moduleData, `${module}.jsonl`), `${lines.join('\n')}\n`);
+      const file = this.parts.moduleData.file(module);
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(file, `${lines.join('\n')}\n`);
     }
+  }
+
+  /** A bunny's module names a file of its own in data/; one that is someone else's is said once, and left alone. */
+  private mayWrite(module: string): boolean {
+    if (this.parts.moduleData.claim(module)) return true;
+    if (!this.refusedModules.has(module)) {
+      this.refusedModules.add(module);
+      this.parts.log(
+        `the records of module ${module} are not written: ${MODULE_NAME.test(module) ? `${this.parts.moduleData.file(module)} is not cobweb's` : 'its name is not a plain file name'}`,
+        'error',
+      );
+    }
+    return false;
   }
 }
 

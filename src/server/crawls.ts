@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { type DataLayout, layoutOf } from '../bunny/data-dir.js';
+import { crawlLayoutOf, type DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
+import type { ModuleDataFiles } from '../bunny/module-data.js';
+import type { LogLevel } from '../bunny/options.js';
+import { Feed } from '../console/feed.js';
+import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import { PagesLog } from '../output/pages-log.js';
-import { CRAWL_NAME, DEFAULT_CRAWL, type JsonObject } from '../protocol/index.js';
+import { type PageRecord, PagesLog } from '../output/pages-log.js';
+import { DEFAULT_CRAWL, type JsonObject } from '../protocol/index.js';
 import { type BackoffStep, ProbabilityBackoff } from './backoff.js';
 import { CrawlService } from './crawl-service.js';
 import { SiteBook } from './site-book.js';
@@ -13,33 +16,43 @@ import { SiteBook } from './site-book.js';
 /** What opening one crawl gives: its store, and the rules and settings its bunnies get. */
 export interface CrawlParts {
   store: LocalFrontier;
-  /** What ENQUEUE checks a URL against (scope around the crawl's seeds, filters, traps). */
+  /** What ENQUEUE checks a URL against (scope around the crawl's seeds, filters with --skip-substring, traps). */
   rules: LinkRules;
   /** What WELCOME tells the crawl's bunnies to use. */
   settings: JsonObject;
+  /** The module data files of its folder that are cobweb's (openDataDir's). */
+  moduleData: ModuleDataFiles;
   /** Closes what opening it took (the store, the folder's lock). */
   close(): Promise<void>;
 }
 
-/** Opens (or starts) the crawl `name` in its folder; `isNew`: the folder holds no crawl yet. */
+/**
+ * Opens (or starts) the crawl `name`: its folder is `layout` (pages.jsonl, sites, module
+ * records), its store the folder's own or its row in a shared database; `isNew`: the
+ * folder holds no crawl yet.
+ */
 export type CrawlOpener = (name: string, layout: DataLayout, isNew: boolean) => Promise<CrawlParts>;
 
-/** One crawl the server holds: its folder, and the service its sessions call. */
+/** One crawl the server holds: its folder, the service its sessions call, and its pages.jsonl lines as they are written. */
 export interface HeldCrawl {
   name: string;
   layout: DataLayout;
   service: CrawlService;
+  lines: Feed<readonly PageRecord[]>;
 }
 
 /** What every crawl of one server shares. */
 export interface SharedParts {
   /** The server's data folder: the default crawl's folder, and the others' parent. */
   root: string;
+  /** The server's own crawl (its --crawl): the one a connection works on when it names none. */
+  own: string;
   modules: ModuleHost;
-  skipSubstrings: readonly string[];
   backoff: readonly BackoffStep[];
   leaseMs: number;
-  log: (line: string) => void;
+  log: (line: string, level?: LogLevel) => void;
+  /** Time every store call into this feed (the console's --http). */
+  storeCalls?: Feed<StoreCall> | undefined;
 }
 
 /**
@@ -58,11 +71,9 @@ export class ServerCrawls {
     private readonly opener: CrawlOpener,
   ) {}
 
-  /** The folder of crawl `name`. */
-  static layoutOf(root: string, name: string): DataLayout {
-    if (!CRAWL_NAME.test(name))
-      throw new Error(`"${name}" is not a crawl name: use letters, digits, - and _`);
-    return layoutOf(name === DEFAULT_CRAWL ? root : join(root, 'crawls', name));
+  /** The server's own crawl (its --crawl): the one a connection works on when it names none. */
+  get own(): string {
+    return this.shared.own;
   }
 
   /** The crawls open now. */
@@ -72,7 +83,7 @@ export class ServerCrawls {
 
   /** Whether crawl `name` is open, or has a folder of its own on disk. */
   exists(name: string): boolean {
-    return this.open.has(name) || existsSync(ServerCrawls.layoutOf(this.shared.root, name).marker);
+    return this.open.has(name) || existsSync(crawlLayoutOf(this.shared.root, name).marker);
   }
 
   /** Crawl `name`, opened if it is not yet, started if it does not exist and `create` is set; else null. */
@@ -80,7 +91,7 @@ export class ServerCrawls {
     const opening = this.open.get(name);
     if (opening !== undefined) return (await opening).held;
     if (!create && !this.exists(name)) return null;
-    const layout = ServerCrawls.layoutOf(this.shared.root, name);
+    const layout = crawlLayoutOf(this.shared.root, name);
     const started = this.start(name, layout, !existsSync(layout.marker));
     this.open.set(name, started);
     try {
@@ -110,21 +121,27 @@ export class ServerCrawls {
   private async start(name: string, layout: DataLayout, isNew: boolean) {
     const parts = await this.opener(name, layout, isNew);
     const pages = new PagesLog(layout.pages);
+    const lines = new Feed<readonly PageRecord[]>();
     const { shared } = this;
+    const calls = shared.storeCalls;
     const service = new CrawlService({
-      store: parts.store,
-      pages,
-      moduleData: layout.moduleData,
+      store: calls === undefined ? parts.store : timedStore(parts.store, (call) => calls.emit(call)),
+      pages: {
+        append(records) {
+          pages.append(records);
+          lines.emit(records);
+        },
+      },
+      moduleData: parts.moduleData,
       sites: new SiteBook(layout.sites),
       modules: shared.modules,
       rules: parts.rules,
-      skipSubstrings: shared.skipSubstrings,
       backoff: new ProbabilityBackoff(shared.backoff),
       settings: parts.settings,
       leaseMs: shared.leaseMs,
       log: shared.log,
     });
     if (name !== DEFAULT_CRAWL) shared.log(`crawl ${name} ${isNew ? 'started' : 'opened'} in ${layout.root}`);
-    return { held: { name, layout, service }, parts, pages };
+    return { held: { name, layout, service, lines }, parts, pages };
   }
 }

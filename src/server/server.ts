@@ -1,7 +1,8 @@
 import { once } from 'node:events';
-import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
+import type { BunnyView } from '../console/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import { ErrorCode } from '../protocol/index.js';
+import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { ServerCrawls } from './crawls.js';
 import { Session, type SessionLimits } from './session.js';
@@ -14,6 +15,11 @@ export interface ServerOptions {
   modules: ModuleHost;
   modulesDir: string | null;
   token: string;
+  /**
+   * Every packet needs the token, also on loopback. It always does on any other address
+   * (isLoopback): this can only ask for more.
+   */
+  tokenOnEveryPacket?: boolean;
   limits: SessionLimits;
   maxConnections: number;
   /** Called once the server stopped on QUIT. */
@@ -24,6 +30,9 @@ export const DEFAULT_LIMITS: SessionLimits = {
   idleMs: 5 * 60_000,
   maxBufferedBytes: 16 * 1024 * 1024,
   maxOutstanding: 256,
+  // One message of the most packets a connection may send (256 x 64 KiB), half received:
+  // what any bunny needs, and all one connection can make the server hold.
+  maxSplitBytes: MAX_SPLIT_BYTES,
 };
 
 /**
@@ -80,6 +89,16 @@ export class CobwebServer {
     return this.bunnies.size;
   }
 
+  /** The bunnies connected, with their counts (for the console). */
+  bunnyViews(): BunnyView[] {
+    const views: BunnyView[] = [];
+    for (const s of this.bunnies) {
+      const v = s.bunny;
+      if (v !== null) views.push(v);
+    }
+    return views;
+  }
+
   /** cobweb.log of every crawl, as QUIT writes them. */
   writeLog(): Promise<void> {
     return this.control.writeLog();
@@ -104,7 +123,7 @@ export class CobwebServer {
     const session = new Session(socket, {
       crawls: this.options.crawls,
       token: this.options.token,
-      tokenEverywhere: !isLoopback(this.options.host),
+      tokenEverywhere: this.options.tokenOnEveryPacket === true || !isLoopback(this.options.host),
       limits: this.options.limits,
       bunnies: this.bunnies,
       traffic: this.traffic,
@@ -123,9 +142,16 @@ export class CobwebServer {
   }
 }
 
-/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * 127.0.0.0/8 (also as ::ffff:127.x.x.x), ::1 however it is spelled, and localhost: only
+ * this machine can connect. Anything else (0.0.0.0, ::, a host name) is not.
+ */
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }

@@ -1,9 +1,9 @@
 import type { Socket } from 'node:net';
+import type { BunnyView } from '../console/types.js';
 import { leaseFromWire } from '../frontier/remote/wire.js';
 import type { CrawlerId, Lease } from '../frontier/types.js';
 import {
   type Bodies,
-  DEFAULT_CRAWL,
   ErrorCode,
   encode,
   encodeMessage,
@@ -32,12 +32,14 @@ export interface SessionLimits {
   maxBufferedBytes: number;
   /** Requests of one connection being answered at once: past this, BUSY. */
   maxOutstanding: number;
+  /** Bytes of split messages a connection has half sent: past this, BAD_FRAGMENTS and a close. */
+  maxSplitBytes: number;
 }
 
 import type { Traffic } from './traffic.js';
 /** What every session of one server shares. */
 export interface SessionContext {
-  /** The crawls of the server; a session works on one (CRAWL or HELLO names it, else the default one). */
+  /** The crawls of the server; a session works on one (CRAWL or HELLO names it, else the server's own). */
   crawls: ServerCrawls;
   token: string;
   /** The server listens on an address that is not loopback: every packet needs the token. */
@@ -104,7 +106,7 @@ export class ControlError extends Error {
  */
 export class Session {
   private readonly decoder = new PacketDecoder({ from: 'client' });
-  private readonly joiner = new MessageJoiner();
+  private readonly joiner: MessageJoiner;
   private packets = 0;
   private authed = false;
   private outstanding = 0;
@@ -112,10 +114,12 @@ export class Session {
   private idle: NodeJS.Timeout | null = null;
   /** Set at HELLO: the crawler id the store gave this bunny. */
   private hello: Promise<CrawlerId> | null = null;
-  /** The crawl this connection works on: set by CRAWL or HELLO, else the default one at first use. */
+  /** The crawl this connection works on: set by CRAWL or HELLO, else the server's own one at first use. */
   private crawl: Promise<HeldCrawl> | null = null;
   /** The crawl's name once chosen (bunnies are counted per crawl). */
-  crawlName: string = DEFAULT_CRAWL;
+  crawlName: string;
+  /** A bunny's counts since its HELLO, for the console. */
+  private counts: BunnyView | null = null;
   /** An original client's crawler, registered at its first DEQUEUE or ENQUEUE. */
   private original: Promise<CrawlerId> | null = null;
   /** Leases an original client took with DEQUEUE, by URL; the latest last. */
@@ -128,11 +132,18 @@ export class Session {
     private readonly socket: Socket,
     private readonly ctx: SessionContext,
   ) {
+    this.crawlName = ctx.crawls.own;
+    this.joiner = new MessageJoiner({ maxBytes: ctx.limits.maxSplitBytes });
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
     socket.on('error', () => {});
     socket.on('close', () => void this.onClose());
     this.armIdle();
+  }
+
+  /** The bunny on this connection, as the console shows it; null before HELLO. */
+  get bunny(): BunnyView | null {
+    return this.counts === null ? null : { ...this.counts };
   }
 
   /** Sends a MODULE push (loadmod) to this bunny. */
@@ -155,12 +166,12 @@ export class Session {
     if (this.closed) return;
     this.armIdle();
     this.ctx.traffic.bytesIn += chunk.length;
-    const { packets, error } = this.decoder.push(chunk);
-    for (const p of packets) {
+    const { packets, sizes, error } = this.decoder.push(chunk);
+    for (const [i, p] of packets.entries()) {
       this.ctx.traffic.packet(p.type);
       let m: Message | null;
       try {
-        m = this.joiner.push(p);
+        m = this.joiner.push(p, sizes[i]);
       } catch (err) {
         this.refuse(err);
         return;
@@ -258,13 +269,16 @@ export class Session {
     const s = await this.service();
     const ok = m.requestId === 0 ? null : { type: 'OK' as const, body: {} };
     switch (m.type) {
-      case 'LEASE':
-        return { type: 'LEASES', body: await s.lease(await this.crawler(), m.body.n, m.body.waitMs) };
-      case 'COMPLETE':
-        return {
-          type: 'COMPLETED',
-          body: await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']),
-        };
+      case 'LEASE': {
+        const body = await s.lease(await this.crawler(), m.body.n, m.body.waitMs);
+        if (this.counts !== null) this.counts.leased += body.leases.length;
+        return { type: 'LEASES', body };
+      }
+      case 'COMPLETE': {
+        const body = await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']);
+        if (this.counts !== null) this.counts.completed += m.body.completions.length - body.stale.length;
+        return { type: 'COMPLETED', body };
+      }
       case 'RELEASE':
         await s.release(m.body);
         return ok;
@@ -303,7 +317,7 @@ export class Session {
       );
     }
     if (this.hello !== null) throw new ControlError(ErrorCode.BAD_FIELD, 'HELLO came twice');
-    const name = body.crawl ?? (this.crawl === null ? DEFAULT_CRAWL : this.crawlName);
+    const name = body.crawl ?? (this.crawl === null ? this.ctx.crawls.own : this.crawlName);
     if (this.crawl !== null && name !== this.crawlName) {
       throw new ControlError(
         ErrorCode.CRAWL_NOT_FIRST,
@@ -317,6 +331,14 @@ export class Session {
     void this.hello.then(
       async (crawler) => {
         const s = (await crawl).service;
+        this.counts = {
+          crawler,
+          name: body.name,
+          address: `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`,
+          since: Date.now(),
+          leased: 0,
+          completed: 0,
+        };
         this.ctx.bunnies.add(this);
         const welcome: Bodies['WELCOME'] = {
           crawlerId: String(crawler),
@@ -369,7 +391,7 @@ export class Session {
 
   /** The crawl this connection works on (the default one unless CRAWL or HELLO named another). */
   private held(): Promise<HeldCrawl> {
-    this.crawl ??= this.ctx.crawls.get(DEFAULT_CRAWL, true) as Promise<HeldCrawl>;
+    this.crawl ??= this.ctx.crawls.get(this.ctx.crawls.own, true) as Promise<HeldCrawl>;
     return this.crawl;
   }
 
@@ -476,7 +498,8 @@ export class Session {
           if (this.enqueueRun === run) this.enqueueRun = null;
           const urls = run.map((t) => this.urlOf(t)).filter((u): u is string => u !== null);
           if (urls.length === 0) return;
-          // Found on the URL this connection was given last, as the original server took it.
+          // An original ENQUEUE names no page: the links count as found on the URL this
+          // connection was given last.
           const latest = [...this.dequeued.values()].at(-1) ?? null;
           await (await this.service()).enqueue(await this.originalCrawler(), urls, latest);
         })

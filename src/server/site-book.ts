@@ -1,37 +1,66 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { formatSiteLine, parseSiteLine, type SiteLogLine } from '../protocol/index.js';
+import { LineJournal } from './line-journal.js';
+
+/** A URL visited, as the book journals it. */
+export interface SiteVisit {
+  url: string;
+  address: string | null;
+}
+
+/** Appended lines past this (and past a few per site) make the book rewrite its file. */
+const REWRITE_AFTER = 100_000;
 
 /**
- * The server's book of sites, as the original kept it: one web server (an address and
+ * The server's book of sites, one entry per web server (an address and
  * a port) with every host name seen on it, how many of its URLs were visited, and the
- * directories visited. `show` and `log` print it; `read` marks sites as visited. It is
- * kept in memory and saved to a file in the data folder (in the log format) when the
- * server stops, so a restarted server starts from it.
+ * directories visited. `show` and `log` print it; `read` marks sites as visited.
+ *
+ * It is kept in memory and journaled as it changes, so a server killed with kill -9
+ * starts again from it: its file (`sites.jsonl`) holds site lines in the log format (a
+ * later line for a site replaces an earlier one) and lines of visits
+ * (`{"visits":[[url, address], ...]}`), replayed in order at start. It is rewritten as
+ * site lines only (then it is a log that `read` takes) at start, when it has grown
+ * long, and when the server stops.
  */
 export class SiteBook {
   private readonly sites = new Map<string, SiteLogLine>();
   /** Origins (scheme://host[:port]) to the key of their site. */
   private readonly byOrigin = new Map<string, string>();
+  private readonly journal: LineJournal;
 
-  constructor(private readonly file: string) {
-    if (existsSync(file)) this.restore(readFileSync(file, 'utf8'));
+  constructor(file: string) {
+    this.journal = new LineJournal(file);
+    for (const line of this.journal.lines()) this.replay(line);
+    this.save();
   }
 
-  /** A URL of the site was visited. */
-  visited(url: string, address: string | null): void {
-    const u = URL.parse(url);
-    if (u === null) return;
-    const site = this.siteOf(u, address);
-    site.count++;
-    const dir = u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1) || '/';
-    if (!site.directories.includes(dir)) site.directories.push(dir);
+  /**
+   * The key the site of `origin` is claimed by, so its site hooks run once per site (an
+   * address and a port, with all its host names), not once per host name: the site's
+   * key when the book knows the origin, else its address and port, else (never
+   * resolved) the origin itself.
+   */
+  claimKey(origin: string, address: string | null): string {
+    const known = this.byOrigin.get(origin);
+    if (known !== undefined) return known;
+    const u = URL.parse(origin);
+    return u === null ? origin : keyOf(address, portOf(u), u.origin);
+  }
+
+  /** URLs of the book's sites were visited: counted, their directories noted, journaled in one write. */
+  visited(visits: readonly SiteVisit[]): void {
+    const kept = visits.filter((v) => this.visit(v));
+    if (kept.length === 0) return;
+    this.write([`${JSON.stringify({ visits: kept.map((v) => [v.url, v.address]) })}\n`]);
   }
 
   /** What a module's site hook found for the site at `origin`. */
   addInfo(origin: string, address: string | null, info: Record<string, unknown>): void {
     const u = URL.parse(origin);
     if (u === null) return;
-    Object.assign(this.siteOf(u, address).info, info);
+    const site = this.siteOf(u, address);
+    Object.assign(site.info, info);
+    this.write([formatSiteLine(site)]);
   }
 
   /** MODINFO names a site by address and port. */
@@ -39,15 +68,17 @@ export class SiteBook {
     const site = this.sites.get(`${address}:${port}`);
     if (site === undefined) return false;
     site.info[module] = info;
+    this.write([formatSiteLine(site)]);
     return true;
   }
 
   /**
    * READDATA: each site in the log counts as visited, with its directory list set to
-   * "/". Returns the sites read, with the origins of every host name they list.
+   * "/". Returns the sites read: the key each is claimed by, its address and its info.
    */
-  read(text: string): { address: string | null; origins: string[]; info: Record<string, unknown> }[] {
-    const out: { address: string | null; origins: string[]; info: Record<string, unknown> }[] = [];
+  read(text: string): { key: string; address: string | null; info: Record<string, unknown> }[] {
+    const out: { key: string; address: string | null; info: Record<string, unknown> }[] = [];
+    const changed: SiteLogLine[] = [];
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
       let site: SiteLogLine;
@@ -58,25 +89,14 @@ export class SiteBook {
       }
       const key = keyOf(site.address, site.port, site.origin);
       const known = this.sites.get(key);
-      const merged = known ?? { ...site, directories: ['/'] };
       if (known !== undefined) Object.assign(known.info, site.info);
-      this.sites.set(key, merged);
-      const origins = [site.origin, ...site.hosts.map((h) => originWith(site.origin, h))];
-      for (const origin of origins) this.byOrigin.set(origin, key);
-      out.push({ address: site.address, origins: [...new Set(origins)], info: site.info });
+      const merged = known ?? { ...site, directories: ['/'] };
+      this.put(key, merged);
+      changed.push(merged);
+      out.push({ key, address: site.address, info: site.info });
     }
+    this.write(changed.map(formatSiteLine));
     return out;
-  }
-
-  /** The book as the server saved it: counts and directories as they were. */
-  private restore(text: string): void {
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      const site = parseSiteLine(line);
-      const key = keyOf(site.address, site.port, site.origin);
-      this.sites.set(key, site);
-      for (const host of site.hosts) this.byOrigin.set(originWith(site.origin, host), key);
-    }
   }
 
   all(): SiteLogLine[] {
@@ -88,15 +108,62 @@ export class SiteBook {
     return this.all().map(formatSiteLine).join('');
   }
 
+  /** Rewrites the book's file as one line per site. */
   save(): void {
-    const temp = `${this.file}.tmp`;
-    writeFileSync(temp, this.text());
-    renameSync(temp, this.file);
+    this.journal.rewrite(this.all().map(formatSiteLine));
+  }
+
+  private write(lines: readonly string[]): void {
+    this.journal.append(lines);
+    if (this.journal.appended > REWRITE_AFTER + 4 * this.sites.size) this.save();
+  }
+
+  /** One line of the book's file, applied as it was when written. */
+  private replay(line: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return; // not a line the book wrote whole
+    }
+    const visits = (parsed as { visits?: unknown }).visits;
+    if (Array.isArray(visits)) {
+      for (const v of visits) {
+        if (Array.isArray(v) && typeof v[0] === 'string') {
+          this.visit({ url: v[0], address: typeof v[1] === 'string' ? v[1] : null });
+        }
+      }
+      return;
+    }
+    try {
+      const site = parseSiteLine(line);
+      this.put(keyOf(site.address, site.port, site.origin), site);
+    } catch {
+      // neither a site nor visits: skipped
+    }
+  }
+
+  private visit({ url, address }: SiteVisit): boolean {
+    const u = URL.parse(url);
+    if (u === null) return false;
+    const site = this.siteOf(u, address);
+    site.count++;
+    const dir = u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1) || '/';
+    if (!site.directories.includes(dir)) site.directories.push(dir);
+    return true;
+  }
+
+  /** Sets a site whole, with the origins of all its host names. */
+  private put(key: string, site: SiteLogLine): void {
+    this.sites.set(key, site);
+    for (const origin of [site.origin, ...site.hosts.map((h) => originWith(site.origin, h))]) {
+      this.byOrigin.set(origin, key);
+    }
   }
 
   private siteOf(u: URL, address: string | null): SiteLogLine {
     const origin = u.origin;
-    const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    const port = portOf(u);
     let key = this.byOrigin.get(origin);
     if (key === undefined) {
       key = keyOf(address, port, origin);
@@ -116,6 +183,10 @@ export class SiteBook {
 /** A site is its address and port; one never resolved is known by its origin alone. */
 function keyOf(address: string | null, port: number, origin: string): string {
   return address === null ? origin : `${address}:${port}`;
+}
+
+function portOf(u: URL): number {
+  return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
 }
 
 function originWith(origin: string, host: string): string {

@@ -5,7 +5,7 @@ import { hostnameOf } from './host.js';
 export type ScopeMode = 'host' | 'domain' | 'any';
 
 /** Why a URL was rejected, named after the first check it failed. */
-export type FilterReason = 'scope' | 'exclude' | 'include' | 'extension';
+export type FilterReason = 'scope' | 'exclude' | 'include' | 'substring' | 'extension';
 
 export interface UrlFilterOptions {
   scope: ScopeMode;
@@ -17,6 +17,8 @@ export interface UrlFilterOptions {
   exclude?: readonly RegExp[];
   /** Lowercase, no dot (`.PDF` is tolerated); default DEFAULT_SKIP_EXTENSIONS. */
   skipExtensions?: readonly string[];
+  /** A URL containing any of these is rejected (the original's test for `cgi-bin`, `/~`). */
+  skipSubstrings?: readonly string[];
 }
 
 /**
@@ -73,7 +75,7 @@ function isIpAddress(hostname: string): boolean {
 
 /**
  * Builds the link filter: returns null when a canonical URL is accepted, otherwise the reason
- * of the first failed check, in the order scope, exclude, include, extension.
+ * of the first failed check, in the order scope, exclude, include, substring, extension.
  *
  * With `host` or `domain` scope and no seeds, nothing is in scope.
  */
@@ -82,6 +84,7 @@ export function createUrlFilter(opts: UrlFilterOptions): (canonicalUrl: string) 
   const seedScopes = new Set(opts.seeds.map((seed) => scopeKey(hostnameOf(seed), mode)));
   const include = (opts.include ?? []).map(withoutState);
   const exclude = (opts.exclude ?? []).map(withoutState);
+  const substrings = (opts.skipSubstrings ?? []).filter((s) => s !== '');
   // Forgiving about `.PDF` from a command line; the lookup side is lowercase, without the dot.
   const skipExtensions = new Set(
     (opts.skipExtensions ?? DEFAULT_SKIP_EXTENSIONS).map((ext) =>
@@ -111,6 +114,7 @@ export function createUrlFilter(opts: UrlFilterOptions): (canonicalUrl: string) 
     if (mode !== 'any' && !inScope(canonicalUrl)) return 'scope';
     for (const pattern of exclude) if (pattern.test(canonicalUrl)) return 'exclude';
     if (include.length > 0 && !include.some((pattern) => pattern.test(canonicalUrl))) return 'include';
+    for (const s of substrings) if (canonicalUrl.includes(s)) return 'substring';
     const ext = extensionOf(canonicalUrl, longestSkipExtension);
     if (ext !== '' && skipExtensions.has(ext)) return 'extension';
     return null;

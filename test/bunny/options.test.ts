@@ -44,6 +44,8 @@ const BAD: [keyof CrawlOptions, unknown, string[]][] = [
   ['data', '', ['--data', '']],
   ['modules', [''], ['--module', '']],
   ['resolve', new Map([['a.test:80', 'nowhere']]), ['--resolve', 'a.test:80:nowhere']],
+  ['http', 'localhost', ['--http', 'localhost']],
+  ['http', '127.0.0.1:70000', ['--http', '127.0.0.1:70000']],
 ];
 
 describe('options: one set of rules for crawl() and the command line', () => {

@@ -113,6 +113,7 @@ describe('--passes', () => {
     // flushed: its last flush covers every URL of the store. (Pass 1's command reads
     // while pass 2 runs beside it, so only the last one is read at a boundary.)
     expect(readFileSync(join(dir, 'covered.txt'), 'utf8').trim().split('\n')).toContain('9 9');
+    expect(ran.some((l) => /^pass 1 \(depth 0\) done: 1 page, 3 new URLs, [\d.]+ s$/.test(l))).toBe(true);
     // pages.jsonl: each pass's pages, then its marker
     const pages = lines(join(dir, 'pages.jsonl'));
     const markers = pages.map((l, i) => [l.passEnd, i]).filter(([p]) => p !== undefined);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withDefaults } from '../../src/bunny/options.js';
 import {
   ErrorCode,
   encode,
@@ -11,6 +12,7 @@ import {
   PacketDecoder,
   parseSiteLine,
 } from '../../src/protocol/index.js';
+import { settingsForBunnies } from '../../src/server/bunny-settings.js';
 import { codeBlockAfter } from '../helpers/doc-blocks.js';
 import { FIXTURES } from '../protocol/fixtures.js';
 
@@ -104,6 +106,21 @@ describe(`the tables of ${DOC}`, () => {
 
   it('list every error code', () => {
     for (const [name, code] of Object.entries(ErrorCode)) expect(text).toContain(`| ${code} | ${name} |`);
+  });
+
+  it('list every WELCOME setting cobweb server sends, and no other', () => {
+    const table = text.slice(text.indexOf('<!-- welcome settings -->'));
+    const rows = table.slice(0, table.indexOf('\n\n'));
+    const documented = [...rows.matchAll(/^\| `(\w+)` \|/gm)].map((m) => m[1]);
+    const sent = Object.keys(settingsForBunnies(withDefaults({ seeds: [] }), []));
+    expect(documented.sort()).toEqual(sent.sort());
+  });
+
+  it('name every reason a link filter gives', () => {
+    const section = text.slice(text.indexOf('#### Links: the canonical form and the filter'));
+    const reasons = ['scope', 'exclude', 'include', 'substring', 'extension'];
+    const traps = ['path-depth', 'repeated-segment', 'query-params', 'depth', 'redirects'];
+    for (const r of [...reasons, ...traps, 'too-long']) expect(section).toContain(`\`${r}\``);
   });
 
   it('show a log line that reads as a site', () => {

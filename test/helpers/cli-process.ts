@@ -17,10 +17,11 @@ export interface CliProcess {
   exit(): Promise<number | null>;
 }
 
-export function cobweb(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliProcess {
+export function cobweb(args: readonly string[], env: NodeJS.ProcessEnv = {}, cwd?: string): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    cwd,
   });
   let out = '';
   let err = '';

@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { decodeDequeueReply, encode, type OriginalTarget } from '../../src/protocol/index.js';
 import { bytes } from './bytes.js';
 
 /** A raw TCP client for byte-for-byte protocol tests: send bytes, read bytes. */
@@ -49,6 +50,17 @@ export class RawClient {
     const out = this.buffered.subarray(0, n);
     this.buffered = this.buffered.subarray(n);
     return out;
+  }
+
+  /** Sends DEQUEUE and reads its reply: the URL handed out, or null for `00 00`. */
+  async dequeue(): Promise<OriginalTarget | null> {
+    this.send(encode({ type: 'DEQUEUE' }));
+    const head = await this.read(2);
+    const length = head.readUInt16BE(0);
+    const whole = length === 0 ? head : Buffer.concat([head, await this.read(length - 2)]);
+    const { reply, error } = decodeDequeueReply(whole);
+    if (error !== null || reply === null) throw new Error(`not a DEQUEUE reply: ${whole.toString('hex')}`);
+    return reply.target;
   }
 
   /** Everything until the server closes the connection (at most `ms`). */

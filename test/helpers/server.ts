@@ -2,14 +2,17 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LinkRules } from '../../src/bunny/links.js';
+import { ModuleDataFiles } from '../../src/bunny/module-data.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
+import type { BackoffStep } from '../../src/server/backoff.js';
 import type { CrawlOpener } from '../../src/server/crawls.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
 import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
-import { createUrlFilter } from '../../src/url/filter.js';
+import { createUrlFilter, type ScopeMode } from '../../src/url/filter.js';
+import type { TrapLimits } from '../../src/url/traps.js';
 
 export const SERVER_TEST_SETTINGS: FrontierSettings = {
   perHost: 1,
@@ -29,14 +32,25 @@ export interface TestServerOptions {
   settings?: Partial<FrontierSettings>;
   now?: () => number;
   token?: string;
+  /** Every packet needs the token, as on an address that is not loopback. */
+  tokenOnEveryPacket?: boolean;
   modules?: string[];
   modulesDir?: string | null;
   skipSubstrings?: string[];
   /** Extensions the server's filter refuses (none by default). */
   skipExtensions?: string[];
+  /** --backoff: none by default. */
+  backoff?: BackoffStep[];
+  /** Scope and its seeds: `any` by default. */
+  scope?: ScopeMode;
+  seeds?: string[];
+  /** Trap limits: generous by default. */
+  traps?: Partial<TrapLimits>;
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
+  /** The port to listen on (a restart where clients know it); one the system picks by default. */
+  port?: number;
 }
 
 export interface InProcessServer extends RunningServer {
@@ -58,13 +72,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const rules: LinkRules = {
     filter: createUrlFilter({
-      scope: 'any',
-      seeds: [],
+      scope: options.scope ?? 'any',
+      seeds: options.seeds ?? [],
       include: [],
       exclude: [],
       skipExtensions: options.skipExtensions ?? [],
+      skipSubstrings: options.skipSubstrings ?? [],
     }),
-    traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50 },
+    traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50, ...options.traps },
     maxDepth: 100,
     maxRedirects: 20,
   };
@@ -77,18 +92,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       { ...SERVER_TEST_SETTINGS, ...options.settings },
       options.now,
     );
-    return { store, rules, settings: {}, close: async () => store.close() };
+    return {
+      store,
+      rules,
+      settings: {},
+      // The files are claimed, and there is no list to save.
+      moduleData: new ModuleDataFiles(layout, modules.names, () => {}),
+      close: async () => store.close(),
+    };
   };
   const running = await startServer({
     root: dir,
     openCrawl,
     modules,
     host: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     token: options.token ?? 'test-token',
+    tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
-    skipSubstrings: options.skipSubstrings ?? [],
-    backoff: [],
+    backoff: options.backoff ?? [],
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     maxConnections: options.maxConnections ?? 100,

@@ -83,9 +83,13 @@ describe.each(FIXTURES.map((f) => [f.name, f] as const))('%s', (_name, f) => {
   it('decodes one byte at a time, yielding nothing before its last byte', () => {
     const d = decoderFor(f);
     for (let i = 0; i < f.bytes.length - 1; i++) {
-      expect(d.push(f.bytes.subarray(i, i + 1))).toEqual({ packets: [], error: null });
+      expect(d.push(f.bytes.subarray(i, i + 1))).toEqual({ packets: [], sizes: [], error: null });
     }
-    expect(d.push(f.bytes.subarray(f.bytes.length - 1))).toEqual({ packets: [f.packet], error: null });
+    expect(d.push(f.bytes.subarray(f.bytes.length - 1))).toEqual({
+      packets: [f.packet],
+      sizes: [f.bytes.length],
+      error: null,
+    });
     expect(d.end()).toBeNull();
   });
 

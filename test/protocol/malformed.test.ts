@@ -293,7 +293,7 @@ describe.each(CASES.map((c) => [c.name, c] as const))('malformed: %s', (_name, c
     expect(first.packets).toEqual([good.packet]);
     expect(r.packets).toEqual([]);
     expect(r.error?.codeName).toBe(c.code);
-    expect(d.push(good.bytes)).toEqual({ packets: [], error: r.error });
+    expect(d.push(good.bytes)).toEqual({ packets: [], sizes: [], error: r.error });
   });
 });
 

@@ -312,6 +312,22 @@ describe('MessageJoiner', () => {
     expect(j.open).toBe(0);
   });
 
+  it('holds at most maxBytes of half-received messages, of all request ids together; a whole one frees its bytes', () => {
+    const j = new MessageJoiner({ maxBytes: 1000 });
+    expect(j.push(frag(1, ['a'], true), 400)).toBeNull();
+    expect(j.push(frag(2, ['b'], true), 400)).toBeNull();
+    expect(j.heldBytes).toBe(800);
+    // finishing message 1 frees its 400 + 100 bytes
+    expect(j.push(frag(1, ['c'], false), 100)).toMatchObject({ body: { ids: ['a', 'c'] } });
+    expect(j.heldBytes).toBe(400);
+    expect(j.push(frag(3, ['d'], true), 600)).toBeNull();
+    // a packet that is not split holds nothing
+    expect(j.push(frag(4, ['e'], false), 60_000)).toMatchObject({ body: { ids: ['e'] } });
+    expect(() => j.push(frag(2, ['f'], true), 1)).toThrow(
+      expect.objectContaining({ codeName: 'BAD_FRAGMENTS', message: expect.stringMatching(/1000 bytes/) }),
+    );
+  });
+
   it('passes packets that are not split straight through', () => {
     const j = new MessageJoiner();
     const p: Packet = { type: 'DEQUEUE' };

@@ -112,25 +112,24 @@ describe('one server, several crawls', { timeout: 180_000 }, () => {
     expect(await server.exit()).toBe(143);
   });
 
-  it('puts the seeds of `cobweb server --crawl NAME` in that crawl, and refuses a crawl name that is not a plain name', async () => {
+  it('makes `cobweb server --crawl NAME` its own crawl: the seeds go there, and a bunny or a show that names none works on it', async () => {
     const shop = await web('127.0.0.2');
     const { server, port } = await startServer([`${shop.sites[0]?.origin}/`, '--crawl', 'shop']);
-    const worker = run([
-      'bunny',
-      '--server',
-      `127.0.0.1:${port}`,
-      '--data',
-      join(dir, 'w'),
-      '--crawl',
-      'shop',
-    ]);
+    const worker = run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'w')]);
     expect(await worker.exit()).toBe(0);
     expect(fetchCounts(pagesOf('shop')).size).toBe(20);
     expect(pageRequests(shop)).toHaveLength(20);
+    // The default crawl (the data folder itself) was never opened: no store there.
+    expect(existsSync(join(data(), 'frontier.db'))).toBe(false);
+    const shown = run(['show', '--server', `127.0.0.1:${port}`]);
+    expect(await shown.exit()).toBe(0);
+    expect(shown.stdout()).toMatch(/queue: 0 queued, 0 leased, 0 waiting to retry, 20 done/);
 
     const bad = run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'x'), '--crawl', '../up']);
     expect(await bad.exit()).toBe(2);
-    expect(bad.stderr()).toMatch(/--crawl.*expected 1 to 64 letters, digits, "-" or "_", got "\.\.\/up"/);
+    expect(bad.stderr()).toMatch(
+      /--crawl.*expected a name of 1 to 64 letters, digits, '\.', '_' or '-', not starting with '\.', got "\.\.\/up"/,
+    );
     server.child.kill('SIGTERM');
     expect(await server.exit()).toBe(143);
   });

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { createPacketFuzzer, type PacketFuzzer } from '../helpers/packet-fuzz.js';
+import { rssOf } from '../helpers/process-memory.js';
 import { RawClient } from '../helpers/raw-socket.js';
 
 /**
@@ -24,13 +25,6 @@ const RSS_GROWTH_LIMIT = 160 * 1024 * 1024;
 let dir: string;
 let server: CliProcess;
 let port: number;
-
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-  if (kb === null) throw new Error(`no VmRSS for ${pid}`);
-  return Number(kb[1]) * 1024;
-}
 
 /** Sends packets on one connection until PER_CONNECTION are sent or the server closes it. */
 async function oneConnection(fuzz: PacketFuzzer, budget: { left: number }): Promise<number> {

@@ -186,7 +186,9 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     read.send(auth, [0x00, 4 + 7, 0x08], 'old.log', NUL);
     await read.readToClose();
     const me = await server.store.registerCrawler('after');
-    expect(await server.store.claimSite('http://b.test', me)).toBe(false); // its hooks do not run again
+    // its hooks do not run again, by its address or by its name alone
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: '10.0.0.2' })).toBe(false);
+    expect(await server.service.claimSite(me, { origin: 'http://b.test', address: null })).toBe(false);
     const show = await client();
     show.send([0x00, 0x03, 0x04]);
     expect((await show.readToClose()).toString()).toContain(
@@ -212,6 +214,22 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     expect((await still.readToClose()).toString()).toBe('modules: 0\n');
   });
 
+  it('NEWMOD of a module whose selfTest fails: refused, the answer says why, nothing loaded', async () => {
+    const modulesDir = join(await mkTemp(), 'modules');
+    mkdirSync(modulesDir);
+    writeFileSync(
+      join(modulesDir, 'broken.mjs'),
+      `export default { name: 'broken', onPage() {}, selfTest() { throw new Error('the parser is missing'); } };\n`,
+    );
+    server = await startTestServer({ modulesDir });
+    const load = await client();
+    load.send(auth, [0x00, 4 + 6, 0x09], 'broken', NUL);
+    expect((await load.readToClose()).toString()).toMatch(/^module broken refused: .*the parser is missing/);
+    const stat = await client();
+    stat.send([0x00, 0x03, 0x06]);
+    expect((await stat.readToClose()).toString()).toBe('modules: 0\n');
+  });
+
   it('NEWMOD loads a module from --modules and answers how it went; QUIT writes cobweb.log and stops', async () => {
     const modulesDir = join(await mkTemp(), 'modules');
     mkdirSync(modulesDir);
@@ -228,6 +246,29 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     await quit.readToClose();
     expect(existsSync(join(server.dir, 'cobweb.log'))).toBe(true);
     await expect(RawClient.connect(server.port)).rejects.toThrow();
+  });
+
+  it("NEWMOD refuses a module whose file in data/ is someone else's, and leaves that file alone", async () => {
+    const modulesDir = join(await mkTemp(), 'modules');
+    mkdirSync(modulesDir);
+    writeFileSync(
+      join(modulesDir, 'headings.mjs'),
+      `export default { name: 'headings', onSite(site, ctx) { ctx.emit({ origin: site.origin }); } };\n`,
+    );
+    const dir = await mkTemp();
+    const theirs = join(dir, 'data', 'headings.jsonl');
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(theirs, '{"mine":true}\n');
+    server = await startTestServer({ modulesDir, dir });
+    const load = await client();
+    load.send(auth, [0x00, 4 + 8, 0x09], 'headings', NUL);
+    expect((await load.readToClose()).toString()).toBe(
+      `module headings refused: ${theirs} is not cobweb's, and it would write its records into it\n`,
+    );
+    const stat = await client();
+    stat.send([0x00, 0x03, 0x06]);
+    expect((await stat.readToClose()).toString()).toBe('modules: 0\n');
+    expect(readFileSync(theirs, 'utf8')).toBe('{"mine":true}\n');
   });
 });
 

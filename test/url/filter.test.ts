@@ -110,6 +110,27 @@ describe('createUrlFilter: scope', () => {
   });
 });
 
+describe('createUrlFilter: skip substrings', () => {
+  it('rejects a URL containing any of them, after scope and the patterns, before the extension', () => {
+    const accept = createUrlFilter({
+      scope: 'host',
+      seeds: ['http://example.com/'],
+      exclude: [/\/private\//],
+      skipSubstrings: ['cgi-bin', '/~'],
+    });
+    expect(accept('http://example.com/cgi-bin/x.pl')).toBe('substring');
+    expect(accept('http://example.com/~ada/')).toBe('substring');
+    expect(accept('http://example.com/cgi-bin/a.jpg')).toBe('substring');
+    expect(accept('http://other.com/cgi-bin/')).toBe('scope');
+    expect(accept('http://example.com/private/cgi-bin/')).toBe('exclude');
+    expect(accept('http://example.com/bin/')).toBeNull();
+  });
+
+  it('ignores an empty substring, which every URL contains', () => {
+    expect(createUrlFilter({ scope: 'any', seeds: [], skipSubstrings: [''] })('http://a.test/')).toBeNull();
+  });
+});
+
 describe('createUrlFilter: include and exclude', () => {
   const seeds = ['https://example.com/'];
 

@@ -11,7 +11,7 @@ import {
   PROTOCOL_VERSION,
 } from '../../protocol/index.js';
 import { VERSION } from '../../version.js';
-import { backoffMs } from '../policy/backoff.js';
+import { type Clock, Outage, RECONNECT, type ReconnectSettings, SYSTEM_CLOCK } from './reconnect.js';
 
 export interface ConnectionOptions {
   host: string;
@@ -20,10 +20,16 @@ export interface ConnectionOptions {
   token?: string | undefined;
   /** The bunny's name in HELLO. */
   name: string;
-  /** The crawl it works for, in HELLO (--crawl); the server's default crawl when absent. */
+  /** The crawl it works for, in HELLO (--crawl); the server's own crawl when absent. */
   crawl?: string | undefined;
-  /** How long to go on trying to reach a server that went away before giving up. */
-  reconnectForMs?: number;
+  /** How attempts to reach the server are spaced, and when one never reached is given up. */
+  reconnect?: ReconnectSettings;
+  /** Time for the reconnect loop (a test's own; the system's by default). */
+  clock?: Clock;
+  /** Where to say that the server went away, that it is still away, and that it is back. */
+  log?: (line: string) => void;
+  /** Aborted (Ctrl-C): no more attempts; what waits for the server fails. */
+  signal?: AbortSignal;
 }
 
 /** What the server said in WELCOME. */
@@ -54,15 +60,13 @@ interface Outstanding {
   reject: (err: Error) => void;
 }
 
-const FIRST_RETRY_MS = 100;
-const MAX_RETRY_MS = 5000;
-
 /**
  * A bunny's connection to a cobweb server: AUTH and HELLO, requests paired with their
  * replies by request id (a LEASE that waits at the server holds nothing else up), and
- * pushes (MODULE). When the server goes away it reconnects with back-off, says HELLO
- * again, and sends every request still unanswered once more: the server refuses, as
- * stale, completions of leases it gave back meanwhile, so nothing is stored twice.
+ * pushes (MODULE). When the server goes away it reconnects with capped back-off for as
+ * long as it takes (reconnect.ts), says HELLO again, and sends every request still
+ * unanswered once more: the server refuses, as stale, completions of leases it gave
+ * back meanwhile, so nothing is stored twice.
  */
 export class ServerConnection extends EventEmitter {
   private socket: Socket | null = null;
@@ -82,7 +86,7 @@ export class ServerConnection extends EventEmitter {
   /** Connects (or waits for the connection under way) and answers WELCOME. */
   open(): Promise<Welcome> {
     if (this.fatal !== null) return Promise.reject(this.fatal);
-    this.ready ??= this.establish();
+    this.ready ??= this.establish(false);
     return this.ready;
   }
 
@@ -122,24 +126,35 @@ export class ServerConnection extends EventEmitter {
     this.outstanding.clear();
   }
 
-  private async establish(): Promise<Welcome> {
-    const started = Date.now();
-    const limit = this.options.reconnectForMs ?? 60_000;
-    for (let attempt = 1; ; attempt++) {
+  /** Connects, trying again until WELCOME; `welcomedBefore`: the server went away and is waited for. */
+  private async establish(welcomedBefore: boolean): Promise<Welcome> {
+    const { host, port, signal } = this.options;
+    const clock = this.options.clock ?? SYSTEM_CLOCK;
+    const outage = new Outage(this.options.reconnect ?? RECONNECT, welcomedBefore, `${host}:${port}`, clock);
+    for (;;) {
       if (this.closed) throw new ServerUnreachableError('the connection to the server was closed');
+      if (signal?.aborted === true) {
+        throw new ServerUnreachableError(
+          `stopped while trying to reach the cobweb server at ${host}:${port}`,
+        );
+      }
       try {
-        return await this.connectOnce();
+        const welcome = await this.connectOnce();
+        const back = outage.back();
+        if (back !== null) this.options.log?.(back);
+        return welcome;
       } catch (err) {
         if (this.fatal !== null) throw this.fatal;
-        if (Date.now() - started >= limit) {
-          const why = err instanceof Error ? err.message : String(err);
-          const fail = new ServerUnreachableError(
-            `cannot reach the cobweb server at ${this.options.host}:${this.options.port} (${why}); is it running?`,
+        const why = err instanceof Error ? err.message : String(err);
+        const next = outage.failed(why);
+        if (next.say !== null) this.options.log?.(next.say);
+        if (next.waitMs === null) {
+          this.fatal = new ServerUnreachableError(
+            `cannot reach the cobweb server at ${host}:${port} (${why}); is it running?`,
           );
-          this.fatal = fail;
-          throw fail;
+          throw this.fatal;
         }
-        await new Promise((r) => setTimeout(r, backoffMs(FIRST_RETRY_MS, attempt, MAX_RETRY_MS)));
+        await clock.sleep(next.waitMs, signal);
       }
     }
   }
@@ -164,7 +179,8 @@ export class ServerConnection extends EventEmitter {
       };
       socket.once('connect', () => {
         this.socket = socket;
-        if (this.options.token !== undefined) this.send('AUTH', 0, { token: this.options.token });
+        if (this.options.token !== undefined && this.options.token !== '')
+          this.send('AUTH', 0, { token: this.options.token });
         this.send('HELLO', helloId, {
           name: this.options.name,
           protocol: PROTOCOL_VERSION,
@@ -173,11 +189,11 @@ export class ServerConnection extends EventEmitter {
         });
       });
       socket.on('data', (chunk) => {
-        const { packets, error } = this.decoder.push(chunk);
-        for (const p of packets) {
+        const { packets, sizes, error } = this.decoder.push(chunk);
+        for (const [i, p] of packets.entries()) {
           let m: Message | null;
           try {
-            m = this.joiner.push(p);
+            m = this.joiner.push(p, sizes[i]);
           } catch (err) {
             fail(err as Error);
             return;
@@ -214,7 +230,7 @@ export class ServerConnection extends EventEmitter {
         this.welcome = null;
         if (this.closed) return;
         // Gone: reconnect, and everything unanswered is sent again once HELLO is done.
-        this.ready = this.establish();
+        this.ready = this.establish(true);
         this.ready.then(
           (w) => this.emit('reconnected', w),
           (err: Error) => {

@@ -6,6 +6,15 @@ const S = URL_STATE;
 /** Every statement the SQLite store runs more than once, by name. */
 const SQL = {
   hostQueues: `SELECT host, queued FROM hosts WHERE queued > 0 ORDER BY queued DESC, host LIMIT ?`,
+  hostCounts: `SELECT coalesce(sum(h.retired = 1), 0) AS retired,
+         coalesce(sum(h.retired = 0 AND coalesce(b.in_flight, 0) > 0), 0) AS active,
+         coalesce(sum(h.retired = 0 AND coalesce(b.in_flight, 0) = 0 AND h.queued > 0), 0) AS waiting
+       FROM hosts h LEFT JOIN budgets b ON b.key = h.budget`,
+  busiestHosts: `SELECT h.host, h.queued, h.ready_at AS readyAt, coalesce(b.in_flight, 0) AS inFlight,
+         coalesce(b.gap_ms, 0) AS gapMs
+       FROM hosts h LEFT JOIN budgets b ON b.key = h.budget
+       WHERE h.retired = 0 AND (h.queued > 0 OR b.in_flight > 0)
+       ORDER BY inFlight DESC, h.queued DESC, h.host LIMIT ?`,
   leaseUrl: `UPDATE urls SET state = ${S.leased}, lease_gen = lease_gen + 1, due_at = ?, crawler = ?, released = 0
     WHERE seq = ? RETURNING lease_gen`,
   leaseOf: `SELECT seq, lease_gen, released, host, depth FROM urls WHERE seq = ? AND state = ${S.leased}`,
@@ -52,6 +61,7 @@ const SQL = {
   recordById: `SELECT seq AS id, url, depth, via, error AS reason FROM urls WHERE seq = ?`,
   storedRow: `SELECT host, depth, state FROM urls WHERE seq = ?`,
   requeueFinal: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0 WHERE seq = ?`,
+  requeueSeed: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0, depth = 0, via = NULL WHERE seq = ?`,
   getSite: `SELECT claimed_by, recorded FROM sites WHERE origin = ?`,
   claimNewSite: `INSERT INTO sites (origin, claimed_by, recorded) VALUES (?, ?, 0) ON CONFLICT (origin) DO NOTHING`,
   reclaimSite: `UPDATE sites SET claimed_by = ? WHERE origin = ? AND recorded = 0`,

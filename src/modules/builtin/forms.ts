@@ -43,7 +43,8 @@ export function formsOf(html: string, pageUrl: string): Form[] {
 
 /**
  * forms: marks pages that have a form (`hasForm` in pages.jsonl) and writes each form's
- * action, method and field names to data/forms.jsonl. The old design's `has_form`.
+ * action, method and field names to data/forms.jsonl. The store keeps the mark too
+ * (`has_form` on the URL's row).
  */
 const forms: CobwebModule = {
   name: 'forms',

@@ -1,0 +1,27 @@
+import { Command } from 'commander';
+import { checkDataDir, layoutOf } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
+import { DataDirError } from '../bunny/errors.js';
+import { DEFAULTS } from '../bunny/options.js';
+import { writeReport } from '../console/report.js';
+import { EXIT } from './exit-codes.js';
+
+/** `cobweb report [DIR]`: DIR/report.html from pages.jsonl and the store, to open with no server. */
+export function reportCommand(outcome: { code: number }): Command {
+  return new Command('report')
+    .description('write DIR/report.html: a static page of a finished or stopped crawl (opens with no server)')
+    .argument('[dir]', "the crawl's --data folder", DEFAULTS.data)
+    .action(async (dir: string) => {
+      const layout = layoutOf(dir);
+      if (checkDataDir(layout) !== 'cobweb') {
+        throw new DataDirError(
+          `${layout.root} holds no cobweb crawl (no cobweb.json); give the --data folder of a crawl`,
+        );
+      }
+      const { file, report } = await writeReport(layout);
+      process.stdout.write(
+        `cobweb: report of ${count(report.pages.lines, 'pages.jsonl line')} written to ${file}\n`,
+      );
+      outcome.code = EXIT.ok;
+    });
+}

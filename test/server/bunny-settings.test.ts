@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { linkRulesOf } from '../../src/bunny/crawl.js';
+import { routeLinks } from '../../src/bunny/links.js';
+import { DEFAULTS } from '../../src/bunny/options.js';
+import { bunnySettingsFrom, settingsForBunnies } from '../../src/server/bunny-settings.js';
+
+/** What WELCOME carries to bunnies, so they filter links as the server would. */
+
+const server = {
+  ...DEFAULTS,
+  scope: 'host' as const,
+  include: [/\/docs\//],
+  exclude: [/logout/],
+  skipExtensions: ['jpg'],
+  skipSubstrings: ['cgi-bin'],
+  maxDepth: 3,
+};
+
+describe('bunny settings', () => {
+  it('come back from their JSON as the server gave them, --skip-substring included', () => {
+    const json = JSON.parse(JSON.stringify(settingsForBunnies(server, ['http://a.test/docs/'])));
+    const back = bunnySettingsFrom(json);
+    expect(back).toMatchObject({
+      seeds: ['http://a.test/docs/'],
+      scope: 'host',
+      skipExtensions: ['jpg'],
+      skipSubstrings: ['cgi-bin'],
+      maxDepth: 3,
+    });
+    expect(back?.include?.map(String)).toEqual(['/\\/docs\\//']);
+  });
+
+  it('make a bunny refuse the links the server refuses, the substring test too', () => {
+    const back = bunnySettingsFrom(
+      JSON.parse(JSON.stringify(settingsForBunnies(server, ['http://a.test/docs/']))),
+    );
+    if (back === null) throw new Error('settings not read');
+    const rules = linkRulesOf(back, back.seeds);
+    const routed = routeLinks(
+      ['/docs/ok', '/docs/cgi-bin/x', '/docs/a.jpg', '/docs/logout', 'http://b.test/docs/'],
+      'http://a.test/docs/',
+      { url: 'http://a.test/docs/', depth: 0 },
+      rules,
+    );
+    expect(routed.accepted.map((l) => l.url)).toEqual(['http://a.test/docs/ok']);
+    expect(routed.rejected.map((r) => r.reason)).toEqual(['substring', 'extension', 'exclude', 'scope']);
+  });
+
+  it('from a server that sends no skipSubstrings: none', () => {
+    const json = JSON.parse(JSON.stringify(settingsForBunnies(server, [])));
+    delete json.skipSubstrings;
+    expect(bunnySettingsFrom(json)?.skipSubstrings).toEqual([]);
+  });
+});
