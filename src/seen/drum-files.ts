@@ -299,8 +299,9 @@ function recordHead(batch: number, count: number): Buffer {
   return head;
 }
 
-/** Where the journal gathers a merge's added keys before each write: 512 KiB, made once. */
-const journalSlice = new Uint32Array(2 * (1 << 16));
+/** Fingerprints the journal handles at a time, reading or writing: 512 KiB, made once. */
+const JOURNAL_SLICE = 1 << 16;
+const journalSlice = new Uint32Array(2 * JOURNAL_SLICE);
 
 /** The journal: an append-only file of records (batch, count, fingerprints). */
 export class Journal {
@@ -340,37 +341,43 @@ export class Journal {
   }
 
   /**
-   * Calls `visit` for each complete record, in order, with its fingerprints' words (valid
-   * during the call only). A record cut short by a kill is the last one: it is skipped.
+   * Calls `visit` for each complete record, in order, with its fingerprints' words, a
+   * slice of at most JOURNAL_SLICE fingerprints at a time: a large record comes in several
+   * calls with the same batch (`words` is valid during the call only). Reading through one
+   * slice made once keeps a long recovery or a trim from allocating a record's worth each
+   * time. A record cut short by a kill is the last one: it is skipped.
    */
   forEach(visit: (batch: number, words: Uint32Array, count: number) => void): void {
-    const head = Buffer.alloc(RECORD_HEADER_BYTES);
-    let position = 0;
-    while (position + RECORD_HEADER_BYTES <= this.size) {
-      readExactly(this.fd, head, position);
-      const batch = Number(head.readBigUInt64LE(0));
-      const count = Number(head.readBigUInt64LE(8));
-      const end = position + RECORD_HEADER_BYTES + 8 * count;
-      if (end > this.size) return;
-      const words = new Uint32Array(count * 2);
-      readExactly(this.fd, bytesOf(words), position + RECORD_HEADER_BYTES);
-      visit(batch, words, count);
-      position = end;
-    }
+    this.eachRecord((batch, count, body) => {
+      for (let done = 0; done < count; ) {
+        const n = Math.min(JOURNAL_SLICE, count - done);
+        const words = journalSlice.subarray(0, 2 * n);
+        readExactly(this.fd, bytesOf(words), body + 8 * done);
+        visit(batch, words, n);
+        done += n;
+      }
+    });
   }
 
   /**
    * Keeps only the records of batches after `through`: the others belong to flushed
-   * merges, which stay. Copied record by record to a new file that replaces this one.
+   * merges, which stay. Copied record by record, a slice at a time, to a new file that
+   * replaces this one.
    */
   dropThrough(through: number): void {
     const temp = `${this.path}.tmp`;
     const tempFd = openSync(temp, 'w');
+    const slice = bytesOf(journalSlice);
     try {
-      this.forEach((batch, words, count) => {
+      this.eachRecord((batch, count, body) => {
         if (batch <= through) return;
         writeAll(tempFd, recordHead(batch, count));
-        writeAll(tempFd, bytesOf(words));
+        for (let done = 0; done < 8 * count; ) {
+          const n = Math.min(slice.length, 8 * count - done);
+          readExactly(this.fd, slice.subarray(0, n), body + done);
+          writeAll(tempFd, slice.subarray(0, n));
+          done += n;
+        }
       });
       fsyncSync(tempFd);
     } finally {
@@ -381,6 +388,21 @@ export class Journal {
     closeSync(this.fd);
     this.fd = openSync(this.path, 'a+');
     this.size = fstatSync(this.fd).size;
+  }
+
+  /** Each complete record's batch, count and where its fingerprints start in the file. */
+  private eachRecord(visit: (batch: number, count: number, body: number) => void): void {
+    const head = Buffer.alloc(RECORD_HEADER_BYTES);
+    let position = 0;
+    while (position + RECORD_HEADER_BYTES <= this.size) {
+      readExactly(this.fd, head, position);
+      const batch = Number(head.readBigUInt64LE(0));
+      const count = Number(head.readBigUInt64LE(8));
+      const end = position + RECORD_HEADER_BYTES + 8 * count;
+      if (end > this.size) return;
+      visit(batch, count, position + RECORD_HEADER_BYTES);
+      position = end;
+    }
   }
 
   close(): void {

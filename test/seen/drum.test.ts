@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DrumSeenSet } from '../../src/seen/drum.js';
+import { Journal } from '../../src/seen/drum-files.js';
+import { wordsOf } from '../../src/seen/words.js';
 import { expectedVerdicts, randomFingerprints } from './fingerprint-data.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,7 +20,8 @@ describe('the drum seen set', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('undoes at open the merges its caller had not flushed when the process was killed', () => {
+  it('undoes at open the merges its caller had not flushed when the process was killed, a large one included', () => {
+    // 150,000 new fingerprints: one journal record longer than the slice it is read in.
     const drumUrl = new URL('../../src/seen/drum.ts', import.meta.url).href;
     const dataUrl = new URL('./fingerprint-data.ts', import.meta.url).href;
     const script = join(dir, 'merge-then-die.mts');
@@ -29,7 +32,7 @@ import { randomFingerprints } from ${JSON.stringify(dataUrl)};
 const set = await DrumSeenSet.open({ dir: ${JSON.stringify(join(dir, 'set'))}, maxWaitMs: 1 });
 await set.insertNew(randomFingerprints(3000, 1));
 await set.flush();
-const later = await set.insertNew(randomFingerprints(2000, 2));
+const later = await set.insertNew(randomFingerprints(150_000, 2));
 process.stdout.write(later.filter(Boolean).length + ' new, merged, not flushed\\n');
 process.kill(process.pid, 'SIGKILL');
 `,
@@ -40,17 +43,17 @@ process.kill(process.pid, 'SIGKILL');
     });
     expect(child.stderr).toBe('');
     expect(child.signal).toBe('SIGKILL');
-    expect(child.stdout).toBe('2000 new, merged, not flushed\n');
+    expect(child.stdout).toBe('150000 new, merged, not flushed\n');
     // The unflushed merge is in the sorted file, and its undo record in the journal.
-    expect(statSync(join(dir, 'set', 'seen.drum')).size).toBe(24 + 5000 * 8);
-    expect(statSync(join(dir, 'set', 'seen.drum-journal')).size).toBeGreaterThan(2000 * 8);
+    expect(statSync(join(dir, 'set', 'seen.drum')).size).toBe(24 + 153_000 * 8);
+    expect(statSync(join(dir, 'set', 'seen.drum-journal')).size).toBeGreaterThan(150_000 * 8);
 
     return (async () => {
       const set = await DrumSeenSet.open({ dir: join(dir, 'set'), maxWaitMs: 1 });
       expect(set.size).toBe(3000);
       expect(statSync(join(dir, 'set', 'seen.drum-journal')).size).toBe(0);
       expect((await set.insertNew(randomFingerprints(3000, 1))).every((isNew) => !isNew)).toBe(true);
-      expect((await set.insertNew(randomFingerprints(2000, 2))).every((isNew) => isNew)).toBe(true);
+      expect((await set.insertNew(randomFingerprints(150_000, 2))).every((isNew) => isNew)).toBe(true);
       await set.close();
     })();
   });
@@ -199,5 +202,40 @@ process.kill(process.pid, 'SIGKILL');
     await expect(DrumSeenSet.open({ dir })).rejects.toThrow(
       /^the drum seen set in .* cannot open: .*seen\.drum is not a complete drum seen-set file: delete the folder's seen\.drum\* files to start anew$/,
     );
+  });
+});
+
+describe("drum's journal", () => {
+  it('keeps the records after the flush mark whole when it drops the others, however large they are', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cobweb-drum-journal-'));
+    try {
+      const journal = new Journal(join(dir, 'seen.drum-journal'));
+      // Records of 100,000 and 150,000 fingerprints: longer than the slice they are copied in.
+      const batches = [
+        [1, randomFingerprints(70_000, 11)],
+        [2, randomFingerprints(100_000, 12)],
+        [3, randomFingerprints(150_000, 13)],
+      ] as const;
+      for (const [batch, keys] of batches) {
+        journal.append(
+          batch,
+          { words: wordsOf(keys), at: new Uint32Array(keys.length), count: keys.length },
+          new Uint8Array(keys.length).fill(1),
+          keys.length,
+        );
+      }
+      journal.dropThrough(1);
+      const kept = new Map<number, number[]>();
+      journal.forEach((batch, words) => {
+        kept.set(batch, [...(kept.get(batch) ?? []), ...words]);
+      });
+      expect([...kept.keys()]).toEqual([2, 3]);
+      expect(kept.get(2)).toEqual([...wordsOf(batches[1][1])]);
+      expect(kept.get(3)).toEqual([...wordsOf(batches[2][1])]);
+      expect(journal.bytes).toBe(2 * 16 + 250_000 * 8);
+      journal.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
