@@ -43,22 +43,19 @@ async function main(): Promise<void> {
   const fromTruth = name === 'harness';
   let streamMs = 0;
   const tally = new Tally();
+  /** Checks asked and not yet answered. */
   let inFlight = 0;
   let sinceFlush = 0;
   // One flush in flight at a time, not awaited before the next checks: a frontier's
   // flushes run beside its next asks the same way (src/frontier/sqlite/seen-gate.ts).
   let flushing: Promise<void> = Promise.resolve();
-  const waiting: Array<{ answer: Promise<boolean[]> | boolean[]; truth: Uint8Array; n: number }> = [];
+  // Each call's answers are tallied as soon as they come and then let go, as a frontier
+  // queues a call's new URLs when it resolves: the harness holds no answers of its own,
+  // so the peak RSS is the set's and the calls it has not answered yet.
+  const unanswered: Array<Promise<void>> = [];
   // One sample in 16 calls: when each call resolved, after it was made.
   const waits: number[] = [];
   let calls = 0;
-
-  const settle = async (): Promise<void> => {
-    const oldest = waiting.shift();
-    if (!oldest) return;
-    tally.add(await oldest.answer, oldest.truth, oldest.n);
-    inFlight -= oldest.n;
-  };
 
   while (!stream.done) {
     const streamStart = performance.now();
@@ -67,13 +64,17 @@ async function main(): Promise<void> {
     const n = stream.nextPages(PAGES_PER_CALL, urls, truth);
     streamMs += performance.now() - streamStart;
     const answer = fromTruth ? Array.from(truth.subarray(0, n), (t) => t === 1) : contender.check(urls);
-    if (calls++ % 16 === 0) {
-      const made = performance.now();
-      void Promise.resolve(answer).then(() => waits.push(performance.now() - made));
-    }
-    waiting.push({ answer, truth, n });
+    const made = calls++ % 16 === 0 ? performance.now() : undefined;
     inFlight += n;
-    while (waiting.length > 0 && inFlight > contender.window) await settle();
+    unanswered.push(
+      Promise.resolve(answer).then((answers) => {
+        if (made !== undefined) waits.push(performance.now() - made);
+        tally.add(answers, truth, n);
+        inFlight -= n;
+      }),
+    );
+    // Calls resolve in the order they were made, so waiting for the oldest frees room first.
+    while (unanswered.length > 0 && inFlight > contender.window) await unanswered.shift();
     sinceFlush += n;
     if (contender.flushEvery !== undefined && sinceFlush >= contender.flushEvery) {
       // As a frontier would: flush covers the calls that have resolved, the rest go on.
@@ -83,7 +84,7 @@ async function main(): Promise<void> {
     }
   }
   await contender.drain();
-  while (waiting.length > 0) await settle();
+  await Promise.all(unanswered);
   await flushing;
   await contender.flush();
   const note = contender.note();
