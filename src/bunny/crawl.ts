@@ -14,7 +14,14 @@ import { createUrlFilter } from '../url/filter.js';
 import { startCrawlConsole } from './crawl-console.js';
 import { CrawlLog } from './crawl-log.js';
 import { Crawler, closeAll } from './crawler.js';
-import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import {
+  checkDataDir,
+  checkStore,
+  crawlLayoutOf,
+  type DataLayout,
+  layoutOf,
+  lockDataDir,
+} from './data-dir.js';
 import { count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import type { LinkRules } from './links.js';
@@ -67,7 +74,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const o = withDefaults(options);
   checkSharedStoreOptions(o);
   const seeds = canonicalSeeds(options.seeds);
-  const layout = layoutOf(o.data);
+  // --crawl NAME: on a folder store the crawl's own folder, crawls/NAME in --data (the
+  // default crawl's is --data itself); on PostgreSQL its row, the outputs in --data.
+  const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
   checkDataDir(layout);
   const requests = requestSetupOf(o);
   const crawlLog = new CrawlLog(
@@ -196,6 +205,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         errorsThisRun: counts.errors,
         elapsedMs,
         pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
+        ...(s.seen === undefined ? {} : { seen: s.seen }),
       };
     };
     const onProgress = o.onProgress;

@@ -103,8 +103,11 @@ export const OPTIONS = {
   crawl: option(crawlName, {
     default: 'default',
     flag: '--crawl <name>',
-    help: 'with --store: which crawl in the database (each has its own queue, seen set and budget)',
-    docs: { section: 'followed' },
+    help: "which crawl, each with its own queue, seen set and budget: on the embedded store the folder crawls/NAME in --data (default: --data itself), on PostgreSQL (--store) its row; with --server, the server's crawl NAME",
+    docs: {
+      section: 'followed',
+      text: "which crawl; each has its own queue, seen set and budget. On the embedded store the folder `crawls/NAME` in `--data` (`default`: `--data` itself), on PostgreSQL (`--store`) its row in the database; with `--server`, the server's crawl NAME",
+    },
   }),
   fresh: option(onOff, {
     flag: '--fresh',
@@ -387,13 +390,13 @@ export const OPTIONS = {
     },
   }),
   seen: option(oneOf(['memory', 'bloom', 'lmdb', 'drum']), {
-    // Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md).
-    default: 'memory',
+    // No default of its own: memory, or drum for a crawl expected past 10^8 URLs (seen-default.ts).
     flag: '--seen <kind>',
-    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, past 10^8 URLs)',
+    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, flat RAM) (default: memory, or drum when --max-pages or --seen-capacity says past 10^8 URLs)',
     docs: {
       section: 'seen',
-      text: '`memory`: exact, in RAM, 10-15 bytes a URL, filled from the store at start; `drum`: exact, on disk at 8 bytes a URL, flat memory, answers after a merge (for crawls past 10^8 URLs); `lmdb`: exact, on disk; `bloom`: small, but loses a few new URLs',
+      default: '`memory`, or `drum` past 10^8 URLs (below)',
+      text: '`memory`: exact, in RAM, 10-15 bytes a URL, filled from the store at start; `drum`: exact, on disk at 8 bytes a URL, flat memory, answers after a merge; `lmdb`: exact, on disk; `bloom`: small, but loses a few new URLs',
     },
   }),
   seenCapacity: option(whole(1), {

@@ -1,9 +1,11 @@
+import type { SeenStats } from '../frontier/types.js';
 import type { ModuleStats } from '../modules/api.js';
 import { CrawlOptionError } from './errors.js';
 import type { LinkSettings } from './marker.js';
 import { shown } from './option-kinds.js';
 import { OPTIONS, type OptionSpec } from './option-table.js';
 import type { RunCounts } from './run-counts.js';
+import { defaultSeen, type SeenKindName } from './seen-default.js';
 
 export { OPTIONS };
 
@@ -44,6 +46,8 @@ export interface CrawlProgress {
   errorsThisRun: number;
   elapsedMs: number;
   pagesPerSec: number;
+  /** The store's seen set: its kind and size, and a bloom filter's estimated false-positive rate as it fills. */
+  seen?: SeenStats;
 }
 
 export interface CrawlSummary extends CrawlProgress {
@@ -80,12 +84,17 @@ export const OPTION_DEFAULTS = Object.fromEntries(
 export const DEFAULTS = { ...OPTION_DEFAULTS, ...FIXED };
 
 /** Options with their defaults filled in: what a crawl runs with. */
-export type Settings = CrawlOptions & typeof DEFAULTS;
+export type Settings = CrawlOptions & typeof DEFAULTS & { seen: SeenKindName };
 
 /** The options given, over the defaults (an option given as undefined takes its default). */
 export function withDefaults(options: CrawlOptions): Settings {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  return { ...DEFAULTS, ...given, seeds: options.seeds } as Settings;
+  return {
+    ...DEFAULTS,
+    ...given,
+    seen: options.seen ?? defaultSeen(options),
+    seeds: options.seeds,
+  } as Settings;
 }
 
 /**

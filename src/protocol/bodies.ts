@@ -33,9 +33,11 @@ import type {
   WireRejected,
   WireRelease,
   WireReport,
+  WireSeen,
   WireStats,
   WireValidators,
 } from './types.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
 
 const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
@@ -186,6 +188,28 @@ function extended(v: unknown, where: string): WireExtended {
   return { id: string(o, 'id', where, true), expiresAt: integer(o, 'expiresAt', where) };
 }
 
+function crawlName(o: JsonObject, where: string): string {
+  const name = string(o, 'crawl', where, true);
+  if (!CRAWL_NAME.test(name)) bad(`${where}.crawl`, `must be ${CRAWL_NAME_RULE}`);
+  return name;
+}
+
+function seenStats(v: unknown, where: string): WireSeen {
+  const o = object(v, where);
+  const s: WireSeen = { kind: string(o, 'kind', where, true), size: integer(o, 'size', where) };
+  for (const key of ['capacity', 'bits', 'hashes'] as const) {
+    if (o[key] !== undefined) s[key] = integer(o, key, where);
+  }
+  for (const key of ['fpRate', 'estimatedFpRate'] as const) {
+    if (o[key] === undefined) continue;
+    const rate = o[key];
+    if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))
+      bad(`${where}.${key}`, 'must be a number from 0 to 1');
+    s[key] = rate;
+  }
+  return s;
+}
+
 function settings(o: JsonObject, where: string): JsonObject {
   return freeObject(o.settings, `${where}.settings`);
 }
@@ -197,6 +221,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   HELLO: (o, w) => {
     const b: Bodies['HELLO'] = { name: string(o, 'name', w, true), protocol: integer(o, 'protocol', w, 1) };
     if (o.version !== undefined) b.version = string(o, 'version', w);
+    if (o.crawl !== undefined) b.crawl = crawlName(o, w);
     return b;
   },
   WELCOME: (o, w) => ({
@@ -240,6 +265,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   }),
   STATS: () => ({}),
   LEAVE: () => ({}),
+  CRAWL: (o, w) => ({ crawl: crawlName(o, w) }),
   COOKIES: () => ({}),
   COOKIEJAR: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
   SAVECOOKIES: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
@@ -257,6 +283,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
       if (o[key] !== undefined) s[key] = integer(o, key, w);
     }
     if (o.budgetLeft !== undefined) s.budgetLeft = nullableInteger(o, 'budgetLeft', w);
+    if (o.seen !== undefined) s.seen = seenStats(o.seen, `${w}.seen`);
     return s;
   },
   MODULE: (o, w) => {

@@ -238,6 +238,7 @@ export class CrawlService {
       staleCompletions: s.staleCompletions,
       expiredLeases: s.expiredLeases,
       budgetLeft: s.budgetLeft,
+      ...(s.seen === undefined ? {} : { seen: s.seen }),
     };
   }
 

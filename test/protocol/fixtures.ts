@@ -544,12 +544,24 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    name: 'CRAWL',
+    from: 'client',
+    packet: { type: 'CRAWL', requestId: 0, more: false, body: { crawl: 'shop' } },
+    bytes: bytes(
+      [0x00, 0x18], // length 24 = 8 + 16
+      [0x26], // type 38 CRAWL
+      [0, 0, 0, 0], // no reply wanted
+      [0x00],
+      '{"crawl":"shop"}',
+    ),
+  },
+  {
     name: 'COOKIES',
     from: 'client',
     packet: { type: 'COOKIES', requestId: 10, more: false, body: {} },
     bytes: bytes(
       [0x00, 0x0a], // length 10
-      [0x26], // type 38 COOKIES
+      [0x27], // type 39 COOKIES
       [0, 0, 0, 10], // request id 10
       [0x00],
       '{}',
@@ -566,7 +578,7 @@ export const OUR_FIXTURES: Fixture[] = [
     },
     bytes: bytes(
       [0x00, 0x7a], // length 122 = 8 + 114
-      [0x27], // type 39 COOKIEJAR
+      [0x28], // type 40 COOKIEJAR
       [0, 0, 0, 10], // answers COOKIES 10
       [0x00],
       '{"cookies":[{"key":"example.com;/;sid","value":"{\\"key\\":\\"sid\\",\\"value\\":\\"abc\\",\\"domain\\":\\"example.com\\"}"}]}',
@@ -588,7 +600,7 @@ export const OUR_FIXTURES: Fixture[] = [
     },
     bytes: bytes(
       [0x00, 0xa3], // length 163 = 8 + 155
-      [0x28], // type 40 SAVECOOKIES
+      [0x29], // type 41 SAVECOOKIES
       [0, 0, 0, 11], // request id 11: answered OK once kept
       [0x00],
       '{"cookies":[{"key":"example.com;/;sid","value":"{\\"key\\":\\"sid\\",\\"value\\":\\"xyz\\",\\"domain\\":\\"example.com\\"}"},',
