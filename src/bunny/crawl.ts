@@ -10,12 +10,11 @@ import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
-import { createUrlFilter } from '../url/filter.js';
 import { startCrawlConsole } from './crawl-console.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
-import type { LinkRules } from './links.js';
+import { type LinkRules, linkRulesFrom } from './links.js';
 import {
   changedLinkSettings,
   describeLinkChanges,
@@ -242,15 +241,15 @@ function urls(n: number): string {
 
 /** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */
 export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRules {
-  return {
-    filter: createUrlFilter({
+  return linkRulesFrom({
+    filter: {
       scope: o.scope,
       seeds,
       include: o.include ?? [],
       exclude: o.exclude ?? [],
       skipExtensions: o.skipExtensions,
       skipSubstrings: o.skipSubstrings ?? [],
-    }),
+    },
     traps: {
       maxPathSegments: o.maxPathSegments,
       maxSegmentRepeats: o.maxSegmentRepeats,
@@ -258,7 +257,7 @@ export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRul
     },
     maxDepth: o.maxDepth,
     maxRedirects: o.maxRedirects,
-  };
+  });
 }
 
 type LinkOptionsOf = Pick<
@@ -277,22 +276,34 @@ type LinkOptionsOf = Pick<
   skipSubstrings?: readonly string[] | undefined;
 };
 
-/** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
+/**
+ * Starts loading the modules. One the user asked for that cannot be loaded stops the
+ * crawl before it starts: with such modules, this waits for their verdicts. The
+ * built-ins alone are not waited for (the first page waits for them, while the store
+ * opens and the first fetches run); one that failed to load would be a broken build, and
+ * is said as an error.
+ */
 export async function startModules(
   o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
   dataDir: string | null,
   log: (line: string, level: LogLevel) => void,
 ): Promise<ModuleHost> {
-  const { host, reports } = await ModuleHost.start({
-    paths: [
-      ...(o.builtinModules ? BUILTIN_MODULES : []),
-      ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
-    ],
+  const own = (o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p)));
+  const host = ModuleHost.start({
+    paths: [...(o.builtinModules ? BUILTIN_MODULES : []), ...own],
     dataDir,
     timeoutMs: o.moduleTimeoutMs,
     log,
   });
-  const refused = reports.find((r) => r.refused !== undefined);
+  if (own.length === 0) {
+    void host.loaded.then((reports) => {
+      for (const r of reports) {
+        if (r.refused !== undefined) log(`built-in module ${r.path} cannot be loaded: ${r.refused}`, 'error');
+      }
+    });
+    return host;
+  }
+  const refused = (await host.loaded).find((r) => r.refused !== undefined);
   if (refused !== undefined) {
     await host.close();
     throw new ModuleLoadError(

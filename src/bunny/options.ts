@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { ModulePage, ModuleStats } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { ScopeMode } from '../url/filter.js';
@@ -44,6 +45,8 @@ export interface CrawlOptions {
   skipExtensions?: readonly string[];
   /** Fetches in flight in total. */
   concurrency?: number;
+  /** Threads that parse pages; default the number of cores minus one, at least one. 0: parse on the crawl's thread. */
+  parseThreads?: number;
   /** Fetches in flight to one host. */
   perHost?: number;
   /** Least gap in ms between two requests to one host. */
@@ -170,6 +173,8 @@ export const DEFAULTS = {
   maxDepth: 50,
   scope: 'domain' as ScopeMode,
   concurrency: 16,
+  /** The crawl's thread keeps the network, the store and the writing; the other cores parse. */
+  parseThreads: Math.max(1, availableParallelism() - 1),
   perHost: 1,
   delayMs: 1000,
   delayFactor: 2,
@@ -259,6 +264,11 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     help: 'never follow URLs matching any of these (repeatable)',
   },
   concurrency: { kind: whole(1), flag: '--concurrency <n>', help: 'fetches in flight in total' },
+  parseThreads: {
+    kind: whole(0),
+    flag: '--parse-threads <n>',
+    help: "threads that parse pages (default: the cores but one, at least 1; 0: on the crawl's own thread)",
+  },
   perHost: { kind: whole(1), flag: '--per-host <n>', help: 'fetches in flight to one host' },
   delayMs: { kind: whole(0), flag: '--delay <ms>', help: 'least gap between two requests to one host' },
   delayFactor: {

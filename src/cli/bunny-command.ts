@@ -19,6 +19,7 @@ import { parseHostPort } from './server-command.js';
 const FETCH_OPTIONS = [
   'data',
   'concurrency',
+  'parseThreads',
   'userAgent',
   'resolve',
   'allowPrivate',

@@ -67,12 +67,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     { ...SERVER_TEST_SETTINGS, ...options.settings },
     options.now,
   );
-  const { host: modules } = await ModuleHost.start({
+  const modules = ModuleHost.start({
     paths: options.modules ?? [],
     dataDir: join(dir, 'data'),
     timeoutMs: 5000,
     log: () => {},
   });
+  await modules.loaded;
   const running = await startServer({
     layout: layoutOf(dir),
     store,
