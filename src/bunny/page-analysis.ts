@@ -12,6 +12,12 @@ export interface AnalysisInput {
   contentType: string | null;
   /** Hops from a seed: the page's links are one more. */
   depth: number;
+  /**
+   * The URL's first lease: its links may be left out when this analyzer sent them lately.
+   * A page leased again (its lease expired, or its completion was refused) may be the one
+   * that sent them, with a completion the store never kept: it sends all its links.
+   */
+  firstTry: boolean;
   /** An error page: only its title is wanted; its links are not followed. */
   titleOnly: boolean;
 }
@@ -46,9 +52,9 @@ export class PageAnalyzer {
   private readonly cache: LinkCache;
   /**
    * URLs this analyzer handed on lately. A later page's link among them need not go to
-   * the store again: the store gets it with the same or an earlier batch of completions,
-   * and if the crawl dies before that batch is stored, the page that had it is fetched
-   * again and finds it again.
+   * the store again: the store gets it with the same or an earlier batch of completions.
+   * If that batch is never stored (the crawl dies, a lease expires), the page that had the
+   * link is leased again, and then sends every link it has (AnalysisInput.firstTry).
    */
   private readonly sent = new RecentUrls(16_384);
 
@@ -85,7 +91,7 @@ export class PageAnalyzer {
       all.add(url);
       if (!followAny || (link.nofollow && !this.followNofollow) || followed.has(url)) continue;
       followed.add(url);
-      if (this.sent.has(url)) continue;
+      if (this.sent.has(url) && input.firstTry) continue;
       this.sent.remember(url);
       if (!canonical.ok)
         analysis.rejected.push({ url: url.slice(0, MAX_REFUSED_URL_CHARS), reason: 'too-long' });

@@ -75,6 +75,7 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
             url: outcome.url,
             contentType: outcome.contentType,
             depth: lease.depth,
+            firstTry: lease.attempt === 1,
             titleOnly: wanted === 'title',
           },
           packed,

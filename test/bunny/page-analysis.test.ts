@@ -10,12 +10,13 @@ const rules = linkRulesFrom({
   maxRedirects: 20,
 });
 
-const analyze = (analyzer: PageAnalyzer, url: string, html: string, depth = 0) =>
+const analyze = (analyzer: PageAnalyzer, url: string, html: string, depth = 0, firstTry = true) =>
   analyzer.analyze({
     body: new TextEncoder().encode(html),
     url,
     contentType: 'text/html',
     depth,
+    firstTry,
     titleOnly: false,
   });
 
@@ -37,8 +38,14 @@ describe('the analysis of a page', () => {
   it('finds the links routeLinks finds, however they are spelled, from pages anywhere on the site', () => {
     const pages: [string, string][] = [
       ['https://site.test/', NAV],
-      ['https://site.test/docs/a/b.html', `${NAV}<a href="../c.html">up</a><a href="?page=2">next</a><a href="#top">top</a>`],
-      ['https://user:pw@site.test/x', `${NAV}<a href="//site.test/proto">p</a><a href="/\\site.test/slash">s</a>`],
+      [
+        'https://site.test/docs/a/b.html',
+        `${NAV}<a href="../c.html">up</a><a href="?page=2">next</a><a href="#top">top</a>`,
+      ],
+      [
+        'https://user:pw@site.test/x',
+        `${NAV}<a href="//site.test/proto">p</a><a href="/\\site.test/slash">s</a>`,
+      ],
       ['https://site.test/based', `<base href="https://www.site.test/deep/">${NAV}<a href="rel">r</a>`],
       ['http://site.test/plain', `${NAV}<a href="/docs/" rel="nofollow">again</a>`],
     ];
@@ -70,13 +77,21 @@ describe('the analysis of a page', () => {
   it("sends a link on once: a later page's copy of it is left out, its count kept", () => {
     const analyzer = new PageAnalyzer(rules, false);
     const first = analyze(analyzer, 'https://site.test/', NAV);
-    expect(first.accepted).toEqual(['https://site.test/docs/', 'https://site.test/docs/install', 'https://site.test/blog']);
+    expect(first.accepted).toEqual([
+      'https://site.test/docs/',
+      'https://site.test/docs/install',
+      'https://site.test/blog',
+    ]);
     expect(first.rejected.map((r) => r.reason)).toEqual(['scope', 'exclude']);
     const second = analyze(analyzer, 'https://site.test/docs/', `${NAV}<a href="/new">new</a>`);
     expect(second.accepted).toEqual(['https://site.test/new']);
     expect(second.rejected).toEqual([]);
     // The page's own line still counts every link it has.
     expect(second.outlinks).toBe(6);
+    // Leased again (its first completion may never have been stored), a page sends all its links.
+    const again = analyze(analyzer, 'https://site.test/', NAV, 0, false);
+    expect(again.accepted).toEqual(first.accepted);
+    expect(again.rejected).toEqual(first.rejected);
   });
 
   it('refuses links past --max-depth, and follows none of a page marked nofollow', () => {
