@@ -277,11 +277,11 @@ type LinkOptionsOf = Pick<
 };
 
 /**
- * Starts loading the modules. One the user asked for that cannot be loaded stops the
- * crawl before it starts: with such modules, this waits for their verdicts. The
- * built-ins alone are not waited for (the first page waits for them, while the store
- * opens and the first fetches run); one that failed to load would be a broken build, and
- * is said as an error.
+ * Starts loading the modules: the built-ins on the crawl's own thread, the others on the
+ * modules' thread. One the user asked for that cannot be loaded stops the crawl before it
+ * starts: with such modules, this waits for their verdicts. The built-ins alone are not
+ * waited for (the first page waits for them); one that failed to load would be a broken
+ * build, and is said as an error.
  */
 export async function startModules(
   o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
@@ -291,6 +291,7 @@ export async function startModules(
   const own = (o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p)));
   const host = ModuleHost.start({
     paths: [...(o.builtinModules ? BUILTIN_MODULES : []), ...own],
+    inline: BUILTIN_MODULES,
     dataDir,
     timeoutMs: o.moduleTimeoutMs,
     log,

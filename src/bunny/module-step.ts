@@ -59,7 +59,7 @@ export class ModuleStep {
   prepare(batch: readonly Visit[]): PreparedPages | null {
     const visits = batch.filter((v) => v.page.page !== null);
     if (visits.length === 0) return null;
-    const wantBodies = this.parts.onPage !== undefined || this.parts.host?.mayWantPages === true;
+    const wantBodies = this.parts.onPage !== undefined || this.parts.host?.mayWantBodies === true;
     const bodies: Uint8Array[] = [];
     const owners: number[] = [];
     visits.forEach((v, i) => {

@@ -1,10 +1,17 @@
 import type { ModuleSite, ModuleStats, PageFields } from './api.js';
-import { type Answer, ModuleThread } from './module-thread.js';
-import type { CallResult, LoadReport, PageBatch } from './protocol.js';
+import { HookRunner } from './hook-runner.js';
+import { ModuleThread } from './module-thread.js';
+import type { CallResult, LoadReport, PageBatch, SlotResults } from './protocol.js';
 
 export interface ModuleHostOptions {
   /** Module files, built-ins first. */
   paths: readonly string[];
+  /**
+   * Those of `paths` that run on the crawl's own thread: the built-ins, which read only a
+   * page's facts (a few microseconds a page, less than handing the page to a thread) and
+   * cannot hang it. Every other module runs on the modules' thread.
+   */
+  inline?: readonly string[];
   /**
    * `<data>/data`: where modules' emitted records go. null: they are kept for
    * takeEmitted() (a bunny sends them to its server, which keeps the crawl's records).
@@ -29,26 +36,35 @@ export interface SiteVerdict {
   enqueue: string[];
 }
 
+/** What the modules of one place (the thread, or the crawl's thread) made of a request; 'lost': nothing. */
+type Answer = { results: SlotResults; emitted?: Record<number, string[]> } | 'lost';
+
 interface Loaded {
   name: string;
   slot: number;
+  /** Runs on the crawl's own thread (a built-in). */
+  inline: boolean;
   hooks: LoadReport['hooks'];
   counts: { calls: number; errors: number; timeouts: number; skipped: number; ms: number };
 }
 
 /**
- * The crawl's side of the modules, all on one thread of their own (ModuleThread), off
- * the crawl's thread. Loading starts at once and is waited for only by what needs it:
- * the first page or site, or a caller that must know the verdicts before it goes on.
- * Counts, per module, calls, errors, timeouts and pages skipped.
+ * The crawl's side of the modules: the built-ins on the crawl's own thread, every other
+ * module on one thread of their own (ModuleThread), started with the first of them.
+ * Loading starts at once and is waited for only by what needs it: the first page or
+ * site, or a caller that must know the verdicts before it goes on. Counts, per module,
+ * calls, errors, timeouts and pages skipped.
  */
 export class ModuleHost {
   private modules: Loaded[] = [];
   private emitted: { module: string; record: Record<string, unknown> }[] = [];
   private thread: ModuleThread | null = null;
+  private inlineRunner: HookRunner | null = null;
+  private nextRequest = 1;
   /** Every load sent so far has been answered when this settles. */
   private loads: Promise<unknown> = Promise.resolve();
   private slots = 0;
+  /** Loads sent to the modules' thread and not answered yet. */
   private pendingLoads = 0;
   private closed = false;
 
@@ -70,25 +86,26 @@ export class ModuleHost {
    */
   add(path: string): Promise<LoadReport> {
     const slot = this.slots++;
-    this.pendingLoads++;
-    const report = this.threadOf()
-      .load(slot, path)
-      .then((r) => {
-        this.pendingLoads--;
-        if (r.refused === undefined && r.name !== null && this.modules.some((m) => m.name === r.name)) {
-          r.refused = `a module named "${r.name}" is already loaded`;
-        }
-        if (r.refused === undefined && r.name !== null && !this.closed) {
-          this.modules.push({
-            name: r.name,
-            slot,
-            hooks: r.hooks,
-            counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
-          });
-          this.modules.sort((a, b) => a.slot - b.slot);
-        }
-        return r;
-      });
+    const inline = this.options.inline?.includes(path) === true;
+    if (!inline) this.pendingLoads++;
+    const loading = inline ? this.inlineOf().load(path, true, 0, slot) : this.threadOf().load(slot, path);
+    const report = loading.then((r) => {
+      if (!inline) this.pendingLoads--;
+      if (r.refused === undefined && r.name !== null && this.modules.some((m) => m.name === r.name)) {
+        r.refused = `a module named "${r.name}" is already loaded`;
+      }
+      if (r.refused === undefined && r.name !== null && !this.closed) {
+        this.modules.push({
+          name: r.name,
+          slot,
+          inline,
+          hooks: r.hooks,
+          counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
+        });
+        this.modules.sort((a, b) => a.slot - b.slot);
+      }
+      return r;
+    });
     this.loads = Promise.all([this.loads, report]);
     return report;
   }
@@ -111,11 +128,11 @@ export class ModuleHost {
   }
 
   /**
-   * Whether the modules may want pages: a loaded one has a page hook, or some are still
-   * loading. Without, the crawl need not get pages ready for them.
+   * Whether a module on the modules' thread may want pages' bodies: one loaded there has a
+   * page hook, or some are still loading. Without, the crawl need not copy them.
    */
-  get mayWantPages(): boolean {
-    return this.active && (this.pendingLoads > 0 || this.modules.some((m) => m.hooks.page));
+  get mayWantBodies(): boolean {
+    return this.active && (this.pendingLoads > 0 || this.modules.some((m) => !m.inline && m.hooks.page));
   }
 
   async onPages(batch: PageBatch): Promise<PageVerdict[]> {
@@ -123,11 +140,11 @@ export class ModuleHost {
     const verdicts: PageVerdict[] = batch.pages.map(() => ({ fields: {}, enqueue: [] }));
     await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.page);
-    if (!this.active || count === 0 || withHook.length === 0 || this.thread === null) return verdicts;
-    const answer = await this.thread.ask({ kind: 'pages', batch, skip: [] });
+    if (!this.active || count === 0 || withHook.length === 0) return verdicts;
+    const [inThread, inline] = await this.ask(withHook, { kind: 'pages', batch, skip: [] });
     // Fields are merged in module order (built-ins first).
     for (const m of withHook) {
-      const results = this.resultsOf(m, answer, count);
+      const results = this.resultsOf(m, m.inline ? inline : inThread, count);
       if (results === null) continue;
       results.forEach((r, p) => {
         this.count(m, r);
@@ -145,16 +162,31 @@ export class ModuleHost {
     const verdict: SiteVerdict = { info: {}, enqueue: [] };
     await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.site);
-    if (!this.active || withHook.length === 0 || this.thread === null) return verdict;
-    const answer = await this.thread.ask({ kind: 'site', site, skip: [] });
+    if (!this.active || withHook.length === 0) return verdict;
+    const [inThread, inline] = await this.ask(withHook, { kind: 'site', site, skip: [] });
     for (const m of withHook) {
-      const result = this.resultsOf(m, answer, 1)?.[0];
+      const result = this.resultsOf(m, m.inline ? inline : inThread, 1)?.[0];
       if (result === undefined) continue;
       this.count(m, result);
       if (result.value !== undefined) verdict.info[m.name] = result.value;
       if (result.enqueue !== undefined) verdict.enqueue.push(...result.enqueue);
     }
     return verdict;
+  }
+
+  /** One request to the modules that have the hook: those on the thread and those here, at once. */
+  private ask(
+    withHook: readonly Loaded[],
+    body: { kind: 'pages'; batch: PageBatch; skip: [] } | { kind: 'site'; site: ModuleSite; skip: [] },
+  ): Promise<[Answer, Answer]> {
+    const thread = this.thread;
+    const inThread =
+      thread !== null && withHook.some((m) => !m.inline) ? thread.ask(body) : Promise.resolve<Answer>('lost');
+    const inline =
+      this.inlineRunner !== null && withHook.some((m) => m.inline)
+        ? this.inlineRunner.answer({ ...body, id: this.nextRequest++ })
+        : Promise.resolve<Answer>('lost');
+    return Promise.all([inThread, inline]);
   }
 
   stats(): ModuleStats[] {
@@ -185,6 +217,16 @@ export class ModuleHost {
     return this.thread;
   }
 
+  private inlineOf(): HookRunner {
+    this.inlineRunner ??= new HookRunner({
+      timeoutMs: this.options.timeoutMs,
+      dataDir: this.options.dataDir,
+      log: (slot, line) => this.options.log(`module ${this.nameOf(slot)}: ${line}`, 'info'),
+      starting: () => {},
+    });
+    return this.inlineRunner;
+  }
+
   private nameOf(slot: number): string {
     return this.modules.find((m) => m.slot === slot)?.name ?? this.options.paths[slot] ?? `#${slot}`;
   }
@@ -195,7 +237,7 @@ export class ModuleHost {
    */
   private resultsOf(m: Loaded, answer: Answer, count: number): CallResult[] | null {
     const results = answer === 'lost' ? null : answer.results[m.slot];
-    if (results === null || results === undefined || this.thread?.isOff(m.slot) === true) {
+    if (results === null || results === undefined || (!m.inline && this.thread?.isOff(m.slot) === true)) {
       // The crawl is over: nothing was skipped that mattered.
       if (!this.closed) m.counts.skipped += count;
       return null;
