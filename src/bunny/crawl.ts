@@ -10,7 +10,6 @@ import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
-import { startCrawlConsole } from './crawl-console.js';
 import { Crawler, closeAll } from './crawler.js';
 import { checkDataDir, checkStore, clearCrawl, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
@@ -134,6 +133,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const moduleStats = () => [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])];
     let live: RunningConsole | null = null;
     if (o.http !== undefined) {
+      // The console's code (and prom-client) loads only for a crawl that has one.
+      const { startCrawlConsole } = await import('./crawl-console.js');
       live = await startCrawlConsole({
         http: o.http,
         layout,

@@ -2,7 +2,6 @@ import { Command } from 'commander';
 import { checkDataDir, layoutOf } from '../bunny/data-dir.js';
 import { DataDirError } from '../bunny/errors.js';
 import { DEFAULTS } from '../bunny/options.js';
-import { writeReport } from '../console/report.js';
 import { EXIT } from './exit-codes.js';
 
 /** `cobweb report [DIR]`: DIR/report.html from pages.jsonl and the store, to open with no server. */
@@ -17,6 +16,7 @@ export function reportCommand(outcome: { code: number }): Command {
           `${layout.root} holds no cobweb crawl (no cobweb.json); give the --data folder of a crawl`,
         );
       }
+      const { writeReport } = await import('../console/report.js');
       const { file, report } = await writeReport(layout);
       process.stdout.write(`cobweb: report of ${report.pages.lines} pages.jsonl lines written to ${file}\n`);
       outcome.code = EXIT.ok;

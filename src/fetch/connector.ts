@@ -1,8 +1,9 @@
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector as BuildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
 import type { AddressPolicy } from './types.js';
+import { buildConnector } from './undici-parts.js';
 
 export interface ConnectorOptions {
   connectTimeoutMs: number;
@@ -17,7 +18,7 @@ export interface ConnectorOptions {
   addressPolicy?: AddressPolicy;
 }
 
-export type Connector = buildConnector.connector;
+export type Connector = BuildConnector.connector;
 
 export function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';

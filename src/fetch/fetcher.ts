@@ -1,9 +1,9 @@
-import { Agent } from 'undici';
 import { createConnector } from './connector.js';
 import { DnsCache } from './dns-cache.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
 import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome } from './types.js';
+import { Agent } from './undici-parts.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -24,7 +24,7 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
  * followed, bodies content-decoded under a size limit, every failure classified. fetch() never rejects.
  */
 export class Fetcher {
-  readonly #agent: Agent;
+  readonly #agent: InstanceType<typeof Agent>;
   readonly #settings: ExchangeSettings;
   #closed = false;
 
