@@ -1,6 +1,6 @@
 /**
  * Loading modules and running their hooks, wherever they run: on the modules' thread
- * (module-worker.ts) or, for the built-ins, on the crawl's own thread (inline-modules.ts).
+ * (module-worker.ts) or, for the built-ins, on the crawl's own thread (module-host.ts).
  * A module gets plain data and a context; a hook that throws or hangs is reported, never
  * fatal.
  */
