@@ -5,6 +5,7 @@
 // One web, some contenders: BENCH_PROFILES=realistic BENCH_CONTENDERS=raw,cobweb
 // Other knobs: see bench/settings.ts (BENCH_CONCURRENCY, BENCH_PER_HOST, BENCH_COBWEB_ROOT, ...).
 // Before/after: BENCH_BASELINE_ROOT=../other-checkout adds its crawl to the same rounds.
+// A setting against the defaults: BENCH_VARIANT_ARGS='--parse-threads 2' adds that crawl.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,13 +18,13 @@ import {
   cobwebRound,
   emptyRow,
   measureWebUse,
-  median,
   type RoundContext,
   type RoundOutcome,
   rawRound,
   summaryRows,
 } from './rounds.js';
 import { type BenchSettings, type Contender, readSettings } from './settings.js';
+import { measureStartup, startupLines } from './startup.js';
 import { resolveOptions, type SyntheticWebOptions, type WebProfile } from './web/options.js';
 import { computeReachable } from './web/reach.js';
 import { startWebProcess } from './web-process.js';
@@ -35,10 +36,13 @@ const LABELS: Record<Contender, string> = {
   http: 'cobweb crawl, the same with the console on (--http 127.0.0.1:0)',
   baseline: 'the same crawl by the baseline build',
   cluster: 'cobweb server + 2 cobweb bunny processes, the same work split between them',
+  variant: 'cobweb crawl, the same with BENCH_VARIANT_ARGS',
 };
 /** cobweb / raw loop on each web, with the defaults. */
 const TARGET_RATIO: Record<WebProfile, number | undefined> = { realistic: 0.8, small: undefined };
 const TARGET_CONSOLE_COST = 0.03;
+/** cobweb's peak RSS with the defaults, whatever the crawl's size. */
+const TARGET_PEAK_RSS_MB: Record<WebProfile, number | undefined> = { realistic: 300, small: undefined };
 const TARGET_CLUSTER_RATIO = 0.9;
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -57,6 +61,8 @@ async function main(): Promise<number> {
   compileBenchScripts(repoDir, jsDir);
   const results: WebResult[] = [];
   for (const profile of settings.profiles) results.push(await benchWeb(settings, jsDir, profile));
+  const startup =
+    settings.startupRounds > 0 ? await measureStartup(repoDir, settings.startupRounds) : undefined;
 
   console.log(describeMachine());
   console.log(
@@ -71,7 +77,12 @@ async function main(): Promise<number> {
     for (const note of result.notes) console.log(`- ${note}`);
     console.log('');
   }
-  return results.some((result) => result.failed) ? 1 : 0;
+  if (startup !== undefined) {
+    console.log('### start-up\n');
+    for (const line of startupLines(startup)) console.log(line);
+  }
+  const startupFailed = startup?.failure !== undefined;
+  return results.some((result) => result.failed) || startupFailed ? 1 : 0;
 }
 
 /** Every contender on one web, in alternating rounds. */
@@ -92,7 +103,10 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
     const root = settings.cobwebRoot ? resolve(settings.cobwebRoot) : repoDir;
     const built = cobwebIsBuilt(root);
     const contenders = settings.contenders.filter(
-      (c) => (c === 'raw' || built) && (c !== 'baseline' || settings.baselineRoot !== undefined),
+      (c) =>
+        (c === 'raw' || built) &&
+        (c !== 'baseline' || settings.baselineRoot !== undefined) &&
+        (c !== 'variant' || settings.variantArgs.length > 0),
     );
     const specs: Record<Exclude<Contender, 'raw'>, CobwebRoundSpec> = {
       cobweb: { kind: 'cobweb', extraArgs: [], bunnies: 0, root },
@@ -100,6 +114,7 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
       http: { kind: 'http', extraArgs: ['--http', '127.0.0.1:0'], bunnies: 0, root },
       baseline: { kind: 'baseline', extraArgs: [], bunnies: 0, root: settings.baselineRoot ?? root },
       cluster: { kind: 'cluster', extraArgs: [], bunnies: 2, root },
+      variant: { kind: 'variant', extraArgs: settings.variantArgs, bunnies: 0, root },
     };
     const outcomes = new Map<Contender, RoundOutcome[]>(contenders.map((c) => [c, []]));
     // Alternating the contenders spreads slow spells of a shared machine over every row.
@@ -116,7 +131,11 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
     const rows: TableRow[] = [];
     for (const contender of contenders) {
       const label =
-        contender === 'baseline' ? `${LABELS.baseline} in ${settings.baselineRoot}` : LABELS[contender];
+        contender === 'baseline'
+          ? `${LABELS.baseline} in ${settings.baselineRoot}`
+          : contender === 'variant'
+            ? `cobweb crawl, the same with ${settings.variantArgs.join(' ')}`
+            : LABELS[contender];
       rows.push(...summaryRows(label, outcomes.get(contender) ?? []));
     }
     if (!built)
@@ -125,7 +144,7 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
     return {
       heading: describeWeb(profile, settings, expected.length),
       rows,
-      ratios: ratioLines(profile, outcomes),
+      ratios: ratioLines(profile, outcomes, settings.variantArgs),
       notes: all.flatMap((outcome) => outcome.notes),
       failed: all.some((outcome) => outcome.warnings.length > 0 || !outcome.measurement),
     };
@@ -144,32 +163,67 @@ function describeWeb(profile: WebProfile, settings: BenchSettings, reachable: nu
   return `${profile} web: ${settings.hosts.length} hosts x ${settings.pagesPerHost} pages = ${reachable} reachable pages of ${pages}; seed ${settings.seed}; load ${loadavg()[0]?.toFixed(2)} at the end`;
 }
 
-function ratioLines(profile: WebProfile, outcomes: ReadonlyMap<Contender, RoundOutcome[]>): string[] {
-  const rate = (c: Contender) => median(outcomes.get(c) ?? [])?.pagesPerSec;
-  const [raw, cobweb, bare, http, cluster, baseline] = (
-    ['raw', 'cobweb', 'bare', 'http', 'cluster', 'baseline'] as const
-  ).map(rate);
+function ratioLines(
+  profile: WebProfile,
+  outcomes: ReadonlyMap<Contender, RoundOutcome[]>,
+  variantArgs: readonly string[],
+): string[] {
+  const of = (c: Contender) => outcomes.get(c) ?? [];
   const lines: string[] = [];
   const target = TARGET_RATIO[profile];
-  if (raw && cobweb) {
+  const pair = (a: Contender, b: Contender, what: string, goal = '') => {
+    const ratio = pairedRatio(of(a), of(b));
+    if (ratio !== undefined) lines.push(`${what}: ${ratio}${goal}`);
+  };
+  pair('cobweb', 'raw', 'cobweb / raw', target === undefined ? '' : ` (target >= ${target.toFixed(2)})`);
+  pair('bare', 'raw', 'cobweb without modules / raw');
+  pair('cobweb', 'bare', "with modules / without (the built-ins' cost)");
+  pair(
+    'http',
+    'cobweb',
+    'with --http / without',
+    ` (the console's cost; target >= ${(1 - TARGET_CONSOLE_COST).toFixed(2)})`,
+  );
+  pair(
+    'cluster',
+    'cobweb',
+    'server + 2 bunnies / cobweb crawl',
+    ` (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
+  );
+  pair('variant', 'cobweb', `with ${variantArgs.join(' ')} / defaults`);
+  pair('cobweb', 'baseline', 'this build / baseline build');
+  const peak = Math.max(
+    0,
+    ...of('cobweb').flatMap((o) => (o.measurement ? [o.measurement.peakRssBytes] : [])),
+  );
+  if (peak > 0 && TARGET_PEAK_RSS_MB[profile] !== undefined) {
     lines.push(
-      `cobweb / raw: ${(cobweb / raw).toFixed(2)}${target === undefined ? '' : ` (target >= ${target.toFixed(2)})`}`,
+      `cobweb's peak RSS, highest of its rounds: ${(peak / 1e6).toFixed(0)} MB (target <= ${TARGET_PEAK_RSS_MB[profile]} MB)`,
     );
   }
-  if (cobweb && bare)
-    lines.push(`with modules / without: ${(cobweb / bare).toFixed(2)} (the built-ins' cost)`);
-  if (cobweb && http) {
-    lines.push(
-      `with --http / without: ${(http / cobweb).toFixed(3)} (the console's cost; target <= ${(TARGET_CONSOLE_COST * 100).toFixed(0)}%)`,
-    );
-  }
-  if (cobweb && cluster) {
-    lines.push(
-      `server + 2 bunnies / cobweb crawl: ${(cluster / cobweb).toFixed(2)} (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
-    );
-  }
-  if (cobweb && baseline) lines.push(`this build / baseline build: ${(cobweb / baseline).toFixed(2)}`);
   return lines;
+}
+
+/**
+ * a / b, round by round: each round ran both one after the other, so a slow spell of a
+ * shared machine weighs on both sides of most ratios. The median round's ratio, with the
+ * lowest and the highest.
+ */
+function pairedRatio(a: readonly RoundOutcome[], b: readonly RoundOutcome[]): string | undefined {
+  const ratios: number[] = [];
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    const x = a[i]?.measurement;
+    const y = b[i]?.measurement;
+    if (x && y && y.pagesPerSec > 0) ratios.push(x.pagesPerSec / y.pagesPerSec);
+  }
+  if (ratios.length === 0) return undefined;
+  ratios.sort((p, q) => p - q);
+  const middle = ratios[Math.floor((ratios.length - 1) / 2)] as number;
+  const spread =
+    ratios.length === 1
+      ? '1 round'
+      : `rounds ${(ratios[0] as number).toFixed(2)} to ${(ratios[ratios.length - 1] as number).toFixed(2)}`;
+  return `${middle.toFixed(2)} (${spread})`;
 }
 
 // Turn signals into a normal exit so child.ts can kill the children it started.

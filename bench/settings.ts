@@ -1,7 +1,7 @@
 import type { WebProfile } from './web/options.js';
 
 /** The contenders a round can run; BENCH_CONTENDERS picks some (baseline needs BENCH_BASELINE_ROOT). */
-export const CONTENDERS = ['raw', 'cobweb', 'bare', 'http', 'baseline', 'cluster'] as const;
+export const CONTENDERS = ['raw', 'cobweb', 'bare', 'http', 'baseline', 'cluster', 'variant'] as const;
 export type Contender = (typeof CONTENDERS)[number];
 
 export interface BenchSettings {
@@ -26,6 +26,10 @@ export interface BenchSettings {
   cobwebRoot: string | undefined;
   /** Another checkout or build measured in the same rounds, beside this one (a before/after). */
   baselineRoot: string | undefined;
+  /** cobweb flags measured in the same rounds against the defaults (the variant contender); none: no variant. */
+  variantArgs: string[];
+  /** One-page crawls timed for the start-up figure (0: none). */
+  startupRounds: number;
 }
 
 /** Benchmark settings; every one can be overridden by an environment variable to run smaller. */
@@ -47,6 +51,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     keepData: env.BENCH_KEEP_DATA === '1',
     cobwebRoot: env.BENCH_COBWEB_ROOT || undefined,
     baselineRoot: env.BENCH_BASELINE_ROOT || undefined,
+    startupRounds: intFrom(env, 'BENCH_STARTUP_ROUNDS', 7, 0, 100),
+    variantArgs: (env.BENCH_VARIANT_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
   };
 }
 
