@@ -1,8 +1,8 @@
 import type { Feed } from '../console/feed.js';
 import { type RunningConsole, startConsole } from '../console/start.js';
 import type { ConsoleSource, SeedsAdded } from '../console/types.js';
-import type { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import type { StoreCall } from '../frontier/timed.js';
+import type { FrontierHosts, LocalFrontier } from '../frontier/types.js';
 import type { ModuleStats } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { serverToken } from '../server/token.js';
@@ -19,7 +19,7 @@ export interface CrawlConsoleParts {
   /** --http HOST:PORT. */
   http: string;
   layout: DataLayout;
-  frontier: SqliteFrontier;
+  frontier: LocalFrontier & FrontierHosts;
   run: Crawler;
   rules: LinkRules;
   modules: () => ModuleStats[];

@@ -3,6 +3,7 @@ import type { ModuleSite } from '../modules/api.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
+import { LeaseKeeper } from './lease-keeper.js';
 import { joinFields, type ModuleResults, type ModuleStep, type PreparedPages } from './module-step.js';
 import { processCrash, refusedRecord } from './page-processor.js';
 import type { Visit } from './visit.js';
@@ -44,7 +45,7 @@ const LEASE_GATHER_MS = 2;
 
 /**
  * The bunny: lease -> visit -> release -> write -> complete, with up to `concurrency`
- * fetches in flight. It is the only part of a crawling process that talks to the
+ * fetches in flight, each lease extended while its fetch and its writing last. It is the only part of a crawling process that talks to the
  * frontier, and it never guesses: the store says what to fetch and when the crawl is
  * over. Finished fetches are gathered into batches (64, or 5 ms) and written
  * together: WARC records and module hooks (on their own threads), pages.jsonl lines,
@@ -68,12 +69,21 @@ export class CrawlLoop {
   private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
+  /** Extends the leases of fetches in flight and of pages being written. */
+  private readonly keeper: LeaseKeeper;
 
   constructor(
     private readonly parts: LoopParts,
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+    this.keeper = new LeaseKeeper(
+      (ids) => parts.frontier.extend(ids),
+      (err) => {
+        this.fatal ??= err;
+        this.notify();
+      },
+    );
   }
 
   /** No new leases from now on; the fetches in flight finish and are written. */
@@ -120,6 +130,7 @@ export class CrawlLoop {
             const received = Date.now();
             for (const lease of batch.leases) {
               this.fetching++;
+              this.keeper.hold(lease, received);
               void this.fetchOne(lease, startByOf(lease, received));
             }
             if (batch.ended !== null) return batch.ended;
@@ -136,6 +147,7 @@ export class CrawlLoop {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
       await this.releaseFinished().catch(() => {});
+      this.keeper.stop();
     }
   }
 
@@ -252,6 +264,10 @@ export class CrawlLoop {
           c.outlinks = [...c.outlinks, ...links.accepted];
           c.rejected = [...c.rejected, ...links.rejected];
         }
+        // Each page's module records ride on its own completion: a server writes them
+        // only if that lease still holds, whatever became of the batch's other leases.
+        const emitted = results?.emitted.get(f);
+        if (emitted !== undefined) f.page.completion.moduleRecords = emitted;
       }
       this.parts.write(records);
       const { frontier } = this.parts;
@@ -259,11 +275,8 @@ export class CrawlLoop {
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       await this.releaseFinished();
       const completions = batch.map((f) => f.page.completion);
-      const first = completions[0];
-      if (first !== undefined && results !== null && results.emitted.length > 0) {
-        first.moduleRecords = results.emitted;
-      }
       const done = await frontier.complete(completions, this.settings.crawler);
+      this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
     } catch (err) {
       this.fatal = err;

@@ -1,8 +1,10 @@
 import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { MODULE_NAME } from '../modules/api.js';
 import { DataDirBusyError, DataDirError } from './errors.js';
+import { readMarker } from './marker.js';
 
 /** Where everything of one crawl lives under --data. */
 export interface DataLayout {
@@ -47,14 +49,13 @@ const LOCK_FILES = new Set(['cobweb.lock', 'cobweb.lock-journal']);
 
 /** WARC files as WarcWriter names them (prefix 'cobweb'). */
 const OWN_WARC = /^cobweb-\d{17}-\d{5,}-\d+\.warc\.gz$/;
-/** Module outputs: `<module name>.jsonl` (src/modules/module-worker.ts). */
-const OWN_MODULE_DATA = /^[A-Za-z0-9_-]{1,64}\.jsonl$/;
 
 /**
  * Whether `--data` may be used, before anything in it is touched: a folder that does not
- * exist yet, an empty one, or one with cobweb's marker. A file, or a folder holding
- * anything else, is refused (DataDirError): cobweb neither mixes its files into a
- * folder it did not make nor deletes from one.
+ * exist yet, an empty one, or one with cobweb's marker, which must be one this cobweb
+ * reads (readMarker). A file, a path under a file, a folder holding anything else, or a
+ * cobweb.json that is not a readable marker is refused (DataDirError): cobweb neither
+ * mixes its files into a folder it did not make nor deletes from one.
  */
 export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
   let entries: string[];
@@ -66,14 +67,35 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     }
     entries = readdirSync(layout.root);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'new';
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'new';
+    if (code === 'ENOTDIR') {
+      throw new DataDirError(
+        `--data ${layout.root} is under ${fileAbove(layout.root)}, a file, not a folder; give --data a new folder, or one cobweb made`,
+      );
+    }
     throw err;
   }
-  if (entries.includes('cobweb.json')) return 'cobweb';
+  if (entries.includes('cobweb.json')) {
+    readMarker(layout);
+    return 'cobweb';
+  }
   if (entries.every((e) => LOCK_FILES.has(e))) return 'new';
   throw new DataDirError(
     `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
   );
+}
+
+/** The file a path runs into (stat said ENOTDIR): the nearest folder above it that is not one. */
+function fileAbove(path: string): string {
+  for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+    try {
+      if (!statSync(at).isDirectory()) return at;
+    } catch {
+      // further up, then
+    }
+  }
+  return path;
 }
 
 /** Folders locked by this process: POSIX locks do not conflict within one process. */
@@ -118,11 +140,12 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 }
 
 /**
- * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, the
- * modules' outputs), only in a folder with cobweb's marker, and only under the lock.
- * Anything else in the folder, or in warc/ and data/, stays.
+ * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, and the
+ * modules' outputs the marker lists: `moduleData`), only in a folder with cobweb's
+ * marker, and only under the lock. Anything else in the folder, or in warc/ and data/,
+ * stays, a `.jsonl` of the user's in data/ too.
  */
-export function clearCrawl(layout: DataLayout): void {
+export function clearCrawl(layout: DataLayout, moduleData: readonly string[]): void {
   if (checkDataDir(layout) !== 'cobweb') return;
   const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
   for (const f of [...store, layout.pages, layout.sites, layout.log, layout.passes]) {
@@ -130,18 +153,20 @@ export function clearCrawl(layout: DataLayout): void {
   }
   // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.
   rmSync(`${layout.store}-seen`, { recursive: true, force: true });
-  removeOwn(layout.warc, OWN_WARC);
-  removeOwn(layout.moduleData, OWN_MODULE_DATA);
+  removeOwn(layout.warc, (name) => OWN_WARC.test(name));
+  // A name from the marker is only ever a plain file name in data/ (a hand-edited one included).
+  const own = new Set(moduleData.filter((n) => MODULE_NAME.test(n)).map((n) => `${n}.jsonl`));
+  removeOwn(layout.moduleData, (name) => own.has(name));
 }
 
-function removeOwn(dir: string, own: RegExp): void {
+function removeOwn(dir: string, own: (name: string) => boolean): void {
   let entries: string[];
   try {
     entries = readdirSync(dir);
   } catch {
     return; // not there: nothing to delete
   }
-  for (const name of entries) if (own.test(name)) rmSync(join(dir, name), { force: true });
+  for (const name of entries) if (own(name)) rmSync(join(dir, name), { force: true });
   try {
     rmdirSync(dir); // only if nothing else is left in it
   } catch {

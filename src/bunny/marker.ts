@@ -44,6 +44,11 @@ export interface Marker {
   settings: LinkSettings;
   /** The URL-seen set the last run used (docs/seen.md); a run with another fills it from the store. */
   seen?: SeenSettings;
+  /**
+   * The modules whose `data/<name>.jsonl` cobweb made (src/bunny/module-data.ts): --fresh
+   * deletes those and no other file in data/. Missing in a marker written before it was kept.
+   */
+  moduleData?: string[];
 }
 
 export interface SeenSettings {
@@ -101,14 +106,21 @@ export function readMarker(layout: DataLayout): Marker | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw err;
   }
-  let marker: Partial<Marker>;
+  let parsed: unknown;
   try {
-    marker = JSON.parse(text) as Partial<Marker>;
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new DataDirError(
       `${layout.marker} is damaged (${(err as Error).message}); restore it, or use a new --data folder`,
     );
   }
+  if (typeof parsed !== 'object' || parsed === null || !('format' in parsed || 'cobweb' in parsed)) {
+    // Some other program's cobweb.json: the folder is not cobweb's, whatever else is in it.
+    throw new DataDirError(
+      `${layout.marker} is not cobweb's marker (it has no "format" or "cobweb"), so cobweb did not make this folder; move the file, or use another --data folder`,
+    );
+  }
+  const marker = parsed as Partial<Marker>;
   if (typeof marker.format !== 'number' || typeof marker.settings !== 'object' || marker.settings === null) {
     throw new DataDirError(
       `${layout.marker} is damaged (no format or settings); restore it, or use a new --data folder`,
@@ -122,26 +134,40 @@ export function readMarker(layout: DataLayout): Marker | null {
   return marker as Marker;
 }
 
-/** Writes the marker with this run's settings (atomically: a kill leaves the old one or the new one). */
-export function writeMarker(
-  layout: DataLayout,
-  settings: LinkSettings,
-  previous: Marker | null,
-  seen?: SeenSettings,
-): Marker {
+/** What a run writes into the marker: its settings, its seen set, the module data files that are cobweb's. */
+export interface MarkerFields {
+  settings: LinkSettings;
+  seen?: SeenSettings | undefined;
+  moduleData: readonly string[];
+}
+
+/** Writes the marker with this run's fields, keeping when the folder was made. */
+export function writeMarker(layout: DataLayout, fields: MarkerFields, previous: Marker | null): Marker {
   const now = new Date().toISOString();
   const marker: Marker = {
     format: MARKER_FORMAT,
     cobweb: VERSION,
     created: previous?.created ?? now,
     updated: now,
-    settings,
-    ...(seen === undefined ? {} : { seen }),
+    settings: fields.settings,
+    ...(fields.seen === undefined ? {} : { seen: fields.seen }),
+    moduleData: [...fields.moduleData],
   };
+  saveMarker(layout, marker);
+  return marker;
+}
+
+/** A module data file more is cobweb's: the marker lists it, the rest stays as it was. */
+export function recordModuleData(layout: DataLayout, moduleData: readonly string[]): void {
+  const marker = readMarker(layout);
+  if (marker !== null) saveMarker(layout, { ...marker, moduleData: [...moduleData] });
+}
+
+/** Atomically: a kill leaves the old marker or the new one. */
+function saveMarker(layout: DataLayout, marker: Marker): void {
   const temp = `${layout.marker}.${process.pid}.tmp`;
   writeFileSync(temp, `${JSON.stringify(marker, null, 2)}\n`);
   renameSync(temp, layout.marker);
-  return marker;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { SiteFacts } from '../frontier/types.js';
 import type { ModulePage, ModuleSite, PageFields } from '../modules/api.js';
 import { lazyPage } from '../modules/lazy-page.js';
-import type { ModuleHost } from '../modules/module-host.js';
+import type { EmittedRecord, ModuleHost } from '../modules/module-host.js';
 import type { PageBatch, WirePage } from '../modules/protocol.js';
 import { partOf } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
@@ -29,8 +29,11 @@ export interface ModuleResults {
   links: Map<Visit, RoutedLinks>;
   /** Sites whose hooks ran, with what they found, to be recorded. */
   sites: SiteFacts[];
-  /** What the modules emitted, when they have no data folder of their own (a bunny). */
-  emitted: { module: string; record: Record<string, unknown> }[];
+  /**
+   * What the modules emitted, when they have no data folder of their own (a bunny), by
+   * the visit they belong to: a site's records go with the visit that found the site.
+   */
+  emitted: Map<Visit, EmittedRecord[]>;
 }
 
 /** A batch's pages, got ready for the modules before their bytes move on to the WARC thread. */
@@ -93,13 +96,12 @@ export class ModuleStep {
 
   /** Runs the hooks for a batch; `claimed` are the sites whose hooks this crawler runs. */
   async run(prepared: PreparedPages, claimed: readonly ModuleSite[]): Promise<ModuleResults> {
-    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: [] };
+    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: new Map() };
     await Promise.all([
       this.pageHooks(prepared, results),
       this.parts.siteHooks === false ? null : this.siteHooks(prepared.visits, claimed, results),
       this.callback(prepared),
     ]);
-    results.emitted = this.parts.host?.takeEmitted() ?? [];
     return results;
   }
 
@@ -111,6 +113,7 @@ export class ModuleStep {
       const visit = prepared.visits[i] as Visit;
       results.fields.set(visit, verdict.fields);
       this.enqueue(visit, verdict.enqueue, results);
+      emittedFor(visit, verdict.emitted, results);
     });
   }
 
@@ -147,8 +150,9 @@ export class ModuleStep {
 
   private async newSite(site: ModuleSite, visit: Visit, results: ModuleResults): Promise<void> {
     const host = this.parts.host;
-    const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [] };
+    const verdict = host?.active ? await host.onSite(site) : { info: {}, enqueue: [], emitted: [] };
     this.enqueue(visit, verdict.enqueue, results);
+    emittedFor(visit, verdict.emitted, results);
     results.sites.push({
       origin: site.origin,
       address: site.address,
@@ -180,6 +184,11 @@ export class ModuleStep {
           },
     );
   }
+}
+
+function emittedFor(visit: Visit, records: readonly EmittedRecord[], results: ModuleResults): void {
+  if (records.length === 0) return;
+  results.emitted.set(visit, [...(results.emitted.get(visit) ?? []), ...records]);
 }
 
 /** A module may add fields to a page's line, not rewrite what the crawl observed. */

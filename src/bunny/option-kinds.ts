@@ -192,6 +192,26 @@ export const listenAddress: OptionKind = {
   },
 };
 
+/** A shared store's connection string (--store): PostgreSQL's. */
+export const storeUrl: OptionKind = {
+  expected: 'a PostgreSQL connection string, like postgres://USER@HOST/DB',
+  check: (v) => typeof v === 'string' && /^postgres(ql)?:\/\/\S+$/i.test(v),
+  parse(text) {
+    if (!storeUrl.check(text.trim())) refuse(storeUrl, text);
+    return text.trim();
+  },
+};
+
+/** A crawl's name in a shared store (--crawl): letters, digits, '.', '_' and '-'. */
+export const crawlName: OptionKind = {
+  expected: "a name of 1 to 64 letters, digits, '.', '_' or '-'",
+  check: (v) => typeof v === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(v),
+  parse(text) {
+    if (!crawlName.check(text)) refuse(crawlName, text);
+    return text;
+  },
+};
+
 export const callback: OptionKind = { expected: 'a function', check: (v) => typeof v === 'function' };
 
 export const abortSignal: OptionKind = {

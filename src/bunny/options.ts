@@ -11,6 +11,7 @@ import {
   atLeast,
   callback,
   command,
+  crawlName,
   extensionList,
   fileList,
   folder,
@@ -22,6 +23,7 @@ import {
   regexList,
   resolveMap,
   shown,
+  storeUrl,
   userAgent,
   whole,
 } from './option-kinds.js';
@@ -32,6 +34,13 @@ export interface CrawlOptions {
   seeds: readonly string[];
   /** The store and every output; default './cobweb-data'. The same folder again resumes. */
   data?: string;
+  /**
+   * A shared store instead of the embedded one in `data`: a PostgreSQL connection string
+   * (postgres://USER[:PASSWORD]@HOST[:PORT]/DB; docs/postgres.md). `data` keeps the outputs.
+   */
+  store?: string;
+  /** The crawl's name in a shared store: crawls in one database do not see each other. Default 'default'. */
+  crawl?: string;
   /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
   /** Queue the URLs whose fetch failed in earlier runs once more. */
@@ -49,7 +58,7 @@ export interface CrawlOptions {
   parseThreads?: number;
   /** Fetches in flight to one host. */
   perHost?: number;
-  /** Least gap in ms between two requests to one host. */
+  /** Least gap in ms between the starts of two requests to one host (or address). */
   delayMs?: number;
   /** The gap is at least this many times the last response time (Heritrix's delay factor). */
   delayFactor?: number;
@@ -134,11 +143,11 @@ export type LogLevel = 'error' | 'warning' | 'info';
 export interface CrawlProgress {
   /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
   done: number;
-  /** In the store: URLs given up on without a response, robots.txt refusals included. */
+  /** In the store: URLs given up on without a response (a robots.txt answering 5xx included). */
   failed: number;
   queued: number;
   inFlight: number;
-  /** In the store: URLs the crawl refused (filters, too long). */
+  /** In the store: URLs not fetched because the crawl's rules (filters, too long) or robots.txt refused them. */
   rejected: number;
   /** URLs that got an HTTP response this run, whatever the status. */
   fetchedThisRun: number;
@@ -168,6 +177,7 @@ export interface CrawlSummary extends CrawlProgress {
 /** What an option is when not given (the README and --help say the same). */
 export const DEFAULTS = {
   data: './cobweb-data',
+  crawl: 'default',
   maxPages: Number.POSITIVE_INFINITY,
   /** Far enough for real sites, near enough that a trap that only goes deeper ends. */
   maxDepth: 50,
@@ -228,6 +238,16 @@ type RuledOption = Exclude<keyof CrawlOptions, 'seeds'>;
  */
 export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   data: { kind: folder, flag: '--data <dir>', help: 'the store and every output (pages.jsonl, warc/)' },
+  store: {
+    kind: storeUrl,
+    flag: '--store <url>',
+    help: 'crawl on PostgreSQL (postgres://USER@HOST/DB; else COBWEB_STORE) instead of the embedded store in --data',
+  },
+  crawl: {
+    kind: crawlName,
+    flag: '--crawl <name>',
+    help: 'with --store: which crawl in the database (each has its own queue, seen set and budget)',
+  },
   fresh: {
     kind: onOff,
     flag: '--fresh',
@@ -241,7 +261,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   maxPages: {
     kind: whole(0, true),
     flag: '--max-pages <n>',
-    help: 'stop after fetching this many URLs (counting earlier runs)',
+    help: 'stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
   },
   maxDepth: {
     kind: whole(0),
@@ -270,7 +290,11 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
     help: "threads that parse pages (default: the cores but one, at least 1; 0: on the crawl's own thread)",
   },
   perHost: { kind: whole(1), flag: '--per-host <n>', help: 'fetches in flight to one host' },
-  delayMs: { kind: whole(0), flag: '--delay <ms>', help: 'least gap between two requests to one host' },
+  delayMs: {
+    kind: whole(0),
+    flag: '--delay <ms>',
+    help: 'least gap between the starts of two requests to one host',
+  },
   delayFactor: {
     kind: atLeast(0),
     flag: '--delay-factor <n>',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import type { StopReason } from './crawl-loop.js';
+import { count } from './english.js';
 import type { LogLevel } from './options.js';
 
 /** One line of passes.jsonl: what one crawl pass did. */
@@ -61,12 +62,12 @@ export function lastPass(file: string): number {
  * while the next pass goes on. Resolves to why the crawl stopped: 'passes' when the N
  * passes are done and more is queued (the next run goes on from there).
  */
-export async function runPasses(count: number, parts: PassParts): Promise<StopReason | 'passes'> {
+export async function runPasses(passes: number, parts: PassParts): Promise<StopReason | 'passes'> {
   const { frontier } = parts;
   const commands: Promise<void>[] = [];
   let pass = lastPass(parts.passesFile);
   try {
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < passes; i++) {
       const depth = await frontier.shallowestWaiting();
       if (depth === null) return 'finished';
       pass++;
@@ -89,7 +90,7 @@ export async function runPasses(count: number, parts: PassParts): Promise<StopRe
       appendFileSync(parts.passesFile, `${JSON.stringify(line)}\n`);
       parts.mark({ passEnd: pass, depth, pages: line.pages, newUrls: line.newUrls, at: line.at });
       parts.log(
-        `pass ${pass} (depth ${depth}) done: ${line.pages} pages, ${line.newUrls} new URLs, ${line.seconds} s`,
+        `pass ${pass} (depth ${depth}) done: ${count(line.pages, 'page')}, ${count(line.newUrls, 'new URL')}, ${line.seconds} s`,
         'info',
       );
       if (parts.onPass !== undefined) commands.push(runOnPass(parts.onPass, pass, parts.dataDir, parts.log));

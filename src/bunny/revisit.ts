@@ -1,6 +1,18 @@
-import type { CrawlerId, Frontier, FrontierAdmin, NewLink, RejectedLink } from '../frontier/types.js';
+import type {
+  CrawlerId,
+  FrontierAdmin,
+  LocalFrontier,
+  NewLink,
+  PendingRecord,
+  RejectedLink,
+  StoredLink,
+} from '../frontier/types.js';
 import { canonicalize } from '../url/canonicalize.js';
+import { agree, count } from './english.js';
 import { type LinkRules, refusal } from './links.js';
+import type { LinkSettings } from './marker.js';
+import type { LogLevel } from './options.js';
+import { type SeedHints, seedLines } from './seed-lines.js';
 
 /**
  * The refusals a changed rule can undo: the ones decided from the URL and its depth
@@ -17,17 +29,28 @@ export const FILTER_REASONS = [
   'query-params',
 ] as const;
 
+/** The settings that decide what robots.txt refuses: when one changed, its refusals are asked again. */
+const ROBOTS_SETTINGS: readonly (keyof LinkSettings)[] = ['ignoreRobots', 'robotsToken'];
+
 const PAGE = 500;
 
 /**
  * A resumed crawl whose rules changed: the URLs refused only by a filter that no
- * longer refuses them are queued again. Returns how many.
+ * longer refuses them are queued again, and so are robots.txt's refusals when
+ * --ignore-robots or the User-Agent's robots token changed (the robots gate decides
+ * them anew). Returns how many.
  */
-export async function reconsiderRefused(store: FrontierAdmin, rules: LinkRules): Promise<number> {
+export async function reconsiderRefused(
+  store: FrontierAdmin,
+  rules: LinkRules,
+  changed: readonly (keyof LinkSettings)[],
+): Promise<number> {
+  const robots = changed.some((key) => ROBOTS_SETTINGS.includes(key));
+  const refusedFor = [...FILTER_REASONS, ...(robots ? ['robots'] : [])];
   let queued = 0;
   let after = 0;
   for (;;) {
-    const page = await store.findStored({ refusedFor: FILTER_REASONS }, after, PAGE);
+    const page = await store.findStored({ refusedFor }, after, PAGE);
     if (page.length === 0) return queued;
     after = page[page.length - 1]?.id ?? after;
     const now = page.filter((l) => refusal(l.url, l.depth, 0, 'page', rules) === null);
@@ -47,19 +70,100 @@ export async function retryFailed(store: FrontierAdmin): Promise<number> {
   }
 }
 
-/** How many of the seeds the store knew already (an earlier run met them): said, never silently skipped. */
+/** Seeds as links: depth 0, found on no page. */
+export function seedLinks(seeds: readonly string[]): NewLink[] {
+  return seeds.map((url) => ({ url, depth: 0, via: null }));
+}
+
+/** What became of the seeds given to a crawl that has run in its folder before. */
+export interface SeedsAdded {
+  /** New to the store: queued. */
+  added: number;
+  /** Refused by an earlier run (scope, depth, robots.txt...): queued again, as seeds. */
+  requeued: StoredLink[];
+  /** Fetched by an earlier run (a response came): not fetched again. */
+  fetched: number;
+  /** Failed in an earlier run (no response): not fetched again. */
+  failed: number;
+  /** Lines to write to pages.jsonl (the store's add() hands them back). */
+  records: PendingRecord[];
+}
+
+/**
+ * Adds the seeds. A seed the store knew already is never skipped silently: one an
+ * earlier run only refused is queued again at depth 0, since the user asks for it now;
+ * one fetched or failed before is counted, for the line saying so. A seed still queued
+ * from a run that stopped is simply fetched this run.
+ */
 export async function addSeeds(
-  frontier: Frontier,
+  store: LocalFrontier,
   seeds: readonly string[],
   crawler: CrawlerId,
-): Promise<Awaited<ReturnType<Frontier['add']>> & { known: number }> {
+): Promise<SeedsAdded> {
   // Seeds are taken as given: they define the scope, so the filter does not judge them.
-  const result = await frontier.add(
-    seeds.map((url) => ({ url, depth: 0, via: null })),
-    [],
-    crawler,
-  );
-  return { ...result, known: new Set(seeds).size - result.added };
+  const { added, records } = await store.add(seedLinks(seeds), [], crawler);
+  const result: SeedsAdded = { added, requeued: [], fetched: 0, failed: 0, records };
+  const distinct = [...new Set(seeds)];
+  if (added === distinct.length) return result;
+  for (let i = 0; i < distinct.length; i += PAGE) {
+    const among = distinct.slice(i, i + PAGE);
+    const met = await store.findStored({ refused: true, failed: true, done: true, among }, 0, among.length);
+    const refused = met.filter((l) => l.state === 'refused');
+    if (refused.length > 0)
+      await store.requeue(
+        refused.map((l) => l.id),
+        { asSeeds: true },
+      );
+    result.requeued.push(...refused);
+    result.fetched += met.filter((l) => l.state === 'done').length;
+    result.failed += met.filter((l) => l.state === 'failed').length;
+  }
+  return result;
+}
+
+/** What a resumed crawl asks of its store again before it starts, and how it says so. */
+export interface Revisit {
+  seeds: readonly string[];
+  crawler: CrawlerId;
+  rules: LinkRules;
+  /** The link-deciding settings that changed since the last run (openDataDir). */
+  changed: readonly (keyof LinkSettings)[];
+  retryFailed: boolean;
+  /** How the lines name the store and the way to fetch the seeds again. */
+  hints: SeedHints;
+}
+
+/**
+ * Before a crawl (or a server) starts on a folder crawled before: --retry-failed, then
+ * the seeds, then the refusals the changed rules undo. The order matters: a failed seed
+ * that --retry-failed queued is not "not fetched again", and a refused seed is queued
+ * at depth 0 before the changed rules could queue it at its old depth. Each step says
+ * what it did in one line. Resolves to what became of the seeds, with the records to write.
+ */
+export async function revisitStore(
+  store: LocalFrontier,
+  r: Revisit,
+  log: (line: string, level: LogLevel) => void,
+): Promise<SeedsAdded> {
+  if (r.retryFailed) {
+    const again = await retryFailed(store);
+    log(
+      `--retry-failed: ${count(again, 'URL')} that failed ${agree(again, 'is', 'are')} queued again`,
+      'info',
+    );
+  }
+  const seeded = await addSeeds(store, r.seeds, r.crawler);
+  for (const line of seedLines(seeded, r.hints)) log(line, 'info');
+  if (r.changed.length > 0) {
+    const again = await reconsiderRefused(store, r.rules, r.changed);
+    if (again > 0) {
+      log(
+        `${count(again, 'URL')} refused under the last run's rules ${agree(again, 'is', 'are')} queued again`,
+        'info',
+      );
+    }
+  }
+  return seeded;
 }
 
 /** Seed URLs handed to a running crawl, judged: what to queue, what the rules refuse, what is no URL. */

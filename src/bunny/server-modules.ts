@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModuleHost } from '../modules/module-host.js';
+import type { LogLevel } from './options.js';
 
 /** A module as a server sends it (MODULE): its name, the SHA-256 of its source, the source. */
 export interface SentModule {
@@ -21,7 +22,7 @@ export class ServerModules {
   constructor(
     private readonly dataDir: string,
     private readonly host: ModuleHost,
-    private readonly log: (line: string, level?: string) => void,
+    private readonly log: (line: string, level?: LogLevel) => void,
   ) {}
 
   async load(m: SentModule): Promise<void> {

@@ -26,7 +26,7 @@ export interface Visit {
 }
 
 export interface VisitParts {
-  fetcher: Pick<Fetcher, 'fetch'>;
+  fetcher: Pick<Fetcher, 'fetch' | 'addressOf'>;
   /** null with --ignore-robots. */
   robots: RobotsCache | null;
   gate: GateSettings;
@@ -42,6 +42,11 @@ export interface VisitParts {
  * crawl loop releases the host with `page.report` and hands the rest on.
  */
 export async function visit(lease: Lease, parts: VisitParts, startBy: number | null = null): Promise<Visit> {
+  if (lease.needsAddress === true) {
+    const address = await parts.fetcher.addressOf(lease.url);
+    if (address !== null) return placed(lease, address);
+    // No address: the request below fails at the same lookup, and reaches no server.
+  }
   let crawlDelayMs: number | null = null;
   if (parts.robots !== null) {
     if (parts.robots.cached(lease.url) === undefined && late(startBy)) return tooLate(lease);
@@ -95,6 +100,15 @@ function late(startBy: number | null): boolean {
  */
 function tooLate(lease: Lease): Visit {
   return { lease, page: processDeferred(lease, { fetchMs: 0, noRequest: true }), warc: [] };
+}
+
+/**
+ * --politeness-key ip, a host the store has no address for: no request yet. The lease
+ * goes back with the address the fetcher would dial, so the store counts the host's
+ * requests, the first one included, against that address.
+ */
+function placed(lease: Lease, address: string): Visit {
+  return { lease, page: processDeferred(lease, { fetchMs: 0, noRequest: true, address }), warc: [] };
 }
 
 /** The requests worth a WARC record: those that got a response. */

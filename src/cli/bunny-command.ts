@@ -1,7 +1,29 @@
+import { hostname } from 'node:os';
 import { Command } from 'commander';
-import type { CrawlOptions } from '../bunny/options.js';
-import { addRuleOptions } from './rule-options.js';
-import { parseHostPort } from './server-command.js';
+import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
+import { Crawler, closeAll } from '../bunny/crawler.js';
+import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { CrawlOptionError } from '../bunny/errors.js';
+import { linkSettingsOf } from '../bunny/marker.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  type LogLevel,
+  OPTION_RULES,
+  withDefaults,
+} from '../bunny/options.js';
+import { seedLinks } from '../bunny/revisit.js';
+import { RunCounter } from '../bunny/run-counts.js';
+import { type SentModule, ServerModules } from '../bunny/server-modules.js';
+import { ServerUnreachableError } from '../frontier/remote/connection.js';
+import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
+import { bunnySettingsFrom } from '../server/bunny-settings.js';
+import { runBunnyOnStore } from './bunny-on-store.js';
+import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
+import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [
@@ -21,6 +43,35 @@ const FETCH_OPTIONS = [
   'builtinModules',
 ] as const;
 
+/** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
+const NOT_A_BUNNYS = [
+  'data',
+  'fresh',
+  'retryFailed',
+  'moduleTimeoutMs',
+  'builtinModules',
+  'seen',
+  'seenCapacity',
+  'seenFpRate',
+] as const;
+
+/**
+ * The crawl's own options, which a bunny on PostgreSQL (--store) gives when it starts the
+ * crawl; with --server they are the server's to give.
+ */
+const CRAWL_OPTIONS = QUEUE_OPTIONS.filter(
+  (k): k is Exclude<(typeof QUEUE_OPTIONS)[number], (typeof NOT_A_BUNNYS)[number]> =>
+    !(NOT_A_BUNNYS as readonly string[]).includes(k),
+);
+
+/** The long flags of the crawl's own options (--delay, --scope, ...). */
+const CRAWL_FLAGS = new Set<string>(
+  CRAWL_OPTIONS.map((k) => (OPTION_RULES[k].flag as string).split(/[ ,]/)[0] as string),
+);
+
+/** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
+const WAIT_POLL_MS = 2000;
+
 /**
  * `cobweb bunny`: the crawl loop of `cobweb crawl`, on a server's queue. It adds the
  * URLs it is given, fetches what the server leases it (WARC files in its own --data,
@@ -29,17 +80,153 @@ const FETCH_OPTIONS = [
  */
 export function bunnyCommand(outcome: { code: number }): Command {
   const command = new Command('bunny')
-    .description('crawl for a cobweb server: lease URLs from it, fetch them, hand back what was found')
+    .description(
+      'crawl for a cobweb server (--server), or straight on PostgreSQL (--store): lease URLs, fetch them, hand back what was found',
+    )
     .argument('[url...]', 'URLs to add to the crawl first (seeds)');
-  const read = addRuleOptions(command, FETCH_OPTIONS, { data: './cobweb-bunny' });
+  const read = addRuleOptions(command, [...FETCH_OPTIONS, ...CRAWL_OPTIONS], { data: './cobweb-bunny' });
   command
-    .requiredOption('--server <host:port>', 'the cobweb server', parseHostPort)
+    .option('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
     const given = { ...read(flags), seeds: urlArgs } as CrawlOptions;
-    const { runBunny } = await import('./bunny-run.js');
-    await runBunny(given, urlArgs, flags, outcome);
+    const server = flags.server as { host: string; port: number } | undefined;
+    if (server === undefined) Object.assign(given, storeFromEnv(given));
+    else refuseCrawlFlags(command);
+    if (server === undefined && given.store === undefined) {
+      throw new CrawlOptionError(
+        'a bunny needs --server HOST:PORT (a cobweb server) or --store postgres://USER@HOST/DB (or COBWEB_STORE)',
+      );
+    }
+    checkCrawlOptions(given);
+    const own = withDefaults(given);
+    const seeds = urlArgs.length === 0 ? [] : canonicalSeeds(urlArgs);
+    const quiet = flags.quiet === true;
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
+    };
+    const layout = layoutOf(own.data);
+    checkDataDir(layout);
+    const stop = new AbortController();
+    let signal: StopSignal | null = null;
+    const onSignal = (received: StopSignal) => {
+      if (signal !== null) process.exit(EXIT[received]);
+      signal = received;
+      // Said even under --quiet, as by cobweb crawl.
+      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
+      stop.abort();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    if (server === undefined) {
+      try {
+        const ended = await runBunnyOnStore({
+          own,
+          seeds,
+          layout,
+          wait: flags.wait === true,
+          signal: stop.signal,
+          say,
+        });
+        outcome.code = ended === 'signal' && signal !== null ? EXIT[signal] : EXIT.ok;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      return;
+    }
+    const closers: (() => unknown)[] = [];
+    try {
+      const frontier = new RemoteFrontier({
+        host: server.host,
+        port: server.port,
+        // An empty token is none (COBWEB_TOKEN= in a shell): AUTH cannot carry one.
+        token: [flags.token, process.env.COBWEB_TOKEN].find(
+          (t): t is string => typeof t === 'string' && t !== '',
+        ),
+        name: `bunny@${hostname()}:${process.pid}`,
+        // A server that went away is waited for until it is back, and Ctrl-C stops the
+        // waiting. Said as a warning (--quiet hides it): nothing has failed yet, and a
+        // server that cannot be reached at all ends the bunny with an error line.
+        log: (line) => say(line, 'warning'),
+        signal: stop.signal,
+      });
+      closers.push(() => frontier.close());
+      // Modules the server sends right after WELCOME are loaded before the first lease.
+      const early: SentModule[] = [];
+      let pushed: ServerModules | null = null;
+      frontier.connection.on('module', (m: SentModule) => {
+        if (pushed === null) early.push(m);
+        else void pushed.load(m);
+      });
+      const welcome = await frontier.welcome();
+      const crawl = bunnySettingsFrom(welcome.settings);
+      if (crawl === null) throw new ServerUnreachableError('the server sent settings this bunny cannot read');
+      // Modules record nothing here: what they emit goes to the server with the pages.
+      const modules = await startModules(own, null, say);
+      closers.push(() => modules.close());
+      closers.push(await lockDataDir(layout));
+      const allSeeds = [...crawl.seeds, ...seeds];
+      // Its modules' records go to the server: this folder keeps no module data files.
+      openDataDir(
+        layout,
+        { settings: linkSettingsOf({ ...own, ...crawl }, allSeeds), fresh: false, modules: [] },
+        () => {},
+      );
+      pushed = new ServerModules(layout.root, modules, say);
+      for (const m of early.splice(0)) await pushed.load(m);
+      const counts = new RunCounter();
+      const crawler = await Crawler.start({
+        frontier,
+        name: `bunny@${hostname()}:${process.pid}`,
+        settings: { ...own, ...crawl, signal: stop.signal },
+        rules: linkRulesOf(crawl, allSeeds),
+        seeds: allSeeds,
+        modules,
+        warc: { dir: layout.warc, prefix: (id) => `cobweb-c${id}` },
+        // The server writes pages.jsonl from the completions: here the lines are only counted.
+        write: (lines) => {
+          for (const line of lines) counts.count(line);
+        },
+      });
+      closers.push(() => crawler.close());
+      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}`);
+      // The server runs a seed's checks, and records what it refuses.
+      if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
+      let ended = await crawler.loop.run();
+      while (ended !== 'signal' && flags.wait === true) {
+        await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
+        if (stop.signal.aborted) break;
+        ended = await crawler.loop.run();
+      }
+      say(
+        `${ended === 'signal' ? 'stopped by signal' : `the crawl is over (${ended})`}: ${counts.fetched} fetched by this bunny; WARC files: ${crawler.warcFiles.join(', ') || '(none)'}`,
+      );
+      outcome.code = signal === null ? EXIT.ok : EXIT[signal];
+    } catch (err) {
+      if (err instanceof ServerUnreachableError) {
+        process.stderr.write(`cobweb: ${err.message}\n`);
+        outcome.code = signal === null ? EXIT.failed : EXIT[signal];
+        return;
+      }
+      throw err;
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      await closeAll(closers.reverse());
+    }
   });
+}
+
+/** With --server, the crawl's options are the server's: one given here would be ignored, so it is refused. */
+function refuseCrawlFlags(command: Command): void {
+  for (const option of command.options) {
+    if (option.long === undefined || !CRAWL_FLAGS.has(option.long)) continue;
+    if (command.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    throw new CrawlOptionError(
+      `${option.long} is the crawl's to set: give it to cobweb server (or use the bunny with --store)`,
+    );
+  }
 }

@@ -3,7 +3,8 @@ import { Command } from 'commander';
 import { type CrawlOptions, DEFAULTS } from '../bunny/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { ProgressReporter, summaryText } from './progress.js';
-import { addRuleOptions } from './rule-options.js';
+import { printed, QUIET_HELP } from './quiet.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** `cobweb crawl`; the exit code it ends with is left in `outcome.code`. */
 export function crawlCommand(outcome: { code: number }): Command {
@@ -11,7 +12,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     .description('crawl from the seed URLs with the embedded store; the same command again resumes')
     .argument('<seed...>', 'http(s) URLs to start from (depth 0)');
   const read = addRuleOptions(command);
-  command.option('--quiet', 'print nothing but errors and warnings (no progress, no summary)');
+  command.option('--quiet', QUIET_HELP);
   return command.action(async (seeds: string[], flags: Record<string, unknown>) => {
     const quiet = flags.quiet === true;
     const given = read(flags);
@@ -22,14 +23,13 @@ export function crawlCommand(outcome: { code: number }): Command {
       if (signal !== null) process.exit(EXIT[received]);
       signal = received;
       progress.finish();
-      if (!quiet) {
-        process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
-      }
+      // Said even under --quiet: the user is waiting, and a second signal loses what is in flight.
+      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
       stop.abort();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    if (given.ignoreRobots === true) {
+    if (given.ignoreRobots === true && !quiet) {
       process.stderr.write('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
     }
     try {
@@ -37,6 +37,7 @@ export function crawlCommand(outcome: { code: number }): Command {
       const { crawl } = await import('../bunny/crawl.js');
       const summary = await crawl({
         ...(given as Partial<CrawlOptions>),
+        ...storeFromEnv(given),
         seeds,
         signal: stop.signal,
         progressMs: progress.intervalMs,
@@ -48,7 +49,7 @@ export function crawlCommand(outcome: { code: number }): Command {
           process.stdout.write(`cobweb: console on ${url} (its actions need the token in ${token})\n`);
         },
         onLog: (line, level) => {
-          if (quiet && level === 'info') return;
+          if (!printed(level, quiet)) return;
           progress.finish();
           process.stderr.write(`cobweb: ${level === 'warning' ? 'warning: ' : ''}${line}\n`);
         },

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
+import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
 import { bunnyCommand } from './bunny-command.js';
 import { controlCommands } from './control-commands.js';
@@ -41,7 +42,12 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stderr.write(`cobweb: ${err.message}\n`);
       return EXIT.usage;
     }
-    if (err instanceof DataDirBusyError) {
+    // A connection string that cannot work (bad password, no such database): the command's fault.
+    if (err instanceof PostgresConfigError) {
+      process.stderr.write(`cobweb: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof DataDirBusyError || err instanceof PostgresUnreachableError) {
       process.stderr.write(`cobweb: ${err.message}\n`);
       return EXIT.failed;
     }

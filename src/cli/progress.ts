@@ -1,3 +1,4 @@
+import { agree, count } from '../bunny/english.js';
 import type { CrawlProgress, CrawlSummary } from '../bunny/options.js';
 
 function duration(ms: number): string {
@@ -55,11 +56,6 @@ export class ProgressReporter {
   }
 }
 
-/** "1 URL", "2 URLs", "0 calls": counts that read as English. */
-export function count(n: number, noun: string): string {
-  return `${n} ${n === 1 ? noun : `${noun}s`}`;
-}
-
 /** "2xx 10, 4xx 1": a breakdown, largest first. */
 function breakdown(counts: Record<string, number>): string {
   return Object.entries(counts)
@@ -79,16 +75,17 @@ export function summaryText(s: CrawlSummary): string {
   const httpErrors: Record<string, number> = {};
   for (const [status, n] of Object.entries(run.fetched)) if (status >= '4xx') httpErrors[status] = n;
   const urls = s.fetchedThisRun + failed + run.robots;
+  const stayQueued = `${count(s.queued, 'URL')} ${agree(s.queued, 'stays', 'stay')} queued`;
   const ended =
     s.stoppedBy === 'finished'
       ? 'finished: nothing left to fetch'
       : s.stoppedBy === 'max-pages'
-        ? `stopped at --max-pages; ${count(s.queued, 'URL')} stay queued (run again with a higher --max-pages to go on)`
+        ? `stopped at --max-pages; ${stayQueued} (run again with a higher --max-pages to go on)`
         : s.stoppedBy === 'console'
-          ? `stopped from the console; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`
+          ? `stopped from the console; ${stayQueued} (run the same command again to resume)`
           : s.stoppedBy === 'passes'
-            ? `stopped after --passes; ${count(s.queued, 'URL')} stay queued for the next pass (run again to go on)`
-            : `stopped by signal; ${count(s.queued, 'URL')} stay queued (run the same command again to resume)`;
+            ? `stopped after --passes; ${stayQueued} for the next pass (run again to go on)`
+            : `stopped by signal; ${stayQueued} (run the same command again to resume)`;
   const errors = { ...httpErrors, ...run.failed };
   return [
     `cobweb: ${ended}`,
@@ -99,7 +96,7 @@ export function summaryText(s: CrawlSummary): string {
     ...(refused > 0
       ? [`    refused, not fetched: ${count(refused, 'URL')} (${breakdown(run.refused)})`]
       : []),
-    `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed or disallowed, ${s.rejected} refused, ${s.queued} queued`,
+    `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed, ${s.rejected} refused or disallowed by robots.txt, ${s.queued} queued`,
     ...moduleLines(s),
     `  pages: ${s.pagesFile}`,
     `  warc:  ${s.warcFiles.length === 0 ? '(none this run)' : s.warcFiles.join(', ')}`,

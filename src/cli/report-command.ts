@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { checkDataDir, layoutOf } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
 import { DataDirError } from '../bunny/errors.js';
 import { DEFAULTS } from '../bunny/options.js';
 import { EXIT } from './exit-codes.js';
@@ -18,7 +19,9 @@ export function reportCommand(outcome: { code: number }): Command {
       }
       const { writeReport } = await import('../console/report.js');
       const { file, report } = await writeReport(layout);
-      process.stdout.write(`cobweb: report of ${report.pages.lines} pages.jsonl lines written to ${file}\n`);
+      process.stdout.write(
+        `cobweb: report of ${count(report.pages.lines, 'pages.jsonl line')} written to ${file}\n`,
+      );
       outcome.code = EXIT.ok;
     });
 }

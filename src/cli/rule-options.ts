@@ -53,3 +53,9 @@ export function addRuleOptions(
     return given as Partial<CrawlOptions>;
   };
 }
+
+/** --store, else COBWEB_STORE: the shared store a command crawls on (none: the embedded one). */
+export function storeFromEnv(given: Partial<CrawlOptions>): Partial<CrawlOptions> {
+  const store = given.store ?? process.env.COBWEB_STORE;
+  return store === undefined || store === '' ? {} : { store };
+}

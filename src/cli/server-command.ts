@@ -1,12 +1,41 @@
+import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { CrawlOptions } from '../bunny/options.js';
+import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
+import { closeAll } from '../bunny/crawler.js';
+import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { count } from '../bunny/english.js';
+import { CrawlOptionError } from '../bunny/errors.js';
+import { linkSettingsOf } from '../bunny/marker.js';
+import { openDataDir } from '../bunny/open-data-dir.js';
+import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+  withDefaults,
+} from '../bunny/options.js';
+import { revisitStore } from '../bunny/revisit.js';
+import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
+import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
+import { Feed } from '../console/feed.js';
+import type { RunningConsole } from '../console/start.js';
+import type { StoreCall } from '../frontier/timed.js';
 import { parseBackoff } from '../server/backoff.js';
-import { DEFAULT_IDLE_MS } from '../server/defaults.js';
-import { addRuleOptions } from './rule-options.js';
+import { settingsForBunnies } from '../server/bunny-settings.js';
+import { DEFAULT_LIMITS } from '../server/server.js';
+import { startServerConsole } from '../server/server-console.js';
+import { startServer } from '../server/start.js';
+import { serverToken } from '../server/token.js';
+import { EXIT, type StopSignal } from './exit-codes.js';
+import { printed, QUIET_HELP } from './quiet.js';
+import { addRuleOptions, storeFromEnv } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
-const QUEUE_OPTIONS = [
+export const QUEUE_OPTIONS = [
   'data',
+  'store',
+  'crawl',
   'fresh',
   'retryFailed',
   'maxPages',
@@ -105,12 +134,143 @@ export function serverCommand(outcome: { code: number }): Command {
         'close a connection that sent half a packet, or nothing and waits for nothing, this long',
       )
         .argParser(atLeastOne)
-        .default(DEFAULT_IDLE_MS, '300000 (5 minutes)'),
+        .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
-    .option('--quiet', 'print nothing but errors and warnings');
+    .option('--quiet', QUIET_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
-    const given = { ...read(flags), seeds: seedArgs } as CrawlOptions;
-    const { runServer } = await import('./server-run.js');
-    await runServer(given, seedArgs, flags, outcome);
+    const given = { ...read(flags), ...storeFromEnv(read(flags)), seeds: seedArgs } as CrawlOptions;
+    checkCrawlOptions(given);
+    const o = withDefaults(given);
+    checkSharedStoreOptions(o);
+    const seeds = seedArgs.length === 0 ? [] : canonicalSeeds(seedArgs);
+    const listen = flags.listen as { host: string; port: number };
+    const skipSubstrings = flags.skipSubstring as string[];
+    const quiet = flags.quiet === true;
+    const say = (line: string, level: LogLevel = 'info') => {
+      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
+    };
+    const layout = layoutOf(o.data);
+    checkDataDir(layout);
+    const closers: (() => unknown)[] = [];
+    let signal: StopSignal | null = null;
+    try {
+      const modules = await startModules(o, layout.moduleData, say);
+      closers.push(() => modules.close());
+      // A shared store is reached before the folder is touched: a bad password touches nothing.
+      const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+      if (shared !== null) closers.push(() => shared.close());
+      closers.push(await lockDataDir(layout));
+      const rules = linkRulesOf({ ...o, skipSubstrings }, seeds);
+      const opened = openDataDir(
+        layout,
+        {
+          settings: linkSettingsOf(o, seeds),
+          fresh: o.fresh === true,
+          // A shared store has no seen set in the folder.
+          seen: shared === null ? seenOf(o) : undefined,
+          modules: modules.names,
+        },
+        say,
+      );
+      const store =
+        shared ?? (await openStore(layout, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o)));
+      closers.push(() => store.close());
+      const { token, generated } = serverToken(layout.root, flags.token as string | undefined);
+      let quit: () => void = () => {};
+      const quitting = new Promise<void>((r) => {
+        quit = r;
+      });
+      const storeCalls = o.http === undefined ? undefined : new Feed<StoreCall>();
+      const running = await startServer({
+        layout,
+        moduleData: opened.moduleData,
+        store,
+        modules,
+        host: listen.host,
+        port: listen.port,
+        token,
+        modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
+        rules,
+        backoff: flags.backoff as ReturnType<typeof parseBackoff>,
+        settings: settingsForBunnies({ ...o, skipSubstrings }, seeds),
+        leaseMs: DEFAULTS.leaseMs,
+        limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
+        maxConnections: flags.maxConnections as number,
+        log: say,
+        onQuit: () => quit(),
+        ...(storeCalls === undefined ? {} : { storeCalls }),
+      });
+      closers.push(() => running.close());
+      const { host, port } = running.server.address;
+      process.stdout.write(
+        `cobweb: server listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`,
+      );
+      if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
+      let stopAsked: (() => void) | null = null;
+      const consoleStop = new Promise<void>((r) => {
+        stopAsked = r;
+      });
+      let stopping = false;
+      let live: RunningConsole | null = null;
+      if (o.http !== undefined && storeCalls !== undefined) {
+        const where = parseListen(o.http);
+        if (where === null) throw new CrawlOptionError(`--http ${o.http} is not HOST:PORT`);
+        live = await startServerConsole({
+          running,
+          host: where.host,
+          port: where.port,
+          token,
+          tokenHint: `the server's token: --token, COBWEB_TOKEN, or ${layout.token}`,
+          storeCalls,
+          stop: () => {
+            if (stopping) return;
+            stopping = true;
+            say('stopping (asked from the console): the bunnies are told, their leases go back to the queue');
+            stopAsked?.();
+          },
+          stopping: () => stopping,
+        });
+        closers.push(() => live?.close());
+        // On stdout whatever --quiet says: with port 0 nothing else tells the port.
+        process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
+      }
+      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed rules.
+      const me = await store.registerCrawler(`server@${process.pid}`);
+      const revisit = {
+        seeds,
+        crawler: me,
+        rules,
+        changed: opened.changed,
+        retryFailed: o.retryFailed === true,
+        hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
+      };
+      const seeded = await revisitStore(store, revisit, say);
+      await running.service.writeRecords(seeded.records, me);
+      await store.leave(me);
+      if (seeds.length > 0) {
+        say(`${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued`);
+      }
+      const stopped = new Promise<StopSignal>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      const how = await Promise.race([
+        quitting.then(() => null),
+        stopped,
+        consoleStop.then(() => 'console' as const),
+      ]);
+      signal = how === 'console' ? null : how;
+      stopping = true;
+      await live?.finish(how ?? 'quit');
+      if (how === 'console') running.server.writeLog();
+      else if (how !== null) {
+        // Said even under --quiet, as by cobweb crawl.
+        process.stderr.write('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
+        running.server.writeLog();
+      }
+    } finally {
+      await closeAll(closers.reverse());
+    }
+    outcome.code = signal === null ? EXIT.ok : EXIT[signal];
   });
 }

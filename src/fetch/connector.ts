@@ -53,6 +53,51 @@ function vettedLookup(lookup: LookupFunction, policy: AddressPolicy): LookupFunc
   };
 }
 
+/** How a connection finds its address: the resolve map, then the (vetted) lookup. */
+interface Dialling {
+  policy: AddressPolicy | undefined;
+  lookup: LookupFunction | undefined;
+  resolve: Map<string, string> | null;
+}
+
+function diallingOf(options: ConnectorOptions): Dialling {
+  const policy = options.addressPolicy;
+  return {
+    policy,
+    lookup: policy === undefined ? options.lookup : vettedLookup(options.lookup ?? systemLookup, policy),
+    resolve:
+      options.resolve === undefined || options.resolve.size === 0
+        ? null
+        : normalizeResolveMap(options.resolve),
+  };
+}
+
+/**
+ * The address a connection to `hostname:port` would dial first, by the same rules as
+ * createConnector: the resolve map, an IP literal, or the lookup's first address the
+ * policy allows. null when there is none (the name does not resolve, or the policy
+ * refuses every address): the connection would fail.
+ */
+export function createDialledAddress(
+  options: ConnectorOptions,
+): (hostname: string, port: string) => Promise<string | null> {
+  const { policy, lookup, resolve } = diallingOf(options);
+  return (hostname, port) => {
+    const mapped = resolve?.get(`${hostname}:${port}`);
+    const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+    const literal = isIP(bare) !== 0 ? bare : undefined;
+    const fixed = mapped ?? literal;
+    if (fixed !== undefined) {
+      return Promise.resolve(policy === undefined || policy(fixed, hostname) ? fixed : null);
+    }
+    return new Promise((resolved) => {
+      (lookup ?? systemLookup)(hostname, {}, (error, address) => {
+        resolved(error === null && typeof address === 'string' && address !== '' ? address : null);
+      });
+    });
+  };
+}
+
 /**
  * The connect function handed to undici: undici's own connector (TCP or TLS, connect timeout, TLS session
  * cache), wrapped so that a `hostname:port` found in the resolve map is dialled at the mapped address.
@@ -61,15 +106,12 @@ function vettedLookup(lookup: LookupFunction, policy: AddressPolicy): LookupFunc
  * policy, every address is vetted before it is dialled; a refusal fails the connect with 'private-address'.
  */
 export function createConnector(options: ConnectorOptions): Connector {
-  const policy = options.addressPolicy;
-  const lookup = policy === undefined ? options.lookup : vettedLookup(options.lookup ?? systemLookup, policy);
+  const { policy, lookup, resolve } = diallingOf(options);
   const connect = buildConnector(
     lookup === undefined
       ? { timeout: options.connectTimeoutMs }
       : { timeout: options.connectTimeoutMs, lookup },
   );
-  const resolve =
-    options.resolve === undefined || options.resolve.size === 0 ? null : normalizeResolveMap(options.resolve);
   if (resolve === null && policy === undefined) return connect;
 
   return (target, callback) => {

@@ -1,4 +1,4 @@
-import { createConnector } from './connector.js';
+import { createConnector, createDialledAddress, defaultPort } from './connector.js';
 import { DnsCache } from './dns-cache.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
@@ -26,6 +26,7 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
 export class Fetcher {
   readonly #agent: InstanceType<typeof Agent>;
   readonly #settings: ExchangeSettings;
+  readonly #dialled: (hostname: string, port: string) => Promise<string | null>;
   #closed = false;
 
   constructor(options: FetcherOptions) {
@@ -37,12 +38,14 @@ export class Fetcher {
       timeouts: { connectTimeoutMs, firstByteTimeoutMs },
       requestHeaders: ['user-agent', options.userAgent, 'accept', ACCEPT, 'accept-encoding', ACCEPT_ENCODING],
     };
-    const connect = createConnector({
+    const dialling = {
       connectTimeoutMs,
       lookup: (options.dnsCache ?? new DnsCache()).lookupFunction(),
       ...(options.resolve !== undefined ? { resolve: options.resolve } : {}),
       ...(options.addressPolicy !== undefined ? { addressPolicy: options.addressPolicy } : {}),
-    });
+    };
+    const connect = createConnector(dialling);
+    this.#dialled = createDialledAddress(dialling);
     this.#agent = new Agent({
       connect,
       connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
@@ -80,6 +83,17 @@ export class Fetcher {
         exchange.failWith(error);
       }
     });
+  }
+
+  /**
+   * The address a new connection for `url` would dial first (the resolve map, an IP
+   * literal, or the DNS cache's first allowed answer); null when there is none. Asking
+   * warms the DNS cache the connection then uses.
+   */
+  addressOf(url: string): Promise<string | null> {
+    const parsed = URL.parse(url);
+    if (parsed === null) return Promise.resolve(null);
+    return this.#dialled(parsed.hostname, parsed.port || defaultPort(parsed.protocol));
   }
 
   /** Waits for exchanges in flight, then closes every connection. */

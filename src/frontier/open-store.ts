@@ -1,3 +1,4 @@
+import { PostgresFrontier } from './postgres/postgres-frontier.js';
 import { RemoteFrontier } from './remote/remote-frontier.js';
 import { isSeenKind } from './sqlite/seen-gate.js';
 import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
@@ -9,6 +10,13 @@ export class StoreSpecError extends Error {}
 export interface OpenOptions {
   /** The store's clock (tests move it by hand). */
   now?: () => number;
+  /** PostgreSQL: the crawl in the database (--crawl); default 'default'. */
+  crawl?: string;
+}
+
+/** `postgres://USER[:PASSWORD]@HOST[:PORT]/DB`: the PostgreSQL store. */
+export function isPostgresSpec(spec: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(spec);
 }
 
 /** A server's address as a spec: `cobweb://HOST:PORT`. */
@@ -39,14 +47,21 @@ const SQLITE_WITH_SEEN = /^sqlite\+([a-z]+):(.+)$/;
 
 /**
  * Opens the store a spec names: `sqlite:FILE` (or a plain file path), the embedded
- * store every crawling process on this machine may share, or `sqlite+KIND:FILE`, the
- * same store with a seen set only the opening process holds.
+ * store every crawling process on this machine may share; `sqlite+KIND:FILE`, the
+ * same store with a seen set only the opening process holds; or `postgres://...`, a
+ * PostgreSQL database that processes on many machines share.
  */
 export async function openFrontier(
   spec: string,
   settings: FrontierSettings,
   options: OpenOptions = {},
 ): Promise<LocalFrontier> {
+  if (isPostgresSpec(spec)) {
+    return PostgresFrontier.open(spec, settings, {
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.crawl === undefined ? {} : { crawl: options.crawl }),
+    });
+  }
   const withSeen = SQLITE_WITH_SEEN.exec(spec);
   if (withSeen !== null) {
     const kind = withSeen[1] as string;
@@ -58,7 +73,7 @@ export async function openFrontier(
     return new SqliteFrontier(spec.slice('sqlite:'.length), settings, options.now);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {
     throw new StoreSpecError(
-      `unknown store "${spec}": expected sqlite:FILE, or cobweb://HOST:PORT for a server`,
+      `unknown store "${spec}": expected sqlite:FILE, postgres://USER@HOST/DB, or cobweb://HOST:PORT for a server`,
     );
   }
   return new SqliteFrontier(spec, settings, options.now);

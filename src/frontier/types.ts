@@ -1,10 +1,12 @@
 /**
  * The Frontier contract. Every store keeps it: sqlite (embedded), postgres, and remote
- * (a cobweb server). It is written for many callers in many processes on many
- * machines: every call is async and batched, nothing assumes the store shares the
- * caller's memory, and every answer that changes state is keyed by an id the store
- * handed out. The crawl loop (src/bunny) is the only caller; a frontier knows nothing
- * of HTTP or HTML. docs/architecture.md draws the URL state machine these calls drive.
+ * (a cobweb server). It is written for many callers in many processes on many machines:
+ * every call is async and batched, nothing assumes the store shares the caller's
+ * memory, and every answer that changes state is keyed by an id the store handed out.
+ * The crawl loop (src/bunny) makes the crawling calls (lease, release, extend,
+ * complete, the records and sites of its pages); the process around it registers the
+ * crawler, adds the seeds and leaves. A frontier knows nothing of HTTP or HTML.
+ * docs/architecture.md draws the URL state machine these calls drive.
  */
 
 /** A page to parse for links, or a sitemap to read for URLs. */
@@ -58,11 +60,25 @@ export interface Lease {
   expiresAt: number;
   /**
    * Epoch ms (the store's clock) by which the request must start, or the lease goes back
-   * deferred: a request that starts late would crowd the host's next one, leased to
-   * someone else one gap after this. Absent when the host has no gap. Crawlers on other
-   * machines need their clocks in sync (NTP).
+   * deferred (no request made): the host's next lease is handed out no sooner than one
+   * gap after this moment, so a request that started later could crowd it. Absent when
+   * the host has no gap. Crawlers on other machines need their clocks in sync (NTP).
    */
   startBy?: number;
+  /**
+   * With --politeness-key ip: the store does not know the host's address yet. The
+   * crawler makes no request for this lease: it resolves the host as its fetcher would
+   * and completes the lease 'deferred' with the address in the report (noRequest). The
+   * host then counts against that address's budget, its first request included. If the
+   * host does not resolve, the lease is fetched as usual (and fails at the DNS lookup).
+   */
+  needsAddress?: true;
+}
+
+/** A lease extend() kept alive, and when it runs out now (the store's clock). */
+export interface ExtendedLease {
+  id: LeaseId;
+  expiresAt: number;
 }
 
 /** Why the crawl is over for every crawler; null while it is not. */
@@ -187,17 +203,31 @@ export interface FrontierStats {
   budgetLeft: number | null;
 }
 
-/** Stored URLs a resumed crawl may want back in the queue, because its rules changed. */
+/**
+ * Stored URLs a resumed crawl may want back in the queue, because its rules changed or
+ * because they are its seeds again. The kinds asked for add up; `among` narrows them.
+ */
 export interface StoredQuery {
-  /** URLs refused for one of these reasons ('depth', 'scope', ...). */
+  /** URLs refused for one of these reasons ('depth', 'scope', 'robots', ...). */
   refusedFor?: readonly string[];
+  /** URLs refused, whatever the reason. */
+  refused?: boolean;
   /** URLs whose fetch failed (--retry-failed). */
   failed?: boolean;
+  /** URLs fetched: a response came. */
+  done?: boolean;
+  /** Only these URLs (the seeds of a resumed crawl). */
+  among?: readonly string[];
 }
 
-/** A stored URL found by findStored(); `reason` is why it was refused, or its error. */
-export interface StoredLink extends RejectedLink {
+/** A stored URL found by findStored(), with its outcome; `reason` is why it was refused, or its error. */
+export interface StoredLink {
   id: RecordId;
+  url: string;
+  depth: number;
+  via: string | null;
+  state: 'done' | 'failed' | 'refused';
+  reason: string | null;
 }
 
 export interface Frontier {
@@ -217,8 +247,10 @@ export interface Frontier {
   add(links: readonly NewLink[], rejected: readonly RejectedLink[], crawler: CrawlerId): Promise<AddResult>;
   /**
    * Up to n URLs whose hosts are ready, breadth-first by depth, never more in flight
-   * per host than allowed, never two request starts to one host closer than its gap,
-   * and never past the crawl's page budget, whichever crawler asks.
+   * per host than allowed, and never past the crawl's page budget, whichever crawler
+   * asks. Leases to one host (or address) are handed out at least its gap plus its
+   * start window apart, so two requests that start by their leases' `startBy` start at
+   * least the gap apart.
    */
   lease(n: number, crawler: CrawlerId, options?: LeaseOptions): Promise<LeaseBatch>;
   /**
@@ -227,8 +259,8 @@ export interface Frontier {
    * complete(). A release of a lease that is no longer held changes nothing.
    */
   release(batch: readonly Release[]): Promise<void>;
-  /** Keeps long fetches' leases alive; resolves to the ids still held (the others are gone). */
-  extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]>;
+  /** Keeps long fetches' leases alive; resolves to the leases still held (the others are gone). */
+  extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]>;
   /**
    * Completes a batch in one durable step: outcomes, freed hosts, and the pages'
    * outlinks. A completion of a lease that expired and was handed to someone else is
@@ -268,8 +300,11 @@ export interface FrontierAdmin {
    * it now wants.
    */
   findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]>;
-  /** Queues refused or failed URLs once more (ids from findStored); resolves to how many were queued. */
-  requeue(ids: readonly RecordId[]): Promise<number>;
+  /**
+   * Queues refused or failed URLs once more (ids from findStored); resolves to how many
+   * were queued. `asSeeds`: at depth 0 with no referrer, as the seeds they are given as.
+   */
+  requeue(ids: readonly RecordId[], options?: { asSeeds?: boolean }): Promise<number>;
   /** The hosts with the most URLs queued, most first, for `show`. */
   hostQueues(limit: number): Promise<{ host: string; queued: number }[]>;
 }
@@ -295,7 +330,7 @@ export interface HostOverview {
   busiest: HostView[];
 }
 
-/** What a store can say of its hosts for the console and /metrics (optional: the SQLite store says it). */
+/** What a store can say of its hosts for the console and /metrics (optional: the SQLite and PostgreSQL stores say it; a server's bunnies do not). */
 export interface FrontierHosts {
   hostOverview(limit: number): Promise<HostOverview>;
 }
@@ -307,7 +342,7 @@ export type LocalFrontier = Frontier & FrontierAdmin;
 export interface FrontierSettings {
   /** Fetches in flight to one host (or address) at once. */
   perHost: number;
-  /** Least gap in ms between the starts of two requests to one host. */
+  /** Least gap in ms between the starts of two requests to one host (or address). */
   delayMs: number;
   /** The gap is at least this many times the last fetch's duration. */
   delayFactor: number;

@@ -12,6 +12,9 @@ import type { PageFacts } from '../parse/page-facts.js';
 export type { Document } from 'domhandler';
 export type { MetaTag, PageFacts, PageForm } from '../parse/page-facts.js';
 
+/** What a module's name may be: it names its data file, `<name>.jsonl`. */
+export const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** A fetched page, as modules see it. */
 export interface ModulePage {
   /** The URL fetched (canonical). */

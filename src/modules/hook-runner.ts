@@ -7,7 +7,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { CobwebModule, ModuleContext } from './api.js';
+import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
 import { lazyPage } from './lazy-page.js';
 import type { CallResult, LoadReport, ModuleSite, PageBatch, SkippedCall, SlotResults } from './protocol.js';
 
@@ -27,10 +27,9 @@ export type HookRequest =
   | { id: number; kind: 'pages'; batch: PageBatch; skip: SkippedCall[] }
   | { id: number; kind: 'site'; site: ModuleSite; skip: SkippedCall[] };
 
-/** What one module emitted while answering one request, by slot. */
+/** Lines emitted, by module slot. */
 export type Emitted = Map<number, string[]>;
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 /**
  * Importing a module (its file, what it imports, its top-level code) may take this long
  * at least, whatever the module timeout: a new thread on a busy machine is slow to import.
@@ -54,6 +53,11 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_
 export class HookRunner {
   /** The modules loaded, by slot; null for a slot whose module was refused. */
   private readonly slots: (CobwebModule | null)[] = [];
+  /**
+   * Lines emitted by hooks after their call had settled (they kept running past the
+   * timeout): they belong to no page, and go with the next answer.
+   */
+  private late: Emitted = new Map();
   private dataDirMade = false;
 
   constructor(private readonly env: HookEnv) {}
@@ -89,7 +93,7 @@ export class HookRunner {
       return report;
     }
     report.name = m.name;
-    if (!NAME.test(m.name)) {
+    if (!MODULE_NAME.test(m.name)) {
       report.refused = `the name "${m.name}" must be 1-64 letters, digits, '-' or '_'`;
       return report;
     }
@@ -130,10 +134,9 @@ export class HookRunner {
    * start at once, module by module in slot order, page by page, so modules that wait on
    * I/O wait together. Calls to skip (they held an earlier thread) are answered as
    * timeouts without running. What the modules emitted is written before this resolves,
-   * or (no data folder) returned.
+   * or (no data folder) returned, each call's lines with its result.
    */
   async answer(msg: HookRequest): Promise<{ results: SlotResults; emitted?: Record<number, string[]> }> {
-    const emitted: Emitted = new Map();
     const skip = new Set(msg.skip.map(([slot, page]) => `${slot}:${page}`));
     const args: unknown[] =
       msg.kind === 'pages' ? msg.batch.pages.map((w) => lazyPage(w, msg.batch.packed)) : [msg.site];
@@ -147,7 +150,7 @@ export class HookRunner {
       const calls = args.map((arg, p) =>
         skip.has(`${slot}:${p}`)
           ? Promise.resolve<CallResult>({ ms: this.env.timeoutMs, timeout: true })
-          : this.run(slot, emitted, [msg.id, p], (ctx) =>
+          : this.run(slot, [msg.id, p], (ctx) =>
               (hook as (arg: unknown, ctx: ModuleContext) => unknown).call(m, arg, ctx),
             ),
       );
@@ -158,18 +161,32 @@ export class HookRunner {
       );
     }
     await Promise.all(all);
-    return this.flush(results, emitted);
+    return this.flush(results);
   }
 
   /** Runs one hook with the timeout, timing it; never throws. */
   private async run(
     slot: number,
-    emitted: Emitted,
     where: [id: number, page: number],
     invoke: (ctx: ModuleContext) => unknown,
   ): Promise<CallResult> {
     const enqueue: string[] = [];
-    const ctx = this.contextFor(slot, emitted, enqueue);
+    const lines: string[] = [];
+    const call = { settled: false };
+    const result = await this.timed(where, slot, invoke, this.contextFor(slot, enqueue, lines, call));
+    call.settled = true;
+    if (enqueue.length > 0) result.enqueue = enqueue;
+    // Each page's records go back with that page's result: a server keeps them with its completion.
+    if (lines.length > 0) result.emitted = lines;
+    return result;
+  }
+
+  private async timed(
+    where: [id: number, page: number],
+    slot: number,
+    invoke: (ctx: ModuleContext) => unknown,
+    ctx: ModuleContext,
+  ): Promise<CallResult> {
     const began = performance.now();
     let outcome: unknown;
     try {
@@ -189,19 +206,26 @@ export class HookRunner {
         return { ms, error: `returned a value that is not JSON: ${describe(err)}` };
       }
     }
-    if (enqueue.length > 0) result.enqueue = enqueue;
     return result;
   }
 
-  private contextFor(slot: number, emitted: Emitted, enqueued: string[]): ModuleContext {
+  /** A call's context; `lines` gathers what it emits until `call.settled`. */
+  private contextFor(
+    slot: number,
+    enqueued: string[],
+    lines: string[],
+    call: { settled: boolean },
+  ): ModuleContext {
+    const late = this.late;
     return {
       emit(record) {
-        let lines = emitted.get(slot);
-        if (lines === undefined) {
-          lines = [];
-          emitted.set(slot, lines);
+        const line = JSON.stringify(record);
+        if (!call.settled) lines.push(line);
+        else {
+          const held = late.get(slot);
+          if (held === undefined) late.set(slot, [line]);
+          else held.push(line);
         }
-        lines.push(JSON.stringify(record));
       },
       enqueue(urls) {
         for (const u of urls) if (typeof u === 'string') enqueued.push(u);
@@ -212,24 +236,30 @@ export class HookRunner {
 
   /**
    * What the modules emitted while answering one request: written before the answer goes,
-   * or (no data folder: a bunny, whose server keeps the crawl's records) sent with it.
+   * or (no data folder: a bunny, whose server keeps the crawl's records) sent with it,
+   * each call's lines with its result and the late ones with the answer.
    */
-  private flush(
-    results: SlotResults,
-    emitted: Emitted,
-  ): { results: SlotResults; emitted?: Record<number, string[]> } {
-    if (emitted.size === 0) return { results };
-    if (this.env.dataDir === null) return { results, emitted: Object.fromEntries(emitted) };
-    if (!this.dataDirMade) {
-      mkdirSync(this.env.dataDir, { recursive: true });
-      this.dataDirMade = true;
-    }
-    for (const [slot, lines] of emitted) {
+  private flush(results: SlotResults): { results: SlotResults; emitted?: Record<number, string[]> } {
+    const late = this.late;
+    this.late = new Map();
+    if (this.env.dataDir === null)
+      return late.size === 0 ? { results } : { results, emitted: Object.fromEntries(late) };
+    for (const [slot, calls] of results.entries()) {
       const m = this.slots[slot];
-      if (m !== null && m !== undefined) {
-        appendFileSync(join(this.env.dataDir, `${m.name}.jsonl`), `${lines.join('\n')}\n`);
-      }
+      const lines = [...(calls ?? []).flatMap((r) => r.emitted ?? []), ...(late.get(slot) ?? [])];
+      for (const r of calls ?? []) delete r.emitted;
+      if (lines.length === 0 || m === null || m === undefined) continue;
+      this.write(m.name, lines);
     }
     return { results };
+  }
+
+  private write(name: string, lines: readonly string[]): void {
+    const dir = this.env.dataDir as string;
+    if (!this.dataDirMade) {
+      mkdirSync(dir, { recursive: true });
+      this.dataDirMade = true;
+    }
+    appendFileSync(join(dir, `${name}.jsonl`), `${lines.join('\n')}\n`);
   }
 }

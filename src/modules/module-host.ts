@@ -13,13 +13,20 @@ export interface ModuleHostOptions {
    */
   inline?: readonly string[];
   /**
-   * `<data>/data`: where modules' emitted records go. null: they are kept for
-   * takeEmitted() (a bunny sends them to its server, which keeps the crawl's records).
+   * `<data>/data`: where modules' emitted records go. null: they come back in each
+   * page's and site's verdict (a bunny sends them to its server, which keeps the
+   * crawl's records).
    */
   dataDir: string | null;
   timeoutMs: number;
   /** Module logs (ctx.log) and what happens to them: errors, timeouts, restarts. */
   log: (line: string, level: 'error' | 'info') => void;
+}
+
+/** A record a module emitted, when it has no data folder of its own. */
+export interface EmittedRecord {
+  module: string;
+  record: Record<string, unknown>;
 }
 
 /** What the modules made of one page. */
@@ -28,12 +35,16 @@ export interface PageVerdict {
   fields: PageFields;
   /** URLs the modules asked the crawl to consider. */
   enqueue: string[];
+  /** What the hooks emitted for this page (without a data folder). */
+  emitted: EmittedRecord[];
 }
 
 export interface SiteVerdict {
   /** Per module name: what its onSite returned. */
   info: Record<string, unknown>;
   enqueue: string[];
+  /** What the hooks emitted for this site (without a data folder). */
+  emitted: EmittedRecord[];
 }
 
 /** What the modules of one place (the thread, or the crawl's thread) made of a request; 'lost': nothing. */
@@ -57,7 +68,6 @@ interface Loaded {
  */
 export class ModuleHost {
   private modules: Loaded[] = [];
-  private emitted: { module: string; record: Record<string, unknown> }[] = [];
   private thread: ModuleThread | null = null;
   private inlineRunner: HookRunner | null = null;
   private nextRequest = 1;
@@ -82,9 +92,10 @@ export class ModuleHost {
 
   /**
    * Loads one more module (at start, or while the crawl runs: loadmod), after its
-   * selfTest. Its report says whether it was taken.
+   * selfTest. Its report says whether it was taken; `refuse` may give a reason not to
+   * take it, from its name.
    */
-  add(path: string): Promise<LoadReport> {
+  add(path: string, refuse?: (name: string) => string | undefined): Promise<LoadReport> {
     const slot = this.slots++;
     const inline = this.options.inline?.includes(path) === true;
     if (!inline) this.pendingLoads++;
@@ -94,6 +105,7 @@ export class ModuleHost {
       if (r.refused === undefined && r.name !== null && this.modules.some((m) => m.name === r.name)) {
         r.refused = `a module named "${r.name}" is already loaded`;
       }
+      if (r.refused === undefined && r.name !== null && refuse !== undefined) r.refused = refuse(r.name);
       if (r.refused === undefined && r.name !== null && !this.closed) {
         this.modules.push({
           name: r.name,
@@ -115,13 +127,6 @@ export class ModuleHost {
     return this.modules.map((m) => m.name);
   }
 
-  /** What modules emitted since the last call, when they have no data folder of their own. */
-  takeEmitted(): { module: string; record: Record<string, unknown> }[] {
-    const out = this.emitted;
-    this.emitted = [];
-    return out;
-  }
-
   /** Modules are loaded, or being loaded. */
   get active(): boolean {
     return this.slots > 0 && !this.closed;
@@ -137,18 +142,22 @@ export class ModuleHost {
 
   async onPages(batch: PageBatch): Promise<PageVerdict[]> {
     const count = batch.pages.length;
-    const verdicts: PageVerdict[] = batch.pages.map(() => ({ fields: {}, enqueue: [] }));
+    const verdicts: PageVerdict[] = batch.pages.map(() => ({ fields: {}, enqueue: [], emitted: [] }));
     await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.page);
     if (!this.active || count === 0 || withHook.length === 0) return verdicts;
     const [inThread, inline] = await this.ask(withHook, { kind: 'pages', batch, skip: [] });
     // Fields are merged in module order (built-ins first).
     for (const m of withHook) {
-      const results = this.resultsOf(m, m.inline ? inline : inThread, count);
+      const answer = m.inline ? inline : inThread;
+      const results = this.resultsOf(m, answer, count);
       if (results === null) continue;
+      // Lines of an earlier hook that ran past its call belong to no page: the first takes them.
+      if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, lateOf(answer, m.slot));
       results.forEach((r, p) => {
         this.count(m, r);
         const verdict = verdicts[p] as PageVerdict;
+        keepEmitted(verdict.emitted, m.name, r.emitted);
         if (r.value !== undefined && r.value !== null && typeof r.value === 'object') {
           Object.assign(verdict.fields, r.value);
         }
@@ -159,14 +168,17 @@ export class ModuleHost {
   }
 
   async onSite(site: ModuleSite): Promise<SiteVerdict> {
-    const verdict: SiteVerdict = { info: {}, enqueue: [] };
+    const verdict: SiteVerdict = { info: {}, enqueue: [], emitted: [] };
     await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.site);
     if (!this.active || withHook.length === 0) return verdict;
     const [inThread, inline] = await this.ask(withHook, { kind: 'site', site, skip: [] });
     for (const m of withHook) {
-      const result = this.resultsOf(m, m.inline ? inline : inThread, 1)?.[0];
+      const answer = m.inline ? inline : inThread;
+      const result = this.resultsOf(m, answer, 1)?.[0];
       if (result === undefined) continue;
+      keepEmitted(verdict.emitted, m.name, lateOf(answer, m.slot));
+      keepEmitted(verdict.emitted, m.name, result.emitted);
       this.count(m, result);
       if (result.value !== undefined) verdict.info[m.name] = result.value;
       if (result.enqueue !== undefined) verdict.enqueue.push(...result.enqueue);
@@ -232,8 +244,8 @@ export class ModuleHost {
   }
 
   /**
-   * One module's results from an answer, with what it emitted kept; null when it has
-   * none: the request was lost, or the module is off (its pages are skipped).
+   * One module's results from an answer; null when it has none: the request was lost, or
+   * the module is off (its pages are skipped).
    */
   private resultsOf(m: Loaded, answer: Answer, count: number): CallResult[] | null {
     const results = answer === 'lost' ? null : answer.results[m.slot];
@@ -241,11 +253,6 @@ export class ModuleHost {
       // The crawl is over: nothing was skipped that mattered.
       if (!this.closed) m.counts.skipped += count;
       return null;
-    }
-    if (answer !== 'lost') {
-      for (const line of answer.emitted?.[m.slot] ?? []) {
-        this.emitted.push({ module: m.name, record: JSON.parse(line) as Record<string, unknown> });
-      }
     }
     return results;
   }
@@ -266,4 +273,13 @@ export class ModuleHost {
       );
     }
   }
+}
+
+/** What a module emitted after its calls had settled, as an answer carries it. */
+function lateOf(answer: Answer, slot: number): string[] | undefined {
+  return answer === 'lost' ? undefined : answer.emitted?.[slot];
+}
+
+function keepEmitted(into: EmittedRecord[], module: string, lines: readonly string[] | undefined): void {
+  for (const line of lines ?? []) into.push({ module, record: JSON.parse(line) as Record<string, unknown> });
 }

@@ -52,6 +52,8 @@ export interface CallResult {
   /** onPage: fields for the pages.jsonl line; onSite: the info to store (any JSON). */
   value?: unknown;
   enqueue?: string[];
+  /** What the call emitted (JSON lines), when the modules have no data folder. */
+  emitted?: string[];
 }
 
 /**
@@ -96,6 +98,7 @@ export type SlotResults = (CallResult[] | null)[];
 export type FromWorker =
   | { kind: 'loaded'; id: number; report: LoadReport }
   | { kind: 'log'; slot: number; message: string }
+  /** `emitted`, by slot: lines of hooks whose call had settled (no data folder). */
   | { kind: 'pages' | 'site'; id: number; results: SlotResults; emitted?: Record<number, string[]> };
 
 export type { ModulePage, ModuleSite, PageFields };

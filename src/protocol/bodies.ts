@@ -65,6 +65,10 @@ function lease(v: unknown, where: string): WireLease {
     expiresAt: integer(o, 'expiresAt', where),
   };
   if (o.startBy !== undefined) l.startBy = integer(o, 'startBy', where);
+  if (o.needsAddress !== undefined) {
+    if (o.needsAddress !== true) bad(`${where}.needsAddress`, 'must be true when present');
+    l.needsAddress = true;
+  }
   return l;
 }
 

@@ -120,6 +120,8 @@ export interface WireLease {
   expiresAt: number;
   /** Optional: instant (the server's clock) by which the request must start, or the lease goes back deferred. */
   startBy?: number;
+  /** Optional (--politeness-key ip): resolve the host and give the lease back deferred with its address, making no request. */
+  needsAddress?: true;
 }
 
 export type WireOutcome =

@@ -1,5 +1,5 @@
 /**
- * The original server's "probability" back-off: after X URLs of one server were handed
+ * The "probability" back-off per web server: after X URLs of one server were handed
  * out, only every second URL of it is; after Y, every third; and so on
  * (`--backoff 100:2,1000:3,10000:4`). A URL held back goes back to the queue, deferred,
  * never dropped: a busy server's URLs are spread out among the others'.

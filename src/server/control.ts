@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { count } from '../bunny/english.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import type { CrawlService } from './crawl-service.js';
 import { appendNoFollow, plainNameIn } from './names.js';
@@ -38,9 +39,7 @@ export class Control {
     for (const s of sites) {
       const where =
         s.address === null ? '' : ` ${s.address.includes(':') ? `[${s.address}]` : s.address}:${s.port}`;
-      lines.push(
-        `  ${s.origin}${where}  ${s.count} ${s.count === 1 ? 'URL' : 'URLs'}  hosts: ${s.hosts.join(', ')}`,
-      );
+      lines.push(`  ${s.origin}${where}  ${count(s.count, 'URL')}  hosts: ${s.hosts.join(', ')}`);
       lines.push(`    directories: ${s.directories.join(' ')}`);
       const info = Object.keys(s.info);
       if (info.length > 0) lines.push(`    modules: ${JSON.stringify(s.info)}`);
@@ -59,7 +58,7 @@ export class Control {
     const lines = [`modules: ${stats.length}`];
     for (const m of stats) {
       lines.push(
-        `  ${m.name}: ${m.calls} ${m.calls === 1 ? 'call' : 'calls'}, ${m.errors} ${m.errors === 1 ? 'error' : 'errors'}, ${m.timeouts} ${m.timeouts === 1 ? 'timeout' : 'timeouts'}, ${m.meanMs.toFixed(2)} ms mean`,
+        `  ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${m.meanMs.toFixed(2)} ms mean`,
       );
     }
     return `${lines.join('\n')}\n`;
@@ -93,7 +92,12 @@ export class Control {
       }
       return `no module ${name}: neither ${name}.mjs nor ${name}.js is in ${dir}\n`;
     }
-    const report = await this.parts.service.modules.add(path);
+    const files = this.parts.service.moduleData;
+    const report = await this.parts.service.modules.add(path, (module) =>
+      files.claim(module)
+        ? undefined
+        : `${files.file(module)} is not cobweb's, and it would write its records into it`,
+    );
     if (report.refused !== undefined || report.name === null) {
       return `module ${name} refused: ${report.refused ?? 'it has no name'}\n`;
     }
@@ -102,7 +106,7 @@ export class Control {
     this.loaded.push(module);
     for (const b of this.parts.bunnies) b.pushModule(module);
     const hooks = [report.hooks.page ? 'page' : '', report.hooks.site ? 'site' : ''].filter(Boolean);
-    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${this.parts.bunnies.size} ${this.parts.bunnies.size === 1 ? 'bunny' : 'bunnies'}\n`;
+    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(this.parts.bunnies.size, 'bunny', 'bunnies')}\n`;
   }
 
   /** QUIT: cobweb.log is written (replacing the old one), then the server stops. */

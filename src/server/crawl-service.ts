@@ -1,6 +1,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
+import type { ModuleDataFiles } from '../bunny/module-data.js';
+import type { LogLevel } from '../bunny/options.js';
 import { refusedRecord } from '../bunny/page-processor.js';
 import {
   completionFromWire,
@@ -12,7 +14,7 @@ import {
   reportFromWire,
 } from '../frontier/remote/wire.js';
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
-import type { ModuleSite } from '../modules/api.js';
+import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import type { Bodies, JsonObject, WireRejected } from '../protocol/index.js';
@@ -24,8 +26,8 @@ export interface ServiceParts {
   store: LocalFrontier;
   /** pages.jsonl (and whoever listens to the lines written). */
   pages: Pick<PagesLog, 'append'>;
-  /** `<data>/data`: the modules' records, one file per module. */
-  moduleData: string;
+  /** `<data>/data`: the modules' records, one file per module, each claimed before its first line. */
+  moduleData: ModuleDataFiles;
   sites: SiteBook;
   /** The server's modules: site hooks, and the ones loadmod adds. */
   modules: ModuleHost;
@@ -35,10 +37,8 @@ export interface ServiceParts {
   /** What WELCOME tells bunnies to use. */
   settings: JsonObject;
   leaseMs: number;
-  log: (line: string) => void;
+  log: (line: string, level?: LogLevel) => void;
 }
-
-const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The crawl a cobweb server holds: its store, its pages.jsonl and module records, its
@@ -50,6 +50,8 @@ const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export class CrawlService {
   private held = false;
   private resumed: (() => void)[] = [];
+  /** Modules whose records are not written, said once each. */
+  private readonly refusedModules = new Set<string>();
 
   constructor(private readonly parts: ServiceParts) {}
 
@@ -77,6 +79,11 @@ export class CrawlService {
 
   get modules(): ModuleHost {
     return this.parts.modules;
+  }
+
+  /** The module data files that are cobweb's (loadmod claims one for the module it loads). */
+  get moduleData(): ModuleDataFiles {
+    return this.parts.moduleData;
   }
 
   get sites(): SiteBook {
@@ -145,12 +152,13 @@ export class CrawlService {
     );
   }
 
+  /** The store says which leases it still held and when each runs out now, by its own clock. */
   async extend(body: Bodies['EXTEND']): Promise<Bodies['EXTENDED']> {
     const ids = body.leases.map(idFromWire);
-    const held = new Set(await this.parts.store.extend(ids));
-    const expiresAt = Date.now() + this.parts.leaseMs;
+    const extended = await this.parts.store.extend(ids);
+    const held = new Set(extended.map((l) => l.id));
     return {
-      leases: ids.filter((id) => held.has(id)).map((id) => ({ id: idOnWire(id), expiresAt })),
+      leases: extended.map((l) => ({ id: idOnWire(l.id), expiresAt: Math.floor(l.expiresAt) })),
       stale: body.leases.filter((_, i) => !held.has(ids[i] as number)),
     };
   }
@@ -164,7 +172,8 @@ export class CrawlService {
     const completions = (body.completions as Parameters<typeof completionFromWire>[0][]).map(
       completionFromWire,
     );
-    const held = new Set(await this.parts.store.extend(completions.map((c) => c.leaseId)));
+    const extended = await this.parts.store.extend(completions.map((c) => c.leaseId));
+    const held = new Set(extended.map((l) => l.id));
     const lines: Record<string, unknown>[] = [];
     const visits: SiteVisit[] = [];
     for (const c of completions) {
@@ -336,14 +345,27 @@ export class CrawlService {
   private writeModuleRecords(records: readonly { module: string; record: Record<string, unknown> }[]): void {
     const byModule = new Map<string, string[]>();
     for (const { module, record } of records) {
-      if (!MODULE_NAME.test(module)) continue;
+      if (!this.mayWrite(module)) continue;
       byModule.set(module, [...(byModule.get(module) ?? []), JSON.stringify(record)]);
     }
-    if (byModule.size === 0) return;
-    mkdirSync(this.parts.moduleData, { recursive: true });
     for (const [module, lines] of byModule) {
-      appendFileSync(join(this.parts.moduleData, `${module}.jsonl`), `${lines.join('\n')}\n`);
+      const file = this.parts.moduleData.file(module);
+      mkdirSync(dirname(file), { recursive: true });
+      appendFileSync(file, `${lines.join('\n')}\n`);
     }
+  }
+
+  /** A bunny's module names a file of its own in data/; one that is someone else's is said once, and left alone. */
+  private mayWrite(module: string): boolean {
+    if (this.parts.moduleData.claim(module)) return true;
+    if (!this.refusedModules.has(module)) {
+      this.refusedModules.add(module);
+      this.parts.log(
+        `the records of module ${module} are not written: ${MODULE_NAME.test(module) ? `${this.parts.moduleData.file(module)} is not cobweb's` : 'its name is not a plain file name'}`,
+        'error',
+      );
+    }
+    return false;
   }
 }
 

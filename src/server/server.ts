@@ -4,7 +4,6 @@ import type { BunnyView } from '../console/types.js';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { CrawlService } from './crawl-service.js';
-import { DEFAULT_IDLE_MS } from './defaults.js';
 import { Session, type SessionLimits } from './session.js';
 import { Traffic } from './traffic.js';
 
@@ -27,7 +26,7 @@ export interface ServerOptions {
 }
 
 export const DEFAULT_LIMITS: SessionLimits = {
-  idleMs: DEFAULT_IDLE_MS,
+  idleMs: 5 * 60_000,
   maxBufferedBytes: 16 * 1024 * 1024,
   maxOutstanding: 256,
   // One message of the most packets a connection may send (256 x 64 KiB), half received:

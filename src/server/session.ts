@@ -407,7 +407,8 @@ export class Session {
           if (this.enqueueRun === run) this.enqueueRun = null;
           const urls = run.map((t) => this.urlOf(t)).filter((u): u is string => u !== null);
           if (urls.length === 0) return;
-          // Found on the URL this connection was given last, as the original server took it.
+          // An original ENQUEUE names no page: the links count as found on the URL this
+          // connection was given last.
           const latest = [...this.dequeued.values()].at(-1) ?? null;
           await this.ctx.service.enqueue(await this.originalCrawler(), urls, latest);
         })

@@ -11,7 +11,7 @@ export interface SiteVisit {
 const REWRITE_AFTER = 100_000;
 
 /**
- * The server's book of sites, as the original kept it: one web server (an address and
+ * The server's book of sites, one entry per web server (an address and
  * a port) with every host name seen on it, how many of its URLs were visited, and the
  * directories visited. `show` and `log` print it; `read` marks sites as visited.
  *

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import type { DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
+import type { ModuleDataFiles } from '../bunny/module-data.js';
+import type { LogLevel } from '../bunny/options.js';
 import { Feed } from '../console/feed.js';
 import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
@@ -15,6 +17,8 @@ import { SiteBook } from './site-book.js';
 
 export interface ServerSetup {
   layout: DataLayout;
+  /** The module data files that are cobweb's (openDataDir's). */
+  moduleData: ModuleDataFiles;
   store: LocalFrontier;
   modules: ModuleHost;
   host: string;
@@ -30,7 +34,7 @@ export interface ServerSetup {
   leaseMs: number;
   limits: SessionLimits;
   maxConnections: number;
-  log: (line: string) => void;
+  log: (line: string, level?: LogLevel) => void;
   onQuit?: () => void;
   /** Time every store call into this feed (the console's --http). */
   storeCalls?: Feed<StoreCall>;
@@ -59,7 +63,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
         lines.emit(records);
       },
     },
-    moduleData: setup.layout.moduleData,
+    moduleData: setup.moduleData,
     sites: new SiteBook(setup.layout.sites),
     modules: setup.modules,
     rules: setup.rules,

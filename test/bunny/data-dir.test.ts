@@ -20,6 +20,15 @@ const { site, run } = h;
 
 const twoPages = () => site('127.0.0.2', { '/': page('root', ['/a']), '/a': page('a') });
 const marker = (dir = h.dir) => JSON.parse(readFileSync(join(dir, 'cobweb.json'), 'utf8')) as Marker;
+/** After --fresh with the built-in modules on twoPages(): meta.jsonl is this run's alone; the user's file is as it was. */
+function expectFreshModuleData(): void {
+  expect(
+    readFileSync(join(h.dir, 'data', 'meta.jsonl'), 'utf8')
+      .trim()
+      .split('\n'),
+  ).toHaveLength(2);
+  expect(readFileSync(join(h.dir, 'data', 'customers.jsonl'), 'utf8')).toBe('{"id":1}\n');
+}
 const pagesLines = (dir = h.dir) => readFileSync(join(dir, 'pages.jsonl'), 'utf8').trim().split('\n');
 
 /** Every file under a folder, with its bytes: to show nothing in it changed. */
@@ -126,13 +135,52 @@ describe('--fresh', () => {
     expect(warc).not.toContain(oldWarc[0]);
   });
 
-  it('deletes the modules outputs and the store', async () => {
+  it("deletes the modules' outputs it lists and the store, and no .jsonl of the user's in data/", async () => {
     const a = await twoPages();
     await run([`${a.origin}/`], { builtinModules: true });
     expect(existsSync(join(h.dir, 'data', 'meta.jsonl'))).toBe(true);
+    expect(marker().moduleData?.sort()).toEqual(['forms', 'meta', 'server']);
+    // The user's own files beside them, one named as cobweb's are.
+    writeFileSync(join(h.dir, 'data', 'customers.jsonl'), '{"id":1}\n');
+    writeFileSync(join(h.dir, 'data', 'customers.csv'), 'id\n1\n');
     await run([`${a.origin}/`], { fresh: true });
-    expect(existsSync(join(h.dir, 'data'))).toBe(false);
+    expect(readdirSync(join(h.dir, 'data')).sort()).toEqual(['customers.csv', 'customers.jsonl']);
+    expect(readFileSync(join(h.dir, 'data', 'customers.jsonl'), 'utf8')).toBe('{"id":1}\n');
+    expect(readFileSync(join(h.dir, 'data', 'customers.csv'), 'utf8')).toBe('id\n1\n');
     expect(pagesLines()).toHaveLength(2);
+    expect(marker().moduleData).toEqual([]);
+    // A later --fresh with the built-in modules: their files go again, the user's stay.
+    await run([`${a.origin}/`], { builtinModules: true });
+    await run([`${a.origin}/`], { builtinModules: true, fresh: true });
+    expectFreshModuleData();
+  });
+
+  it('takes a marker written before it listed the module files: the files of the modules run now were its own', async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`], { builtinModules: true });
+    const { moduleData: _listed, ...older } = marker();
+    writeFileSync(join(h.dir, 'cobweb.json'), JSON.stringify(older));
+    writeFileSync(join(h.dir, 'data', 'customers.jsonl'), '{"id":1}\n');
+    await run([`${a.origin}/`], { builtinModules: true, fresh: true });
+    expectFreshModuleData();
+    expect(marker().moduleData?.sort()).toEqual(['forms', 'meta', 'server']);
+  });
+
+  it("never writes a module's records into a file of the user's: the crawl is refused first", async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    mkdirSync(join(h.dir, 'data'));
+    writeFileSync(join(h.dir, 'data', 'meta.jsonl'), '{"mine":true}\n');
+    const before = snapshot(h.dir);
+    for (const fresh of [false, true]) {
+      const attempt = run([`${a.origin}/`], { builtinModules: true, fresh });
+      await expect(attempt).rejects.toThrow(DataDirError);
+      await expect(attempt).rejects.toThrow(
+        `${join(h.dir, 'data', 'meta.jsonl')} is not cobweb's, and module meta would write its records into it; move the file, or use another --data folder`,
+      );
+    }
+    expect(snapshot(h.dir)).toEqual(before);
+    expect(a.log.filter((r) => r.path !== '/robots.txt')).toHaveLength(2);
   });
 });
 

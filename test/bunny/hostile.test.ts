@@ -523,11 +523,10 @@ describe('a server that asks to be left alone for decades', () => {
       if (pathOf(req) === '/robots.txt') return notFound(res);
       res.writeHead(503, { 'retry-after': '999999999', 'content-type': 'text/html' }).end('busy');
     });
-    // FAILS TODAY (crawler bug, reported to the lead): retryDelay() in src/bunny/retries.ts
-    // takes Retry-After uncapped as the URL's retry wait, so the URL is parked 31 years out
-    // and the crawl never finishes (the host hold is capped at an hour, the URL's wait is not).
-    // The signal is a bound of the test's own, so that it ends even then; a crawl that works
-    // finishes in about a second, far inside it.
+    // A Retry-After past an hour is not waited for: the URL is recorded with its 503
+    // (retryDelay() in src/bunny/retries.ts), else it would wait 31 years and the crawl
+    // would never end. The signal is the test's own bound, so that it ends even then; a
+    // crawl that works finishes in about a second, far inside it.
     const summary = await run([`${h.origin}/`], {
       retries: 1,
       retryDelayMs: 50,

@@ -100,6 +100,7 @@ describe('--passes', () => {
     ]);
     // pass 1 met /a, /b, /moved; pass 2 met /target and the four depth-2 pages
     expect(passes.map((p) => p.newUrls)).toEqual([3, 5]);
+    expect(ran.some((l) => /^pass 1 \(depth 0\) done: 1 page, 3 new URLs, [\d.]+ s$/.test(l))).toBe(true);
     // pages.jsonl: each pass's pages, then its marker
     const pages = lines(join(dir, 'pages.jsonl'));
     const markers = pages.map((l, i) => [l.passEnd, i]).filter(([p]) => p !== undefined);

@@ -30,5 +30,9 @@ describe("a run's counts", () => {
     expect(text).toContain('    errors: 1 (4xx 1)\n');
     expect(text).toContain('    disallowed by robots.txt, not fetched: 1 URL\n');
     expect(text).toContain('    refused, not fetched: 2 URLs (extension 1, scope 1)\n');
+    // The store counts robots.txt's refusals with the crawl's own: the label says so.
+    expect(text).toContain(
+      '  store, all runs: 3 URLs fetched, 0 failed, 3 refused or disallowed by robots.txt, 0 queued\n',
+    );
   });
 });

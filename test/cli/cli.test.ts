@@ -53,6 +53,40 @@ describe('cobweb crawl on the command line', () => {
     expect(site.log.filter((r) => r.path === '/a')).toHaveLength(2);
   });
 
+  it('names its crawler in every pages.jsonl line: the id the store gave the run', async () => {
+    const web = await serve(
+      '127.0.0.3',
+      routes({ '/': page('home', ['/a', 'http://elsewhere.test/']), '/a': page('a'), '/b': page('b') }),
+    );
+    try {
+      const data = join(dir, 'crawler-ids');
+      const lines = () =>
+        readFileSync(join(data, 'pages.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { url: string; crawler?: number; error?: string });
+      expect((await cobwebAsync('crawl', `${web.origin}/`, '--data', data, '--delay', '0')).code).toBe(0);
+      // fetched pages and the refused link alike
+      expect(lines().map((l) => [l.url, l.crawler])).toEqual(
+        expect.arrayContaining([
+          [`${web.origin}/`, 1],
+          [`${web.origin}/a`, 1],
+          ['http://elsewhere.test/', 1],
+        ]),
+      );
+      expect(lines()).toHaveLength(3);
+      // a run on the same folder is a new crawler, with the store's next id
+      expect((await cobwebAsync('crawl', `${web.origin}/b`, '--data', data, '--delay', '0')).code).toBe(0);
+      expect(
+        lines()
+          .slice(3)
+          .map((l) => [l.url, l.crawler]),
+      ).toEqual([[`${web.origin}/b`, 2]]);
+    } finally {
+      await web.close();
+    }
+  });
+
   it.each([
     [['crawl', 'http://127.0.0.2/', '--bogus'], /unknown option '--bogus'/],
     [['crawl', 'ftp://example.com/'], /bad seed URL "ftp:\/\/example.com\/": only http/],
@@ -93,19 +127,41 @@ describe('cobweb crawl on the command line', () => {
   it('warns on stderr when robots.txt is ignored, and does not ask for it', async () => {
     const robotsAsked = () => site.log.filter((l) => l.path === '/robots.txt').length;
     const before = robotsAsked();
-    const args = [
-      'crawl',
-      `${site.origin}/`,
-      '--data',
-      join(dir, 'ignore'),
-      '--delay',
-      '0',
-      '--ignore-robots',
-    ];
-    const r = await cobwebAsync(...args, '--quiet');
+    const args = ['crawl', `${site.origin}/`, '--delay', '0', '--ignore-robots'];
+    const r = await cobwebAsync(...args, '--data', join(dir, 'ignore'));
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/warning: --ignore-robots/);
+    expect(r.stderr).toBe('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
     expect(robotsAsked()).toBe(before);
+  });
+
+  it('prints no warning with --quiet, only errors', async () => {
+    const data = join(dir, 'quiet');
+    const args = ['crawl', `${site.origin}/`, '--delay', '0', '--data', data];
+    const ignoring = await cobwebAsync(...args, '--ignore-robots', '--quiet');
+    expect(ignoring.code).toBe(0);
+    expect(ignoring.stderr).toBe('');
+    // Resumed with other options: a warning without --quiet, none with it.
+    const changed = await cobwebAsync(...args, '--quiet');
+    expect(changed.code).toBe(0);
+    expect(changed.stderr).toBe('');
+    const loud = await cobwebAsync(...args, '--max-depth', '3');
+    expect(loud.stderr).toMatch(/^cobweb: warning: the options that decide which URLs are followed changed/);
+    const quiet = await cobwebAsync(...args, '--quiet');
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('with --quiet and --http, prints the console address alone, once, on stdout', async () => {
+    const data = join(dir, 'quiet-http');
+    const r = await cobwebAsync(
+      ...['crawl', `${site.origin}/`, '--delay', '0', '--data', data, '--http', '127.0.0.1:0', '--quiet'],
+    );
+    expect(r.code).toBe(0);
+    // Port 0: nothing but this line tells the port the system picked.
+    expect(r.stdout).toMatch(
+      /^cobweb: console on http:\/\/127\.0\.0\.1:\d+\/ \(its actions need the token in .+token\)\n$/,
+    );
+    expect(r.stderr).toBe('');
   });
 
   it('prints help with every flag and exits 0', () => {
@@ -143,5 +199,11 @@ describe('cobweb crawl on the command line', () => {
     ]) {
       expect(r.stdout).toContain(flag);
     }
+    // What --max-pages counts, and what --quiet leaves, as the README says.
+    const text = r.stdout.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      '--max-pages <n> stop once this many URLs have a final outcome (fetched, or failed for good), counting earlier runs; URLs robots.txt refuses do not count',
+    );
+    expect(text).toContain('--quiet print nothing but errors, and the "stopping:" line of a signal');
   });
 });

@@ -1,6 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,7 +158,7 @@ describe('a data folder cobweb did not make', () => {
     expect(existsSync(join(project, 'cobweb.lock'))).toBe(false);
   });
 
-  it('named as a file, or as an empty string, is refused the same way', async () => {
+  it('named as a file, under a file, or as an empty string, is refused the same way', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
     const asFile = await runNode(crawlArgs(file));
@@ -158,6 +166,12 @@ describe('a data folder cobweb did not make', () => {
     expect(asFile.stderr).toBe(
       `cobweb: --data ${file} is a file, not a folder; give --data a new folder, or one cobweb made\n`,
     );
+    const under = await runNode(crawlArgs(join(file, 'sub')));
+    expect(under.code).toBe(2);
+    expect(under.stderr).toBe(
+      `cobweb: --data ${join(file, 'sub')} is under ${file}, a file, not a folder; give --data a new folder, or one cobweb made\n`,
+    );
+    expect(readFileSync(file, 'utf8')).toBe('x');
     const empty = await runNode(crawlArgs(''), dir);
     expect(empty.code).toBe(2);
     expect(empty.stderr).toMatch(
@@ -165,4 +179,59 @@ describe('a data folder cobweb did not make', () => {
     );
     expect(empty.stderr.trim().split('\n')).toHaveLength(1);
   });
+});
+
+describe('a cobweb.json that is not a marker cobweb can read', () => {
+  /** What the one line says: its start and its end (JSON.parse's message is in between for a damaged one). */
+  const cases: [what: string, text: string, line: (marker: string, folder: string) => [string, string]][] = [
+    [
+      "another program's",
+      '{"name": "my tool config"}\n',
+      (m) => [
+        `${m} is not cobweb's marker (it has no "format" or "cobweb"), so cobweb did not make this folder;`,
+        ' move the file, or use another --data folder',
+      ],
+    ],
+    [
+      'a damaged one',
+      '{"format": 1, "cobweb": "0.1.0", "sett',
+      (m) => [`${m} is damaged (`, '); restore it, or use a new --data folder'],
+    ],
+    [
+      "a newer cobweb's",
+      '{"format": 99, "cobweb": "9.0.0", "settings": {}}\n',
+      (_m, f) => [
+        `--data ${f} was made by a newer cobweb (9.0.0, folder format 99);`,
+        ' use that version, or a new --data folder',
+      ],
+    ],
+  ];
+
+  it.each(cases)(
+    '(%s) is refused with one line and exit code 2, with or without --fresh, and nothing is touched',
+    async (what, text, line) => {
+      const folder = join(dir, `marker-${what.replace(/\W+/g, '-')}`);
+      mkdirSync(join(folder, 'data'), { recursive: true });
+      writeFileSync(join(folder, 'cobweb.json'), text);
+      // The user's own files, named as cobweb's are.
+      writeFileSync(join(folder, 'pages.jsonl'), '{"mine":true}\n');
+      writeFileSync(join(folder, 'data', 'orders.jsonl'), '{"order":1}\n');
+      const before = readdirSync(folder, { recursive: true }).sort();
+      const asked = slow.log.length;
+      const [start, end] = line(join(folder, 'cobweb.json'), folder);
+      for (const more of [[], ['--fresh']]) {
+        const r = await runNode(crawlArgs(folder, ...more));
+        expect(r.stderr.startsWith(`cobweb: ${start}`), r.stderr).toBe(true);
+        expect(r.stderr.endsWith(`${end}\n`), r.stderr).toBe(true);
+        expect(r.stderr.split('\n')).toHaveLength(2);
+        expect(r.code).toBe(2);
+        expect(r.stdout).toBe('');
+      }
+      expect(readdirSync(folder, { recursive: true }).sort()).toEqual(before);
+      expect(readFileSync(join(folder, 'cobweb.json'), 'utf8')).toBe(text);
+      expect(readFileSync(join(folder, 'pages.jsonl'), 'utf8')).toBe('{"mine":true}\n');
+      expect(readFileSync(join(folder, 'data', 'orders.jsonl'), 'utf8')).toBe('{"order":1}\n');
+      expect(slow.log.length).toBe(asked);
+    },
+  );
 });

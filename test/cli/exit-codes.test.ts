@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cobweb as cobwebProcess } from '../helpers/cli-process.js';
 import { listenOnLoopback, page, routes, serve, type TestServer } from '../helpers/http.js';
 import { runNode } from '../helpers/run-node.js';
 
@@ -50,6 +51,32 @@ describe('exit codes', () => {
     expect(r.code).toBe(0);
   });
 
+  it.each([
+    ['a path with no file', null, /cannot be imported/],
+    ['a syntax error', `export default { name: 'x', onPage( };`, /cannot be imported: /],
+    ['no name', `export default { onPage() {} };`, /its default export must be an object with a name/],
+    ['no hooks', `export default { name: 'idle' };`, /it has neither an onPage nor an onSite hook/],
+    [
+      'a failing selfTest',
+      `export default { name: 'broken', selfTest() { throw new Error('no dictionary'); }, onPage() {} };`,
+      /selfTest failed: no dictionary/,
+    ],
+  ])('2 for a --module with %s: one line, and the crawl never starts', async (what, source, why) => {
+    const module = join(dir, `bad-${what.replace(/\W+/g, '-')}.mjs`);
+    if (source !== null) writeFileSync(module, source);
+    const data = join(dir, `never-${what.replace(/\W+/g, '-')}`);
+    const asked = site.log.length;
+    const r = await runNode([BIN, 'crawl', `${site.origin}/`, '--data', data, '--module', module]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(new RegExp(`^cobweb: module ${module} cannot be loaded: .*${why.source}`));
+    expect(lines[0]).toMatch(/; fix it, or leave it out$/);
+    expect(site.log.length).toBe(asked);
+    expect(existsSync(data)).toBe(false);
+  });
+
   it('4 when nothing could be fetched: the seed refused the connection', async () => {
     // A port that was just free: nothing listens on it.
     const probe = await listenOnLoopback(createServer(), '127.0.0.3');
@@ -58,6 +85,35 @@ describe('exit codes', () => {
     expect(r.stdout).toMatch(/finished: nothing left to fetch/);
     expect(r.stdout).toMatch(/ {4}errors: 1 \(refused 1\)/);
     expect(r.code).toBe(4);
+  });
+
+  it('4 when every one of several seeds failed: one refused, one cut off before answering', async () => {
+    const closed = await listenOnLoopback(createServer(), '127.0.0.3');
+    await closed.close();
+    const cut = await listenOnLoopback(
+      createServer((socket) => socket.destroy()),
+      '127.0.0.5',
+    );
+    try {
+      const out = nextData();
+      const r = await runNode([
+        BIN,
+        'crawl',
+        `${closed.origin}/`,
+        `${cut.origin}/`,
+        '--data',
+        out,
+        '--retries',
+        '0',
+      ]);
+      expect(r.stdout).toMatch(/finished: nothing left to fetch/);
+      expect(r.stdout).toMatch(/ {4}fetched: 0 URLs\n {4}errors: 2 \(/);
+      const records = readFileSync(join(out, 'pages.jsonl'), 'utf8').trim().split('\n');
+      expect(records.map((l) => (JSON.parse(l) as { status: number | null }).status)).toEqual([null, null]);
+      expect(r.code).toBe(4);
+    } finally {
+      await cut.close();
+    }
   });
 
   it('4 when nothing could be fetched: the seed never answered', async () => {
@@ -109,7 +165,32 @@ describe('exit codes', () => {
     });
   }
 
-  it('130 with --quiet, and not a word on either stream', async () => {
+  it('a second signal quits at once, with its own code, without waiting for the fetch in flight', async () => {
+    const out = nextData();
+    // /held would keep the first signal's clean stop waiting for 30 s.
+    const crawl = cobwebProcess([
+      'crawl',
+      `${site.origin}/`,
+      '--data',
+      out,
+      '--delay',
+      '0',
+      '--delay-factor',
+      '0',
+      '--first-byte-timeout',
+      '30000',
+    ]);
+    await untilFetched(out, 3, () => crawl.child.exitCode !== null);
+    crawl.child.kill('SIGINT');
+    await crawl.line(/cobweb: stopping: /);
+    crawl.child.kill('SIGTERM');
+    expect(await crawl.exit()).toBe(143);
+    expect(crawl.stdout()).toBe(''); // no summary: it did not wait for the end
+    // What was written stays written.
+    expect(readFileSync(join(out, 'pages.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
+  });
+
+  it('130 with --quiet, and no word on either stream but the stopping line', async () => {
     const out = nextData();
     const child = spawn(
       process.execPath,
@@ -126,7 +207,7 @@ describe('exit codes', () => {
     await untilFetched(out, 3, () => child.exitCode !== null);
     child.kill('SIGINT');
     const [exit] = await once(child, 'exit');
-    expect(printed).toBe('');
+    expect(printed).toBe('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
     expect(exit).toBe(130);
   });
 });

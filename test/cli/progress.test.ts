@@ -90,15 +90,20 @@ describe('the summary', () => {
         modules: [{ name: 'm', calls: 1, errors: 1, timeouts: 1, skipped: 1, meanMs: 2 }],
       }),
     );
-    expect(text).toContain('1 URL stay queued');
+    expect(text).toContain('1 URL stays queued');
     expect(text).toContain('  this run: 2 URLs in 3s');
     expect(text).toContain('    fetched: 1 URL (2xx 1)');
     expect(text).toContain('    disallowed by robots.txt, not fetched: 1 URL');
     expect(text).toContain('    refused, not fetched: 1 URL (depth 1)');
     expect(text).toContain('  module m: 1 call, 1 error, 1 timeout, 1 page skipped, 2.00 ms mean');
     const many = summaryText(
-      summary({ modules: [{ name: 'm', calls: 2, errors: 0, timeouts: 2, skipped: 0, meanMs: 0 }] }),
+      summary({
+        queued: 2,
+        stoppedBy: 'signal',
+        modules: [{ name: 'm', calls: 2, errors: 0, timeouts: 2, skipped: 0, meanMs: 0 }],
+      }),
     );
+    expect(many).toContain('stopped by signal; 2 URLs stay queued');
     expect(many).toContain('  module m: 2 calls, 0 errors, 2 timeouts, 0 pages skipped, 0.00 ms mean');
   });
 });

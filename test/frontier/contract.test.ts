@@ -1,11 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type {
   Completion,
   CrawlerId,
+  FrontierHosts,
   FrontierSettings,
   Lease,
   LocalFrontier,
@@ -38,15 +41,22 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   const opened: AnyFrontier[] = [];
   const children: ChildProcess[] = [];
   let skip: string | null = null;
+  let warned = false;
 
   beforeEach(async (ctx) => {
     skip = await kind.unavailable();
     if (skip !== null) {
-      console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      // One loud line per store, not one per test.
+      if (!warned) console.warn(`SKIPPED: the ${kind.name} store contract suite: ${skip}`);
+      warned = true;
       ctx.skip();
     }
     current = await kind.create();
     clock = 1_000_000;
+  });
+
+  afterAll(async () => {
+    await kind.teardown?.();
   });
 
   afterEach(async () => {
@@ -88,6 +98,24 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       );
       expect(again.added).toBe(1);
       expect((await f.stats()).queued).toBe(2);
+    });
+
+    it('says which hosts are busy, for the console, when it can', async (ctx) => {
+      const f = await store({ perHost: 1, delayMs: 1000 });
+      const hosts = f as AnyFrontier & Partial<FrontierHosts>;
+      if (hosts.hostOverview === undefined) return ctx.skip();
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 3), ...urls('b.test', 1)], [], c);
+      const [lease] = await leaseAll(f, c, 1);
+      const seen = await hosts.hostOverview(10);
+      expect({ active: seen.active, waiting: seen.waiting, retired: seen.retired }).toEqual({
+        active: 1,
+        waiting: 1,
+        retired: 0,
+      });
+      const busy = seen.busiest.find((h) => h.host === lease?.host);
+      expect(busy?.inFlight).toBe(1);
+      expect(seen.busiest.map((h) => h.host).sort()).toEqual(['a.test', 'b.test']);
     });
 
     it('gives crawler ids from its own sequence, never the same twice', async () => {
@@ -247,6 +275,47 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
   });
 
+  describe('stored URLs given again as seeds', () => {
+    it('are found among the URLs asked for, by outcome, and queued at depth 0 with no referrer', async (ctx) => {
+      const f = admin(await store({ perHost: 4 }), ctx);
+      const c = await f.registerCrawler('a');
+      const added = await f.add(
+        [
+          { url: 'http://a.test/', depth: 0, via: null },
+          { url: 'http://a.test/gone', depth: 1, via: 'http://a.test/' },
+        ],
+        [{ url: 'http://b.test/', depth: 2, via: 'http://a.test/x', reason: 'scope' }],
+        c,
+      );
+      await f.acknowledge(added.records.map((r) => r.id));
+      const leases = await leaseAll(f, c);
+      await f.complete(
+        leases.map((l) =>
+          completion(l, l.url.endsWith('/gone') ? { kind: 'failed', error: 'dns' } : { kind: 'done' }),
+        ),
+        c,
+      );
+      const all = { refused: true, failed: true, done: true };
+      const among = ['http://a.test/', 'http://b.test/', 'http://a.test/gone', 'http://never.test/'];
+      const found = await f.findStored({ ...all, among }, 0, 10);
+      expect(found.map((s) => [s.url, s.state, s.reason])).toEqual([
+        ['http://a.test/', 'done', null],
+        ['http://a.test/gone', 'failed', 'dns'],
+        ['http://b.test/', 'refused', 'scope'],
+      ]);
+      expect(await f.findStored({ ...all, among: ['http://b.test/'] }, 0, 10)).toHaveLength(1);
+      const refused = found.filter((s) => s.state === 'refused');
+      expect(
+        await f.requeue(
+          refused.map((s) => s.id),
+          { asSeeds: true },
+        ),
+      ).toBe(1);
+      const [seed] = await leaseAll(f, c);
+      expect(seed).toMatchObject({ url: 'http://b.test/', depth: 0, via: null });
+    });
+  });
+
   describe('leases', () => {
     it('put a URL back when they expire, counting the attempt; the late completion is refused', async () => {
       const f = await store({ leaseMs: 100 });
@@ -291,7 +360,10 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       await f.add(urls('a.test', 2), [], a);
       const [held] = await leaseAll(f, a, 1);
       clock += 80;
-      expect(await f.extend([(held as Lease).id, 999_999])).toEqual([(held as Lease).id]);
+      // the store says which it still held, and until when (its clock, its lease time)
+      expect(await f.extend([(held as Lease).id, 999_999])).toEqual([
+        { id: (held as Lease).id, expiresAt: clock + 100 },
+      ]);
       clock += 80;
       const b = await f.registerCrawler('b');
       expect((await f.lease(5, b)).leases.map((l) => l.url)).toEqual([]);
@@ -443,6 +515,35 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
   });
 
+  describe('waiting for a host', () => {
+    it('long-polls: a lease that waits is answered when a host comes out of its gap', async () => {
+      const f = await store({ delayMs: 300 }, true);
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const [first] = (await f.lease(1, c)).leases;
+      await f.complete([completion(first as Lease)], c);
+      // nothing is ready now: the host waits its gap, and nothing else is queued
+      expect((await f.lease(1, c)).leases).toEqual([]);
+      const answer = await f.lease(1, c, { waitMs: 10_000 });
+      expect(answer.leases.map((l) => l.url)).toEqual(['http://a.test/1']);
+      expect(Date.now()).toBeGreaterThanOrEqual(((first as Lease).startBy as number) + 300);
+    });
+
+    it("one host's gap leaves the slot to another host", async () => {
+      const f = await store({ delayMs: 1000 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], c);
+      const [first] = await leaseAll(f, c, 1);
+      await f.complete([completion(first as Lease)], c);
+      await f.add(urls('b.test', 1), [], c);
+      // a.test waits its gap; the one free slot fetches b.test meanwhile
+      expect((await leaseAll(f, c, 1)).map((l) => l.url)).toEqual(['http://b.test/0']);
+      expect(await leaseAll(f, c, 1)).toEqual([]);
+      clock = ((first as Lease).startBy as number) + 1000;
+      expect((await leaseAll(f, c, 1)).map((l) => l.url)).toEqual(['http://a.test/1']);
+    });
+  });
+
   describe('sites', () => {
     it('claimSite is true for exactly one of many racing callers', async () => {
       const f = await store();
@@ -495,8 +596,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       const f = await store({ perHost: 4, delayMs: 1000 });
       const c = await f.registerCrawler('a');
       await f.add(urls('a.test', 3), [], c);
-      expect(await leaseAll(f, c, 10)).toHaveLength(1);
-      clock += 999;
+      const first = await leaseAll(f, c, 10);
+      expect(first).toHaveLength(1);
+      // The request may start as late as startBy: the next lease waits the gap from there.
+      const startBy = (first[0] as Lease).startBy as number;
+      expect(startBy).toBeGreaterThanOrEqual(clock);
+      clock = startBy + 999;
       expect(await leaseAll(f, c, 10)).toHaveLength(0);
       clock += 1;
       expect(await leaseAll(f, c, 10)).toHaveLength(1);
@@ -510,12 +615,17 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       const [first] = await leaseAll(f, c, 1);
       await f.release([{ leaseId: (first as Lease).id, report: { fetchMs: 2, crawlDelayMs: 1000 } }]);
       clock += 2;
-      const second = await leaseAll(f, c, 10);
-      expect(second).toHaveLength(0);
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
       clock += 1000;
-      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+      const [second] = await leaseAll(f, c, 10);
+      expect(second).toBeDefined();
       clock += 10;
       expect(await leaseAll(f, c, 10)).toHaveLength(0);
+      // a second slot is free, but the next start waits the gap from this one's deadline
+      clock = ((second as Lease).startBy as number) + 999;
+      expect(await leaseAll(f, c, 10)).toHaveLength(0);
+      clock += 1;
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
     });
 
     it('waits the gap a slow answer earned, from the end of the fetch', async () => {
@@ -598,21 +708,91 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(await f.stats()).toMatchObject({ queued: 4, rejected: 2 });
     });
 
-    it('with --politeness-key ip, hosts on one address share one budget', async () => {
-      const f = await store({ key: 'ip', delayMs: 1000 });
+    it('with --politeness-key ip, hosts on one address share one budget from their first request', async () => {
+      const f = await store({ key: 'ip', delayMs: 1000, perHost: 2 });
       const c = await f.registerCrawler('a');
-      await f.add([...urls('a.test', 2), ...urls('b.test', 2)], [], c);
-      const first = await leaseAll(f, c, 5);
-      expect(first.map((l) => l.host).sort()).toEqual(['a.test', 'b.test']);
-      await f.release(first.map((l) => ({ leaseId: l.id, report: { fetchMs: 5, address: '192.0.2.7' } })));
+      await f.add([...urls('a.test', 3), ...urls('b.test', 3)], [], c);
+      // Neither address is known: one lease per host, to be given back with its address.
+      const first = await leaseAll(f, c, 10);
+      expect(first.map((l) => [l.host, l.needsAddress]).sort()).toEqual([
+        ['a.test', true],
+        ['b.test', true],
+      ]);
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      const placed = { fetchMs: 0, noRequest: true, address: '192.0.2.7' };
+      await f.release(first.map((l) => ({ leaseId: l.id, report: placed })));
       await f.complete(
-        first.map((l) => completion(l)),
+        first.map((l) => completion(l, { kind: 'deferred' }, { report: placed })),
         c,
       );
-      clock += 1000;
-      expect(await leaseAll(f, c, 5)).toHaveLength(1);
-      clock += 1000;
-      expect(await leaseAll(f, c, 5)).toHaveLength(0); // one still in flight, per-host 1
+      // One address, one gap: a single request start, of either host.
+      const [one, ...more] = await leaseAll(f, c, 10);
+      expect(more).toEqual([]);
+      expect(one).toMatchObject({ attempt: 1 });
+      expect(one?.needsAddress).toBeUndefined();
+      clock = ((one as Lease).startBy as number) + 999;
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      clock += 1;
+      const [two] = await leaseAll(f, c, 10);
+      expect(two).toBeDefined();
+      // --per-host 2 is the address's: both slots are taken, by either host
+      clock = ((two as Lease).startBy as number) + 1000;
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+    });
+
+    it('with --politeness-key ip, a host placed on a busy address waits for that address', async () => {
+      const f = await store({ key: 'ip', perHost: 1 });
+      const c = await f.registerCrawler('a');
+      await f.add([...urls('a.test', 2), ...urls('b.test', 2)], [], c);
+      const at = (address: string) => ({ fetchMs: 0, noRequest: true, address });
+      const [probeA] = (await f.lease(1, c)).leases;
+      await f.complete([completion(probeA as Lease, { kind: 'deferred' }, { report: at('192.0.2.7') })], c);
+      // a.test's fetch is in flight on the address when b.test is found there too
+      const next = await leaseAll(f, c, 10);
+      const fetching = next.find((l) => l.host === 'a.test');
+      const probeB = next.find((l) => l.host === 'b.test');
+      expect(fetching?.needsAddress).toBeUndefined();
+      expect(probeB?.needsAddress).toBe(true);
+      await f.release([{ leaseId: (probeB as Lease).id, report: at('192.0.2.7') }]);
+      await f.complete([completion(probeB as Lease, { kind: 'deferred' }, { report: at('192.0.2.7') })], c);
+      expect(await leaseAll(f, c, 10)).toEqual([]);
+      await f.complete(
+        [completion(fetching as Lease, { kind: 'done' }, { report: { fetchMs: 1, address: '192.0.2.7' } })],
+        c,
+      );
+      expect(await leaseAll(f, c, 10)).toHaveLength(1);
+    });
+
+    it('with --politeness-key ip, a host found on another address moves there with exactly its fetches in flight', async () => {
+      const f = await store({ key: 'ip', perHost: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 6), [], c);
+      const at = (address: string) => ({ fetchMs: 1, address });
+      const [probe] = (await f.lease(1, c)).leases;
+      await f.complete(
+        [
+          completion(
+            probe as Lease,
+            { kind: 'deferred' },
+            { report: { ...at('192.0.2.7'), noRequest: true } },
+          ),
+        ],
+        c,
+      );
+      const both = await leaseAll(f, c, 10);
+      expect(both).toHaveLength(2);
+      // One batch: the first fetch was answered at the host's address, the second at
+      // another one (a name with two addresses). The host moves to the second address
+      // with the one fetch still in flight there, which its report then frees.
+      await f.complete(
+        [
+          completion(both[0] as Lease, { kind: 'done' }, { report: at('192.0.2.7') }),
+          completion(both[1] as Lease, { kind: 'done' }, { report: at('192.0.2.8') }),
+        ],
+        c,
+      );
+      // Nothing is in flight on either address: --per-host 2 leases at once.
+      expect(await leaseAll(f, c, 10)).toHaveLength(2);
     });
   });
 
@@ -623,13 +803,27 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       ctx.skip();
     });
 
-    function crawler(mode: 'work' | 'hold', settings: Partial<FrontierSettings>, holdMs = 0) {
+    function crawler(
+      mode: 'work' | 'hold' | 'claim',
+      settings: Partial<FrontierSettings>,
+      holdMs = 0,
+      claim?: { origins: string[]; go: string },
+    ) {
       const json = JSON.stringify({ ...TEST_SETTINGS, ...settings }, (_k, v) =>
         v === Number.POSITIVE_INFINITY ? 'Infinity' : v,
       );
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', FIXTURE, (current as TestStore).spec, json, mode, String(holdMs)],
+        [
+          '--import',
+          'tsx',
+          FIXTURE,
+          (current as TestStore).spec,
+          json,
+          mode,
+          String(holdMs),
+          JSON.stringify(claim ?? {}),
+        ],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
         },
@@ -656,12 +850,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       return { child, events, until };
     }
 
-    it('never lease a URL twice while its lease lives, and share the gap per host', async () => {
-      const settings = { perHost: 2, delayMs: 20 };
+    /** Four hosts of `perHostUrls` URLs each, crawled by three processes until the store says the crawl is over. */
+    async function crawlByThree(settings: Partial<FrontierSettings>, perHostUrls: number) {
       const f = await store(settings, true);
       const c = await f.registerCrawler('seed');
       const links: NewLink[] = [];
-      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, 15));
+      for (let h = 0; h < 4; h++) links.push(...urls(`h${h}.test`, perHostUrls));
       await f.add(links, [], c);
       const procs = [
         crawler('work', settings, 5),
@@ -669,24 +863,62 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
         crawler('work', settings, 5),
       ];
       await Promise.all(procs.map((p) => once(p.child, 'exit')));
+      return { f, links, procs };
+    }
+
+    it('never lease a URL twice while its lease lives, and share the gap per host', async () => {
+      const settings = { perHost: 2, delayMs: 20 };
+      const { f, links, procs } = await crawlByThree(settings, 15);
       const leases = procs.flatMap((p) => p.events.filter((e) => e.event === 'lease'));
       const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
       expect(procs.every((p) => p.events.some((e) => e.event === 'end'))).toBe(true);
       // every URL done exactly once, and leased once (no lease expired)
       expect(done.map((e) => e.url).sort()).toEqual(links.map((l) => l.url).sort());
       expect(new Set(leases.map((e) => e.url)).size).toBe(leases.length);
-      // The store's lease times (expiry less the lease time) for one host, across
-      // processes, are at least --delay apart. (Crawl tests check the same at a web server.)
+      // Across processes, each lease of a host (its time: expiry less the lease time) comes
+      // at least --delay after the latest start the one before it allowed (its startBy).
+      // (Crawl tests check the request starts themselves at a web server.)
       for (let h = 0; h < 4; h++) {
-        const starts = leases
+        const ofHost = leases
           .filter((e) => String(e.url).startsWith(`http://h${h}.test/`))
-          .map((e) => (e.expiresAt as number) - TEST_SETTINGS.leaseMs)
-          .sort((a, b) => a - b);
-        for (let i = 1; i < starts.length; i++) {
-          expect((starts[i] as number) - (starts[i - 1] as number)).toBeGreaterThanOrEqual(settings.delayMs);
+          .map((e) => ({ at: (e.expiresAt as number) - TEST_SETTINGS.leaseMs, startBy: e.startBy as number }))
+          .sort((a, b) => a.at - b.at);
+        for (let i = 1; i < ofHost.length; i++) {
+          const [before, lease] = [ofHost[i - 1], ofHost[i]] as [{ startBy: number }, { at: number }];
+          expect(lease.at - before.startBy).toBeGreaterThanOrEqual(settings.delayMs);
         }
       }
       expect(await f.stats()).toMatchObject({ done: 60, queued: 0, leased: 0, staleCompletions: 0 });
+    });
+
+    it('share --max-pages: every process stops when the crawl has spent it', async () => {
+      const { f, procs } = await crawlByThree({ perHost: 2, maxPages: 10 }, 10);
+      const done = procs.flatMap((p) => p.events.filter((e) => e.event === 'done'));
+      expect(done).toHaveLength(10);
+      expect(new Set(done.map((e) => e.url)).size).toBe(10);
+      for (const p of procs)
+        expect(p.events.find((e) => e.event === 'end')).toMatchObject({ ended: 'max-pages' });
+      expect(await f.stats()).toMatchObject({ done: 10, queued: 30, leased: 0, budgetLeft: 0 });
+    });
+
+    it('claimSite is true for exactly one of several processes racing for each site', async () => {
+      const f = await store({}, true);
+      await f.registerCrawler('seed');
+      const origins = Array.from({ length: 40 }, (_, i) => `http://s${i}.test`);
+      const goDir = mkdtempSync(join(tmpdir(), 'cobweb-claim-'));
+      const go = join(goDir, 'go');
+      const procs = Array.from({ length: 4 }, () => crawler('claim', {}, 0, { origins, go }));
+      let won: string[][];
+      try {
+        await Promise.all(procs.map((p) => p.until('ready')));
+        writeFileSync(go, '');
+        won = await Promise.all(procs.map(async (p) => (await p.until('claimed')).won as string[]));
+      } finally {
+        rmSync(goDir, { recursive: true, force: true });
+      }
+      expect(won.flat().sort()).toEqual([...origins].sort());
+      if (f.sites !== undefined)
+        expect((await f.sites()).map((s) => s.origin).sort()).toEqual([...origins].sort());
     });
 
     it('gives back the leases of a process killed with SIGKILL as soon as another starts', async () => {

@@ -2,16 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, MAX_RETRY_AFTER_MS } from '../../src/frontier/policy/backoff.js';
 import { crawlEnd, pagesLeft } from '../../src/frontier/policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../../src/frontier/policy/host-budget.js';
-import { isExpired, leaseExpiry } from '../../src/frontier/policy/lease-expiry.js';
+import { expiredThrough, isExpired, leaseExpiry } from '../../src/frontier/policy/lease-expiry.js';
 import {
   afterFetch,
   afterLease,
   afterLostLease,
   freshBudget,
   gapAfterFetch,
+  leasesThisTurn,
   mergeBudgets,
   NEVER,
   readyAt,
+  startDeadline,
+  startWindowMs,
 } from '../../src/frontier/policy/politeness.js';
 import { shouldRetire } from '../../src/frontier/policy/retirement.js';
 
@@ -28,16 +31,54 @@ describe('politeness', () => {
 
   it('keeps the gap between request starts, whatever --per-host allows', () => {
     let b = { ...freshBudget(P), gapMs: 1000 };
-    b = afterLease(b, 10_000);
+    // a lease at 10 s may start its request until 10.25 s (a quarter of the gap) ...
+    expect(startDeadline(b, P, 10_000)).toBe(10_250);
+    b = afterLease(b, P, 10_000);
     expect(b.inFlight).toBe(1);
-    // a second slot is free, but the next start must wait the gap
-    expect(readyAt(b, P)).toBe(11_000);
-    b = afterLease(b, 11_000);
+    // ... so the next lease waits the gap from there, though a second slot is free
+    expect(readyAt(b, P)).toBe(11_250);
+    b = afterLease(b, P, 11_250);
     expect(readyAt(b, P)).toBe(NEVER); // both slots busy
   });
 
+  it("a store's start window floor widens the window and the lease spacing, never narrows the gap", () => {
+    const floored = { ...P, startWindowFloorMs: 20 };
+    const b = { ...freshBudget(P), gapMs: 40 };
+    // a quarter of 40 ms is 10 ms; this store cannot get a lease to its crawler that fast
+    expect(startWindowMs(b, P)).toBe(10);
+    expect(startWindowMs(b, floored)).toBe(20);
+    expect(startDeadline(b, floored, 10_000)).toBe(10_020);
+    // the next lease waits the whole gap after the latest start: starts stay 40 ms apart
+    expect(readyAt(afterLease(b, floored, 10_000), floored)).toBe(10_060);
+    // a gap wide enough keeps its quarter
+    expect(startWindowMs({ ...b, gapMs: 1000 }, floored)).toBe(250);
+    expect(startWindowMs({ ...b, gapMs: 0 }, floored)).toBeUndefined();
+  });
+
+  it('hands out one request start per turn with a gap, else what --per-host leaves', () => {
+    const gap = { ...freshBudget(P), gapMs: 1000 };
+    expect(leasesThisTurn(gap, P, 5)).toBe(1);
+    const none = { ...freshBudget(P), gapMs: 0 };
+    expect(leasesThisTurn(none, P, 5)).toBe(2);
+    expect(leasesThisTurn({ ...none, inFlight: 1 }, P, 5)).toBe(1);
+    expect(leasesThisTurn({ ...none, inFlight: 2 }, P, 5)).toBe(0);
+    expect(leasesThisTurn(none, P, 1)).toBe(1);
+    // no gap, no start window: a request may start any time
+    expect(startDeadline(none, P, 10_000)).toBeUndefined();
+  });
+
+  it('an unplaced host (--politeness-key ip) gets one placement lease at a time, which starts no request', () => {
+    const b = { ...freshBudget(P), gapMs: 1000 };
+    expect(leasesThisTurn(b, P, 5, false)).toBe(1);
+    expect(startDeadline(b, P, 10_000, false)).toBeUndefined();
+    const out = afterLease(b, P, 10_000, false);
+    expect(out).toEqual({ ...b, inFlight: 1 });
+    expect(readyAt(out, P, false)).toBe(NEVER);
+    expect(leasesThisTurn(out, P, 5, false)).toBe(0);
+  });
+
   it('after a fetch: the gap it earned from its end, Retry-After holds, a failed connection backs off', () => {
-    const start = afterLease(freshBudget(P), 0);
+    const start = afterLease(freshBudget(P), P, 0);
     expect(afterFetch(start, { fetchMs: 400 }, P, 500)).toMatchObject({
       inFlight: 0,
       nextAt: 1300,
@@ -49,13 +90,13 @@ describe('politeness', () => {
     );
     const failed = afterFetch(start, { fetchMs: 5, connectFailed: true }, P, 0);
     expect(failed).toMatchObject({ failures: 1, nextAt: 1000 });
-    const twice = afterFetch(afterLease(failed, 1000), { fetchMs: 5, connectFailed: true }, P, 1000);
+    const twice = afterFetch(afterLease(failed, P, 1000), { fetchMs: 5, connectFailed: true }, P, 1000);
     expect(twice).toMatchObject({ failures: 2, nextAt: 3000 });
-    expect(afterFetch(afterLease(twice, 3000), { fetchMs: 5 }, P, 3000).failures).toBe(0);
+    expect(afterFetch(afterLease(twice, P, 3000), { fetchMs: 5 }, P, 3000).failures).toBe(0);
   });
 
   it('a visit that made no request frees its slot and earns no gap', () => {
-    const b = afterLease({ ...freshBudget(P), gapMs: 1000 }, 0);
+    const b = afterLease({ ...freshBudget(P), gapMs: 1000 }, P, 0);
     expect(afterFetch(b, { fetchMs: 0, noRequest: true }, P, 50)).toEqual(afterLostLease(b));
   });
 
@@ -102,5 +143,8 @@ describe('back-off, retirement, budgets, lease expiry', () => {
     expect(at).toBe(1500);
     expect(isExpired(at, 1499)).toBe(false);
     expect(isExpired(at, 1500)).toBe(true);
+    // the bound a store's index query uses is the same rule
+    expect(at <= expiredThrough(1499)).toBe(false);
+    expect(at <= expiredThrough(1500)).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
+import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type InProcessServer, startTestServer } from '../helpers/server.js';
 
 /**
@@ -19,6 +20,8 @@ export interface StoreKind {
   create(): Promise<TestStore>;
   /** Why only one process at a time may open it (the "several processes" tests do not apply). */
   oneProcess?: string;
+  /** Stops what the kind started for all its stores (after the suite). */
+  teardown?(): Promise<void>;
 }
 
 /** A store the owner's calls (FrontierAdmin) may be missing from: a server's crawlers do not get them. */
@@ -109,6 +112,39 @@ for (const seen of ['memory', 'bloom', 'lmdb', 'drum']) {
     },
   });
 }
+
+/**
+ * PostgreSQL: one throwaway cluster for the suite (started at the first store), a new
+ * database for every test; child processes open it by its connection string.
+ */
+let cluster: Promise<PgCluster> | null = null;
+STORE_KINDS.push({
+  name: 'postgres',
+  async unavailable() {
+    return postgresUnavailable();
+  },
+  async create() {
+    cluster ??= startPostgres();
+    const spec = await (await cluster).createDatabase();
+    const handles: LocalFrontier[] = [];
+    return {
+      spec,
+      async open(settings, now) {
+        const f = await open(spec, settings, now);
+        handles.push(f);
+        return f;
+      },
+      async dispose() {
+        for (const f of handles) await f.close();
+      },
+    };
+  },
+  async teardown() {
+    const running = cluster;
+    cluster = null;
+    await (await running)?.stop();
+  },
+});
 
 export const TEST_SETTINGS: FrontierSettings = {
   perHost: 1,

@@ -86,3 +86,17 @@ export function page(title: string, links: readonly string[] = [], extra = ''): 
   const a = links.map((l) => `<a href="${l}">${l}</a>`).join('\n');
   return `<!doctype html><html><head><title>${title}</title></head><body>${a}${extra}</body></html>`;
 }
+
+/** A route that drops the connection (a failure with no response) until mend(), then serves a page. */
+export function flaky(): { route: Handler; mend(): void } {
+  let broken = true;
+  return {
+    route: (_req, res) => {
+      if (broken) res.socket?.destroy();
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<title>ok</title>');
+    },
+    mend: () => {
+      broken = false;
+    },
+  };
+}

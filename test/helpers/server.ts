@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { layoutOf } from '../../src/bunny/data-dir.js';
+import { ModuleDataFiles } from '../../src/bunny/module-data.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
@@ -74,8 +75,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: () => {},
   });
   await modules.loaded;
+  const layout = layoutOf(dir);
   const running = await startServer({
-    layout: layoutOf(dir),
+    layout,
+    // No marker here: the files are claimed, and there is no list to save.
+    moduleData: new ModuleDataFiles(layout, modules.names, () => {}),
     store,
     modules,
     host: '127.0.0.1',

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSeenSet, SEEN_KINDS } from '../../src/seen/open.js';
+import { SqliteSeenSet } from '../../src/seen/sqlite-seen.js';
 import type { SeenSet } from '../../src/seen/types.js';
 import { expectedVerdicts, fps, randomFingerprints } from './fingerprint-data.js';
 
@@ -11,7 +13,28 @@ import { expectedVerdicts, fps, randomFingerprints } from './fingerprint-data.js
  * it tests except through `exact`: an inexact set (bloom) may answer "seen" for a new
  * fingerprint, rarely, but never "new" for one it holds.
  */
-describe.each(SEEN_KINDS)('the %s seen set keeps the SeenSet contract', (kind) => {
+/** The strategies, and the SQLite store's own table (a set on the store's connection). */
+const KINDS = [...SEEN_KINDS, 'table'] as const;
+
+/** The table set on a connection of its own, closed with the set, as the store's closes with the store. */
+function openTable(dir: string): SeenSet {
+  const db = new Database(join(dir, 'frontier.db'));
+  const set = new SqliteSeenSet(db);
+  return {
+    exact: set.exact,
+    get size() {
+      return set.size;
+    },
+    insertNew: (fps) => set.insertNew(fps),
+    flush: () => set.flush(),
+    async close() {
+      await set.close();
+      db.close();
+    },
+  };
+}
+
+describe.each(KINDS)('the %s seen set keeps the SeenSet contract', (kind) => {
   let dir: string;
   let opened: SeenSet[];
 
@@ -28,6 +51,11 @@ describe.each(SEEN_KINDS)('the %s seen set keeps the SeenSet contract', (kind) =
   // Options every strategy accepts; each takes what concerns it. A small drum buffer and
   // wait make its merges many and quick.
   async function open(): Promise<SeenSet> {
+    if (kind === 'table') {
+      const table = openTable(dir);
+      opened.push(table);
+      return table;
+    }
     const set = await openSeenSet(kind, {
       dir,
       capacity: 1_000_000,

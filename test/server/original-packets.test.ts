@@ -247,6 +247,29 @@ describe('LOGDATA (7), READDATA (8), NEWMOD (9), QUIT (5): they need the token',
     expect(existsSync(join(server.dir, 'cobweb.log'))).toBe(true);
     await expect(RawClient.connect(server.port)).rejects.toThrow();
   });
+
+  it("NEWMOD refuses a module whose file in data/ is someone else's, and leaves that file alone", async () => {
+    const modulesDir = join(await mkTemp(), 'modules');
+    mkdirSync(modulesDir);
+    writeFileSync(
+      join(modulesDir, 'headings.mjs'),
+      `export default { name: 'headings', onSite(site, ctx) { ctx.emit({ origin: site.origin }); } };\n`,
+    );
+    const dir = await mkTemp();
+    const theirs = join(dir, 'data', 'headings.jsonl');
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(theirs, '{"mine":true}\n');
+    server = await startTestServer({ modulesDir, dir });
+    const load = await client();
+    load.send(auth, [0x00, 4 + 8, 0x09], 'headings', NUL);
+    expect((await load.readToClose()).toString()).toBe(
+      `module headings refused: ${theirs} is not cobweb's, and it would write its records into it\n`,
+    );
+    const stat = await client();
+    stat.send([0x00, 0x03, 0x06]);
+    expect((await stat.readToClose()).toString()).toBe('modules: 0\n');
+    expect(readFileSync(theirs, 'utf8')).toBe('{"mine":true}\n');
+  });
 });
 
 /**

@@ -9,6 +9,14 @@ export function leaseExpiry(now: number, settings: Pick<FrontierSettings, 'lease
   return now + settings.leaseMs;
 }
 
+/**
+ * The latest expiry that has run out at `now`. A store finds its expired leases as
+ * those expiring at or before it (one range of an index), which is isExpired's rule.
+ */
+export function expiredThrough(now: number): number {
+  return now;
+}
+
 export function isExpired(expiresAt: number, now: number): boolean {
-  return expiresAt <= now;
+  return expiresAt <= expiredThrough(now);
 }

@@ -1,3 +1,4 @@
+import { count } from '../../bunny/english.js';
 import { backoffMs } from '../policy/backoff.js';
 
 /** Time as the reconnect loop sees it: a test gives a clock of its own, and no real waiting. */
@@ -96,13 +97,13 @@ export class Outage {
       waitMs,
       say: first
         ? `lost the cobweb server at ${this.where} (${why}); ${retry}`
-        : `still no cobweb server at ${this.where} after ${this.attempts} attempts in ${Math.round(this.forMs / 1000)} s (${why}); ${retry}`,
+        : `still no cobweb server at ${this.where} after ${count(this.attempts, 'attempt')} in ${Math.round(this.forMs / 1000)} s (${why}); ${retry}`,
     };
   }
 
   /** The line for the attempt that got through, when the outage was said. */
   back(): string | null {
     if (this.lastSaid === Number.NEGATIVE_INFINITY) return null;
-    return `the cobweb server at ${this.where} is back, after ${this.attempts} attempts in ${Math.round(this.forMs / 1000)} s`;
+    return `the cobweb server at ${this.where} is back, after ${count(this.attempts, 'attempt')} in ${Math.round(this.forMs / 1000)} s`;
   }
 }

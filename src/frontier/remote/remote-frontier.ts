@@ -3,6 +3,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  ExtendedLease,
   Frontier,
   FrontierStats,
   LeaseBatch,
@@ -100,9 +101,9 @@ export class RemoteFrontier implements Frontier {
     });
   }
 
-  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+  async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
     const r = await this.anyConnection().request('EXTEND', { leases: leaseIds.map(idOnWire) });
-    return r.leases.map((l) => idFromWire(l.id));
+    return r.leases.map((l) => ({ id: idFromWire(l.id), expiresAt: l.expiresAt }));
   }
 
   async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {

@@ -1,18 +1,8 @@
 import type Database from 'better-sqlite3';
+import { type HostRow, isPlaced } from '../host-row.js';
 import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from '../policy/politeness.js';
 
-/** A host's row, as one transaction reads and changes it. */
-export interface HostRow {
-  host: string;
-  /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
-  budget: string;
-  queued: number;
-  /** Depth of its shallowest queued URL (meaningful while queued > 0). */
-  minDepth: number;
-  /** URLs of the host ever queued: what --max-pages-per-host counts. */
-  taken: number;
-  retired: boolean;
-}
+export type { HostRow };
 
 interface Cached<T> {
   row: T;
@@ -68,6 +58,11 @@ export class HostTable {
     return this.cachedBudget(key).row;
   }
 
+  /** Whether a budget is what politeness counts against for good (see isPlaced). */
+  placed(budget: string): boolean {
+    return isPlaced(budget, this.shared);
+  }
+
   /** Marks a host changed (its row is written by flush). */
   touch(host: HostRow): void {
     const c = this.hosts.get(host.host);
@@ -98,14 +93,14 @@ export class HostTable {
       if (!c.dirty) continue;
       const b = c.row;
       this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
-      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings), key);
+      if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, this.settings, this.placed(key)), key);
       changedBudgets.add(key);
       c.dirty = false;
     }
     for (const c of this.hosts.values()) {
       const h = c.row;
       if (!c.dirty && !changedBudgets.has(h.budget)) continue;
-      const ready = readyAt(this.budget(h.budget), this.settings);
+      const ready = readyAt(this.budget(h.budget), this.settings, this.placed(h.budget));
       this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, h.retired ? 1 : 0, ready);
       c.dirty = false;
     }

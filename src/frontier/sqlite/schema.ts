@@ -81,7 +81,8 @@ const DDL = `
     expired INTEGER NOT NULL DEFAULT 0
   );
 
-  -- AUTOINCREMENT: an id is never used twice, as the old crawler's auto-increment id.
+  -- AUTOINCREMENT: an id is never used twice, even after the last crawler's row is gone,
+  -- so a pages.jsonl line's crawler names one run only.
   CREATE TABLE IF NOT EXISTS crawlers (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     name TEXT NOT NULL,

@@ -137,7 +137,7 @@ export class SeenGate {
       }
       if (before !== kind && rows > 0) {
         say(
-          `the store's seen set was ${before === TABLE_SEEN ? 'its own table' : before}; this run uses ${kind}: it is filled from the store's ${rows} URLs`,
+          `the store's seen set was ${before === TABLE_SEEN ? 'its own table' : before}; this run uses ${kind}: it is filled from the store's ${rows} ${rows === 1 ? 'URL' : 'URLs'}`,
         );
       }
       if (kind === 'bloom' && options.capacity !== undefined && rows > options.capacity) {

@@ -4,19 +4,23 @@ import Database from 'better-sqlite3';
 import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
+import { addressBudget } from '../host-row.js';
+import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
+import { PendingReleases } from '../pending-releases.js';
 import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
-import { leaseExpiry } from '../policy/lease-expiry.js';
+import { expiredThrough, leaseExpiry } from '../policy/lease-expiry.js';
 import {
   afterFetch,
   afterLease,
   afterLostLease,
+  leasesThisTurn,
   mergeBudgets,
   NEVER,
   readyAt,
-  startWindowMs,
+  startDeadline,
 } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
@@ -25,6 +29,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  ExtendedLease,
   FetchReport,
   FrontierHosts,
   FrontierSettings,
@@ -70,8 +75,12 @@ interface Tx {
   records: PendingRecord[];
 }
 
-/** A release waits at most this long for a transaction to ride on. */
-const RELEASE_WAIT_MS = 5;
+/** A final state as findStored() names it. */
+const STORED_STATE: Record<number, StoredLink['state']> = {
+  [URL_STATE.done]: 'done',
+  [URL_STATE.failed]: 'failed',
+  [URL_STATE.rejected]: 'refused',
+};
 
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
@@ -104,8 +113,14 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private readonly recent = new RecentUrls();
   private readonly waiters = new Waiters();
   /** Releases waiting for this process's next transaction. */
-  private releasing: { release: Release; resolve: () => void; reject: (err: unknown) => void }[] = [];
-  private releaseTimer: NodeJS.Timeout | null = null;
+  private readonly releasing = new PendingReleases(() => {
+    if (this.closed) return;
+    try {
+      this.write(() => {});
+    } catch {
+      // write() has already rejected the waiting releases with the error
+    }
+  });
   /** When each crawler of this process was last marked as heard from. */
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
@@ -189,32 +204,22 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
 
   /**
    * Releases ride on the next transaction this process makes (a lease call usually
-   * follows soon), or on their own after RELEASE_WAIT_MS: a commit costs more than the
+   * follows soon), or on their own after 5 ms: a commit costs more than the
    * few rows a release changes.
    */
   release(batch: readonly Release[]): Promise<void> {
-    if (batch.length === 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      for (const r of batch) this.releasing.push({ release: r, resolve, reject });
-      this.releaseTimer ??= setTimeout(() => {
-        this.releaseTimer = null;
-        if (this.releasing.length === 0 || this.closed) return;
-        try {
-          this.write(() => {});
-        } catch {
-          // write() has already rejected the waiting releases with the error
-        }
-      }, RELEASE_WAIT_MS);
-    });
+    return this.releasing.add(batch);
   }
 
-  async extend(leaseIds: readonly LeaseId[]): Promise<LeaseId[]> {
+  async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
     return this.write((tx) => {
-      const expires = leaseExpiry(tx.now, this.settings);
-      return leaseIds.filter((id) => {
-        const { seq, gen } = splitLeaseId(id);
-        return this.st.extendLease.run(expires, seq, gen).changes === 1;
-      });
+      const expiresAt = leaseExpiry(tx.now, this.settings);
+      return leaseIds
+        .filter((id) => {
+          const { seq, gen } = splitLeaseId(id);
+          return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
+        })
+        .map((id) => ({ id, expiresAt }));
     });
   }
 
@@ -335,28 +340,34 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     const where: string[] = [];
     const params: (string | number)[] = [];
     const reasons = query.refusedFor ?? [];
-    if (reasons.length > 0) {
+    if (query.refused === true) where.push(`state = ${URL_STATE.rejected}`);
+    else if (reasons.length > 0) {
       where.push(`(state = ${URL_STATE.rejected} AND error IN (${reasons.map(() => '?').join(', ')}))`);
       params.push(...reasons);
     }
     if (query.failed === true) where.push(`state = ${URL_STATE.failed}`);
-    if (where.length === 0) return [];
-    return this.db
+    if (query.done === true) where.push(`state = ${URL_STATE.done}`);
+    if (where.length === 0 || query.among?.length === 0) return [];
+    const among = query.among ?? [];
+    const rows = this.db
       .prepare(
-        `SELECT seq AS id, url, depth, via, error AS reason FROM urls
-         WHERE seq > ? AND (${where.join(' OR ')}) ORDER BY seq LIMIT ?`,
+        `SELECT seq AS id, url, depth, via, state, error AS reason FROM urls
+         WHERE seq > ? AND (${where.join(' OR ')})
+         ${among.length > 0 ? `AND url IN (${among.map(() => '?').join(', ')})` : ''}
+         ORDER BY seq LIMIT ?`,
       )
-      .all(after, ...params, limit) as StoredLink[];
+      .all(after, ...params, ...among, limit) as (Omit<StoredLink, 'state'> & { state: number })[];
+    return rows.map((r) => ({ ...r, state: STORED_STATE[r.state] ?? 'refused' }));
   }
 
-  async requeue(ids: readonly RecordId[]): Promise<number> {
+  async requeue(ids: readonly RecordId[], options: { asSeeds?: boolean } = {}): Promise<number> {
     const queued = this.write((tx) => {
       let n = 0;
       for (const id of ids) {
         const row = this.st.storedRow.get(id) as { host: string; depth: number; state: number } | undefined;
         if (row === undefined || (row.state !== URL_STATE.failed && row.state !== URL_STATE.rejected))
           continue;
-        this.st.requeueFinal.run(id);
+        (options.asSeeds === true ? this.st.requeueSeed : this.st.requeueFinal).run(id);
         if (row.state === URL_STATE.failed) tx.delta.failed--;
         else tx.delta.rejected--;
         const h = tx.hosts.host(row.host);
@@ -365,7 +376,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
           h.retired = false;
           tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
         }
-        tx.hosts.queue(h, row.depth);
+        tx.hosts.queue(h, options.asSeeds === true ? 0 : row.depth);
         tx.delta.queued++;
         n++;
       }
@@ -417,7 +428,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     if (this.closed) return;
     if (this.answering > 0) await new Promise<void>((r) => this.drained.push(r));
     if (this.closed) return;
-    if (this.releasing.length > 0) this.write(() => {});
+    this.releasing.stop();
+    if (this.releasing.size > 0) this.write(() => {});
     this.closed = true;
     this.waiters.notify();
     this.db.close();
@@ -549,8 +561,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
   private write<T>(work: (tx: Tx) => T): T {
     if (this.closed) throw new Error('the frontier is closed');
-    const releasing = this.releasing;
-    this.releasing = [];
+    const releasing = this.releasing.take();
     const run = this.db.transaction(() => {
       const tx: Tx = {
         now: this.now(),
@@ -558,7 +569,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
         delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
         records: [],
       };
-      for (const { release } of releasing) this.applyRelease(release, tx);
+      for (const release of releasing.releases) this.applyRelease(release, tx);
       const result = work(tx);
       tx.hosts.flush();
       const d = tx.delta;
@@ -582,11 +593,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     } catch (err) {
       // What the cache remembered may not have been committed.
       this.recent.clear();
-      for (const r of releasing) r.reject(err);
+      releasing.failed(err);
       throw err;
     }
-    for (const r of releasing) r.resolve();
-    if (releasing.length > 0) this.waiters.notify();
+    releasing.done();
+    if (releasing.releases.length > 0) this.waiters.notify();
     return result;
   }
 
@@ -594,8 +605,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   private applyRelease(r: Release, tx: Tx): void {
     const lease = this.leaseOf(r.leaseId);
     if (lease === undefined || lease.released === 1) return;
-    this.st.markReleased.run(lease.seq);
+    // Still counted in flight while the report is applied: a host moving to its address
+    // takes this fetch along, and the report then frees its slot there.
     this.applyReport(lease.host, r.report, tx);
+    this.st.markReleased.run(lease.seq);
   }
 
   /** The URL row a lease id names, if that lease still holds it (not expired and handed on). */
@@ -612,7 +625,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
       this.st.touchCrawler.run(tx.now, crawler);
       this.lastTouched.set(crawler, tx.now);
     }
-    for (const seq of this.st.expiredLeases.all(tx.now) as number[]) this.reclaimLease(seq, tx);
+    for (const seq of this.st.expiredLeases.all(expiredThrough(tx.now)) as number[])
+      this.reclaimLease(seq, tx);
     this.requeueDueRetries(tx);
     // The queries below read the hosts table: let them see what came back to the queue.
     tx.hosts.flush();
@@ -652,33 +666,26 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
   ): void {
     const h = tx.hosts.host(host);
     let b = tx.hosts.budget(h.budget);
-    if (h.retired || h.queued <= 0 || readyAt(b, this.settings) > tx.now) return;
-    // With a gap, one request start per turn; without one, as many as --per-host allows.
-    const k = Math.min(room, this.settings.perHost - b.inFlight, b.gapMs > 0 ? 1 : room);
+    const placed = tx.hosts.placed(h.budget);
+    if (h.retired || h.queued <= 0 || readyAt(b, this.settings, placed) > tx.now) return;
+    const k = leasesThisTurn(b, this.settings, room, placed);
     if (k <= 0) return;
     const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
     let n = 0;
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
-    const window = startWindowMs(b);
-    const startBy = window === undefined ? undefined : tx.now + window;
+    const startBy = startDeadline(b, this.settings, tx.now, placed);
     for (const r of taken) {
       const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
       const id = leaseIdOf(r.seq, gen);
-      b = afterLease(b, tx.now);
-      out.push({
-        id,
-        url: r.url,
-        host,
-        depth: r.depth,
-        via: r.via,
-        redirects: r.redirects,
-        kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page',
-        attempt: r.attempts + 1,
-        expiresAt,
-        ...(startBy === undefined ? {} : { startBy }),
-      });
+      b = afterLease(b, this.settings, tx.now, placed);
+      out.push(
+        leaseOf(id, { ...r, kind: r.kind === URL_KIND.sitemap ? 'sitemap' : 'page' }, host, expiresAt, {
+          startBy,
+          placed,
+        }),
+      );
     }
     tx.hosts.setBudget(h.budget, b);
     // The table is the truth: fewer rows than counted means the count was stale.
@@ -806,7 +813,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
    * budget with every other host there. Its fetches in flight move along with it.
    */
   private moveToAddress(h: ReturnType<HostTable['host']>, address: string, tx: Tx): void {
-    const key = `ip:${address}`;
+    const key = addressBudget(address);
     if (h.budget === key) return;
     const inFlight = this.st.leasedOfHost.get(h.host) as number;
     const from = tx.hosts.budget(h.budget);

@@ -61,6 +61,7 @@ const SQL = {
   recordById: `SELECT seq AS id, url, depth, via, error AS reason FROM urls WHERE seq = ?`,
   storedRow: `SELECT host, depth, state FROM urls WHERE seq = ?`,
   requeueFinal: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0 WHERE seq = ?`,
+  requeueSeed: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0, depth = 0, via = NULL WHERE seq = ?`,
   getSite: `SELECT claimed_by, recorded FROM sites WHERE origin = ?`,
   claimNewSite: `INSERT INTO sites (origin, claimed_by, recorded) VALUES (?, ?, 0) ON CONFLICT (origin) DO NOTHING`,
   reclaimSite: `UPDATE sites SET claimed_by = ? WHERE origin = ? AND recorded = 0`,

@@ -2,8 +2,9 @@ import type { CobwebModule } from '../api.js';
 
 /**
  * forms: marks pages that have a form (`hasForm` in pages.jsonl) and writes each form's
- * action, method and field names to data/forms.jsonl. The old design's `has_form`.
- * It reads the page's facts: the crawl's own parse found the forms.
+ * action, method and field names to data/forms.jsonl. The store keeps the mark too
+ * (`has_form` on the URL's row). It reads the page's facts: the crawl's own parse found
+ * the forms.
  */
 const forms: CobwebModule = {
   name: 'forms',

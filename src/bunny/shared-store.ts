@@ -1,0 +1,52 @@
+import { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
+import type { FrontierSettings } from '../frontier/types.js';
+import { settingsForBunnies } from '../server/bunny-settings.js';
+import { CrawlOptionError } from './errors.js';
+import { DEFAULTS, type Settings } from './options.js';
+
+/** The store's settings from the crawl options: politeness, retirement, the budgets. */
+export function frontierSettingsOf(o: Settings): FrontierSettings {
+  return {
+    perHost: o.perHost,
+    delayMs: o.delayMs,
+    delayFactor: o.delayFactor,
+    maxDelayMs: o.maxDelayMs,
+    backoffMs: o.hostBackoffMs,
+    maxBackoffMs: Math.max(o.hostBackoffMs, DEFAULTS.maxHostBackoffMs),
+    retireAfter: o.retireAfter,
+    key: o.politenessKey,
+    maxPagesPerHost: o.maxPagesPerHost,
+    leaseMs: DEFAULTS.leaseMs,
+    maxPages: o.maxPages,
+  };
+}
+
+/** What a shared store cannot do that the embedded one does; refused before anything starts. */
+export function checkSharedStoreOptions(o: Settings): void {
+  if (o.store === undefined) return;
+  if (o.passes !== undefined) {
+    throw new CrawlOptionError('--passes needs the embedded store: leave out --store (or COBWEB_STORE)');
+  }
+  if (o.fresh === true) {
+    throw new CrawlOptionError(
+      `--fresh does not empty a crawl in PostgreSQL; start a new one with another --crawl name (this one is "${o.crawl}")`,
+    );
+  }
+}
+
+/**
+ * Opens the PostgreSQL store for a crawl. `join`: a process that joins a crawl (a
+ * bunny) takes the settings the crawl already has; else (cobweb crawl, cobweb server)
+ * its own settings and `seeds` become the crawl's.
+ */
+export async function openSharedStore(
+  o: Settings,
+  seeds: readonly string[],
+  join: boolean,
+): Promise<PostgresFrontier> {
+  return PostgresFrontier.open(o.store as string, frontierSettingsOf(o), {
+    crawl: o.crawl,
+    join,
+    ...(seeds.length > 0 || !join ? { rules: settingsForBunnies(o, seeds) } : {}),
+  });
+}

@@ -1,0 +1,28 @@
+/** A host's row as one store transaction reads and changes it (both stores keep these facts). */
+export interface HostRow {
+  host: string;
+  /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
+  budget: string;
+  queued: number;
+  /** Depth of its shallowest queued URL (meaningful while queued > 0). */
+  minDepth: number;
+  /** URLs of the host ever queued: what --max-pages-per-host counts. */
+  taken: number;
+  retired: boolean;
+}
+
+const ADDRESS_PREFIX = 'ip:';
+
+/** The budget every host on one address counts against, with --politeness-key ip. */
+export function addressBudget(address: string): string {
+  return `${ADDRESS_PREFIX}${address}`;
+}
+
+/**
+ * Whether a budget is what politeness counts against for good: always, but with
+ * --politeness-key ip (`shared`) only an address's. A host's own budget is provisional
+ * there until the host is placed on its address (policy/politeness.ts, "unplaced").
+ */
+export function isPlaced(budget: string, shared: boolean): boolean {
+  return !shared || budget.startsWith(ADDRESS_PREFIX);
+}

@@ -1,0 +1,87 @@
+/**
+ * How the store tells PostgreSQL's errors apart: the ones that a wait cures (the server
+ * restarting, a connection cut), the ones that trying again at once cures (two
+ * transactions that locked in opposite orders), and the ones the user must fix.
+ */
+
+/** A connection string that cannot work as given (bad password, no such database, no such user). */
+export class PostgresConfigError extends Error {
+  override name = 'PostgresConfigError';
+}
+
+/** PostgreSQL could not be reached for longer than the store waits. */
+export class PostgresUnreachableError extends Error {
+  override name = 'PostgresUnreachableError';
+}
+
+interface PgError {
+  code?: string;
+  message?: string;
+}
+
+/** SQLSTATEs and socket codes of a server that is restarting, starting or gone for a moment. */
+const TRANSIENT = new Set([
+  '57P01', // admin_shutdown: pg_ctl stop/restart cut the connection
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up or shutting down
+  '53300', // too_many_connections
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTCONN',
+  'EHOSTUNREACH',
+]);
+
+/** True when waiting and trying the whole transaction again may succeed. */
+export function isTransient(err: unknown): boolean {
+  const e = err as PgError;
+  if (e === null || typeof e !== 'object') return false;
+  if (e.code !== undefined && (TRANSIENT.has(e.code) || e.code.startsWith('08'))) return true;
+  // node-postgres says this when the socket closes under a query
+  return /Connection terminated|connection is closed|Client has encountered a connection error/i.test(
+    e.message ?? '',
+  );
+}
+
+/** Deadlock or serialization failure: PostgreSQL rolled the transaction back; run it again. */
+export function isConflict(err: unknown): boolean {
+  const code = (err as PgError | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+/**
+ * The error a user can fix, as one line that says what to do, or null. The password is
+ * never repeated; the connection string is shown without it.
+ */
+export function configErrorOf(err: unknown, url: string): PostgresConfigError | null {
+  const e = err as PgError | null;
+  const where = redacted(url);
+  switch (e?.code) {
+    case '28P01':
+      return new PostgresConfigError(
+        `PostgreSQL refused the password for ${where}: check the user and password in --store (or COBWEB_STORE, or PGPASSWORD)`,
+      );
+    case '28000':
+      return new PostgresConfigError(
+        `PostgreSQL refused ${where}: ${e.message ?? 'not authorized'}; check the user in --store and the server's pg_hba.conf`,
+      );
+    case '3D000':
+      return new PostgresConfigError(
+        `the database in ${where} does not exist: create it first (createdb NAME), or name another`,
+      );
+    default:
+      return null;
+  }
+}
+
+/** The connection string without its password, to print. */
+export function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the --store connection string';
+  }
+}

@@ -1,0 +1,173 @@
+import type { Pool } from 'pg';
+
+/**
+ * The schema, as versioned migrations. Each runs once per database, in order, in its
+ * own transaction; applied versions are kept in cobweb_migrations. A migration once
+ * released is never edited: a change is a new one.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'crawls, crawlers, crawler_links, hosts, sites',
+    sql: `
+      -- One row per crawl (--crawl NAME): its page budget and the settings joining bunnies take.
+      CREATE TABLE crawls (
+        id serial PRIMARY KEY,
+        name text NOT NULL UNIQUE,
+        created bigint NOT NULL,
+        max_pages double precision,
+        settings jsonb
+      );
+
+      -- The crawl's counts, spread over slots (a backend adds to its own, pid mod 32): every
+      -- lease and completion changes them, and one row would make all of them take turns.
+      CREATE TABLE crawl_counts (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        slot integer NOT NULL,
+        queued bigint NOT NULL DEFAULT 0,
+        claimed bigint NOT NULL DEFAULT 0,
+        retrying bigint NOT NULL DEFAULT 0,
+        done bigint NOT NULL DEFAULT 0,
+        failed bigint NOT NULL DEFAULT 0,
+        rejected bigint NOT NULL DEFAULT 0,
+        stale bigint NOT NULL DEFAULT 0,
+        expired bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (crawl, slot)
+      );
+
+      -- The seed's crawler table: an id from a sequence for every crawling process.
+      CREATE TABLE crawlers (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        crawl integer NOT NULL REFERENCES crawls (id),
+        name text NOT NULL,
+        host text NOT NULL,
+        pid integer NOT NULL,
+        started bigint NOT NULL,
+        last_seen bigint NOT NULL,
+        left_at bigint
+      );
+      CREATE INDEX crawlers_active ON crawlers (crawl) WHERE left_at IS NULL;
+
+      -- One row per URL a crawl has met; (crawl, fingerprint) is the crawl's seen set.
+      CREATE TABLE crawler_links (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        crawl integer NOT NULL,
+        fingerprint bigint NOT NULL,
+        url text NOT NULL,
+        host text NOT NULL,
+        depth integer NOT NULL,
+        via text,
+        redirects smallint NOT NULL DEFAULT 0,
+        kind smallint NOT NULL DEFAULT 0,
+        status smallint NOT NULL,
+        crawler_id bigint,
+        holder bigint,
+        has_form boolean,
+        leases integer NOT NULL DEFAULT 0,
+        lease_expires bigint,
+        released boolean NOT NULL DEFAULT false,
+        due_at bigint,
+        attempts integer NOT NULL DEFAULT 0,
+        error text,
+        added_at bigint NOT NULL,
+        updated_at bigint,
+        UNIQUE (crawl, fingerprint)
+      );
+      CREATE INDEX links_queue ON crawler_links (crawl, host, depth, id) WHERE status = 0;
+      CREATE INDEX links_expiry ON crawler_links (crawl, lease_expires) WHERE status = 2;
+      CREATE INDEX links_retry ON crawler_links (crawl, due_at) WHERE status = 7;
+      CREATE INDEX links_unlogged ON crawler_links (crawl, id) WHERE status IN (5, 6);
+      CREATE INDEX links_final ON crawler_links (crawl, id) WHERE status IN (3, 4);
+
+      -- One row per host (host[:port]) and, with --politeness-key ip, one per address
+      -- (shared, host 'ip:ADDRESS'). budget names the row whose politeness columns
+      -- (in_flight, next_at, gap_ms, failures) a host counts against: its own, or its
+      -- address's. ready_at is readyAt() of the row's own politeness columns, so one index
+      -- finds the hosts ready now, shallowest first.
+      CREATE TABLE hosts (
+        crawl integer NOT NULL,
+        host text NOT NULL,
+        budget text NOT NULL,
+        shared boolean NOT NULL DEFAULT false,
+        queued integer NOT NULL DEFAULT 0,
+        min_depth integer NOT NULL DEFAULT 0,
+        taken integer NOT NULL DEFAULT 0,
+        retired boolean NOT NULL DEFAULT false,
+        ready_at bigint NOT NULL DEFAULT 0,
+        in_flight integer NOT NULL DEFAULT 0,
+        next_at bigint NOT NULL DEFAULT 0,
+        gap_ms integer NOT NULL DEFAULT 0,
+        failures integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (crawl, host)
+      );
+      CREATE INDEX hosts_turn ON hosts (crawl, min_depth, ready_at) WHERE queued > 0 AND NOT retired;
+      CREATE INDEX hosts_ready ON hosts (crawl, ready_at) WHERE queued > 0 AND NOT retired;
+      CREATE INDEX hosts_members ON hosts (crawl, budget) WHERE budget <> host;
+
+      CREATE TABLE sites (
+        crawl integer NOT NULL,
+        origin text NOT NULL,
+        address text,
+        first_seen bigint,
+        info jsonb,
+        claimed_by bigint,
+        recorded boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (crawl, origin)
+      );
+    `,
+  },
+];
+
+/** Any number: the same one in every cobweb, so two processes starting at once take turns. */
+const MIGRATION_LOCK = 0x636f62776562; // "cobweb"
+
+/**
+ * Brings the database's schema up to date. Under a session advisory lock, so that ten
+ * processes starting at once migrate once: the first applies what is missing, the
+ * others wait for it and find nothing to do. A database migrated by a newer cobweb is
+ * refused rather than guessed at.
+ */
+export async function migrate(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS cobweb_migrations (
+        version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+      const applied = await client.query<{ version: number }>('SELECT version FROM cobweb_migrations');
+      const have = new Set(applied.rows.map((r) => r.version));
+      const newest = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
+      const ahead = [...have].filter((v) => v > newest);
+      if (ahead.length > 0) {
+        throw new Error(
+          `the database was migrated by a newer cobweb (schema ${Math.max(...ahead)}, this one knows ${newest}); use that cobweb, or another database`,
+        );
+      }
+      for (const m of MIGRATIONS) {
+        if (have.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO cobweb_migrations (version, name) VALUES ($1, $2)', [
+            m.version,
+            m.name,
+          ]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK');
+          throw err;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    }
+  } finally {
+    client.release();
+  }
+}

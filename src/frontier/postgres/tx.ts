@@ -1,0 +1,28 @@
+import type { FrontierSettings, PendingRecord } from '../types.js';
+import type { Counts } from './counts.js';
+import type { Query } from './database.js';
+import type { HostRows } from './host-rows.js';
+
+/** What one transaction of the PostgreSQL store works with. */
+export interface Tx {
+  q: Query;
+  /** The crawl's id (crawls.id): every row read or written is this crawl's. */
+  crawl: number;
+  /** The store's clock, read once per transaction. */
+  now: number;
+  settings: FrontierSettings;
+  hosts: HostRows;
+  /** Changes to the crawl's counts, written once at the end. */
+  delta: Counts;
+  /** Lines the caller must write (refused URLs, URLs of a host given up on). */
+  records: PendingRecord[];
+}
+
+/** A claimed link as completions, releases and expiry read it. */
+export interface ClaimedRow {
+  id: number;
+  lease_id: number;
+  host: string;
+  depth: number;
+  released: boolean;
+}

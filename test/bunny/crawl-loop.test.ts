@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import type { Completion, Frontier, FrontierSettings } from '../../src/frontier/types.js';
+import { TEST_SETTINGS } from '../frontier/stores.js';
+import { type InProcessCrawler, startCrawler } from '../helpers/crawler.js';
+import { page, routes, serve, type TestServer } from '../helpers/http.js';
+
+let dir: string;
+const servers: TestServer[] = [];
+const opened: { close(): Promise<void> }[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cobweb-loop-'));
+});
+
+afterEach(async () => {
+  for (const o of opened.splice(0).reverse()) await o.close();
+  for (const s of servers.splice(0)) await s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function site(table: Parameters<typeof routes>[0]): Promise<TestServer> {
+  const s = await serve('127.0.0.2', routes(table));
+  servers.push(s);
+  return s;
+}
+
+async function crawler(
+  frontier: Frontier,
+  seeds: string[],
+  extra: Parameters<typeof startCrawler>[2] = {},
+): Promise<InProcessCrawler> {
+  const c = await startCrawler(frontier, seeds, { delayMs: 0, ignoreRobots: true, ...extra });
+  opened.push(c);
+  return c;
+}
+
+function store(settings: Partial<FrontierSettings> = {}): SqliteFrontier {
+  const f = new SqliteFrontier(join(dir, 'frontier.db'), { ...TEST_SETTINGS, ...settings });
+  opened.push(f);
+  return f;
+}
+
+describe('the crawl loop', () => {
+  it('extends a lease while its fetch runs longer than the lease time: fetched once, never stale', async () => {
+    const web = await site({
+      '/': page('root', ['/slow']),
+      // answers well after a whole lease time (300 ms) has passed, twice over
+      '/slow': (_req, res) => {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title>'), 900);
+      },
+    });
+    const f = store({ leaseMs: 300 });
+    const c = await crawler(f, [`${web.origin}/`]);
+    expect(await c.crawl()).toBe('finished');
+    expect(web.log.filter((r) => r.path === '/slow')).toHaveLength(1);
+    expect(c.lines.filter((l) => l.url === `${web.origin}/slow`)).toEqual([
+      expect.objectContaining({ status: 200, title: 'slow' }),
+    ]);
+    expect(await f.stats()).toMatchObject({ done: 2, staleCompletions: 0, expiredLeases: 0 });
+  });
+
+  it("puts each page's module records on that page's own completion", async () => {
+    const children = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+    const form = '<form action="/s"><input name="q"></form>';
+    const held: (() => void)[] = [];
+    const table: Parameters<typeof routes>[0] = { '/': page('root', children, form) };
+    for (const path of children) {
+      // held until every child is asked for, then answered at once: one batch of many pages
+      table[path] = (_req, res) => {
+        held.push(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page(path, [], form)));
+        if (held.length === children.length) for (const answer of held) answer();
+      };
+    }
+    const web = await site(table);
+    const f = store({ perHost: 16 });
+    // The leases and completions between the loop and the store, seen on their way.
+    const batches: Completion[][] = [];
+    const urlOf = new Map<number, string>();
+    const watched = new Proxy(f, {
+      get(target, prop) {
+        if (prop === 'lease') {
+          return async (...args: Parameters<Frontier['lease']>) => {
+            const batch = await target.lease(...args);
+            for (const l of batch.leases) urlOf.set(l.id, l.url);
+            return batch;
+          };
+        }
+        if (prop === 'complete') {
+          return (batch: Completion[], c: number) => {
+            batches.push(batch);
+            return target.complete(batch, c);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const c = await crawler(watched, [`${web.origin}/`], { concurrency: 16, perHost: 16 });
+    expect(await c.crawl()).toBe('finished');
+    expect(batches.some((b) => b.length > 1)).toBe(true);
+    const completions = batches.flat();
+    expect(completions).toHaveLength(13);
+    for (const done of completions) {
+      const url = urlOf.get(done.leaseId);
+      const records = done.moduleRecords ?? [];
+      // forms and meta write one record for each page, about that page
+      expect(records.filter((r) => r.module === 'forms').map((r) => r.record.page)).toEqual([url]);
+      expect(records.filter((r) => r.module === 'meta').map((r) => r.record.url)).toEqual([url]);
+      // the site's record goes with the page that found the site
+      const site = records.filter((r) => r.module === 'server');
+      expect(site).toHaveLength(url === `${web.origin}/` ? 1 : 0);
+    }
+  });
+});
