@@ -272,10 +272,9 @@ type LinkOptionsOf = Pick<
 
 /**
  * Starts loading the modules: the built-ins on the crawl's own thread, the others on the
- * modules' thread. One the user asked for that cannot be loaded stops the crawl before it
- * starts: with such modules, this waits for their verdicts. The built-ins alone are not
- * waited for (the first page waits for them); one that failed to load would be a broken
- * build, and is said as an error.
+ * modules' thread, and waits for their verdicts. One the user asked for that cannot be
+ * loaded stops the crawl before it starts; a built-in that failed to load would be a
+ * broken build, and is said as an error.
  */
 export async function startModules(
   o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
@@ -290,15 +289,13 @@ export async function startModules(
     timeoutMs: o.moduleTimeoutMs,
     log,
   });
-  if (own.length === 0) {
-    void host.loaded.then((reports) => {
-      for (const r of reports) {
-        if (r.refused !== undefined) log(`built-in module ${r.path} cannot be loaded: ${r.refused}`, 'error');
-      }
-    });
-    return host;
+  // Waited for even with only the built-ins (they load on this thread, at once): the
+  // data folder lists the names of the modules that write files there before it opens.
+  const reports = await host.loaded;
+  for (const r of reports.slice(0, reports.length - own.length)) {
+    if (r.refused !== undefined) log(`built-in module ${r.path} cannot be loaded: ${r.refused}`, 'error');
   }
-  const refused = (await host.loaded).find((r) => r.refused !== undefined);
+  const refused = reports.slice(reports.length - own.length).find((r) => r.refused !== undefined);
   if (refused !== undefined) {
     await host.close();
     throw new ModuleLoadError(
