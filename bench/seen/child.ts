@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type * as Seen from '../../src/seen/index.js';
 import { type ContenderName, openContender } from './contenders.js';
 import { CrawlStream } from './stream.js';
+import { Tally } from './tally.js';
 
 export interface SeenRunResult {
   contender: string;
@@ -41,26 +42,20 @@ async function main(): Promise<void> {
   const contender = await openContender(name as ContenderName, seen, dir, distinct);
   const fromTruth = name === 'harness';
   let streamMs = 0;
-  let falsePositives = 0;
-  let falseNegatives = 0;
+  const tally = new Tally();
+  /** Checks asked and not yet answered. */
   let inFlight = 0;
   let sinceFlush = 0;
-  const waiting: Array<{ answer: Promise<boolean[]> | boolean[]; truth: Uint8Array; n: number }> = [];
+  // One flush in flight at a time, not awaited before the next checks: a frontier's
+  // flushes run beside its next asks the same way (src/frontier/sqlite/seen-gate.ts).
+  let flushing: Promise<void> = Promise.resolve();
+  // Each call's answers are tallied as soon as they come and then let go, as a frontier
+  // queues a call's new URLs when it resolves: the harness holds no answers of its own,
+  // so the peak RSS is the set's and the calls it has not answered yet.
+  const unanswered: Array<Promise<void>> = [];
   // One sample in 16 calls: when each call resolved, after it was made.
   const waits: number[] = [];
   let calls = 0;
-
-  const settle = async (): Promise<void> => {
-    const oldest = waiting.shift();
-    if (!oldest) return;
-    const answer = await oldest.answer;
-    for (let i = 0; i < oldest.n; i++) {
-      const isNew = answer[i] === true;
-      if (oldest.truth[i] === 1 && !isNew) falsePositives++;
-      else if (oldest.truth[i] === 0 && isNew) falseNegatives++;
-    }
-    inFlight -= oldest.n;
-  };
 
   while (!stream.done) {
     const streamStart = performance.now();
@@ -69,22 +64,28 @@ async function main(): Promise<void> {
     const n = stream.nextPages(PAGES_PER_CALL, urls, truth);
     streamMs += performance.now() - streamStart;
     const answer = fromTruth ? Array.from(truth.subarray(0, n), (t) => t === 1) : contender.check(urls);
-    if (calls++ % 16 === 0) {
-      const made = performance.now();
-      void Promise.resolve(answer).then(() => waits.push(performance.now() - made));
-    }
-    waiting.push({ answer, truth, n });
+    const made = calls++ % 16 === 0 ? performance.now() : undefined;
     inFlight += n;
-    while (waiting.length > 0 && inFlight > contender.window) await settle();
+    unanswered.push(
+      Promise.resolve(answer).then((answers) => {
+        if (made !== undefined) waits.push(performance.now() - made);
+        tally.add(answers, truth, n);
+        inFlight -= n;
+      }),
+    );
+    // Calls resolve in the order they were made, so waiting for the oldest frees room first.
+    while (unanswered.length > 0 && inFlight > contender.window) await unanswered.shift();
     sinceFlush += n;
     if (contender.flushEvery !== undefined && sinceFlush >= contender.flushEvery) {
       // As a frontier would: flush covers the calls that have resolved, the rest go on.
-      await contender.flush();
+      await flushing;
+      flushing = contender.flush();
       sinceFlush = 0;
     }
   }
   await contender.drain();
-  while (waiting.length > 0) await settle();
+  await Promise.all(unanswered);
+  await flushing;
   await contender.flush();
   const note = contender.note();
   await contender.close();
@@ -100,8 +101,8 @@ async function main(): Promise<void> {
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     peakRssBytes: peakRss(),
     diskBytes: folderBytes(dir),
-    falsePositives,
-    falseNegatives,
+    falsePositives: tally.falsePositives,
+    falseNegatives: tally.falseNegatives,
     waitMedianMs: waits.sort((a, b) => a - b)[Math.floor(waits.length / 2)] ?? 0,
     waitMaxMs: waits[waits.length - 1] ?? 0,
     note,

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeMachine } from '../report.js';
 import { CONTENDERS, type ContenderName } from './contenders.js';
-import { describeContenders, runSeenBench } from './run-seen.js';
+import { describeContenders, runSeenBench, YOUNG_SEMI_SPACE_MIB } from './run-seen.js';
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
   });
   console.log(describeMachine());
   console.log(
-    'stream: hosts by a Zipf law, 15-45 links a page (30 on average), 20% of links new; checks/s counts fingerprinting and the set, not the stream; CPU µs/check counts every thread of the process, the stream too (the harness row is the stream alone)\n',
+    `stream: hosts by a Zipf law, 15-45 links a page (30 on average), 20% of links new; checks/s counts fingerprinting and the set, not the stream; CPU µs/check counts every thread of the process, the stream too (the harness row is the stream alone); each run is a node process of its own, with --max-semi-space-size=${YOUNG_SEMI_SPACE_MIB}\n`,
   );
   console.log(report.markdown);
   console.log('');

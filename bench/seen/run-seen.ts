@@ -35,6 +35,9 @@ export interface SeenBenchReport {
 
 const BASELINES: readonly ContenderName[] = ['js-set', 'md5-set', 'harness'];
 
+/** The young generation's semi-space of every measured child, in MiB (node --max-semi-space-size). */
+export const YOUNG_SEMI_SPACE_MIB = 4;
+
 export async function runSeenBench(options: SeenBenchOptions): Promise<SeenBenchReport> {
   const log = options.log ?? (() => undefined);
   const contenders = options.contenders ?? CONTENDERS;
@@ -71,11 +74,14 @@ async function runOne(
   const workDir = mkdtempSync(join(tmpdir(), `cobweb-seen-bench-${contender}-`));
   try {
     // The baselines get a large heap, so that they stop where a JS Set stops rather than at
-    // Node's default heap limit; the seen sets run with Node's defaults.
+    // Node's default heap limit. Every child gets a young generation of 4 MiB semi-spaces
+    // (Node's default here is 16): the stream makes about 100 bytes of garbage a link, and
+    // V8 would grow the young generation to hold it, which peak RSS counts against the set.
     const heap = BASELINES.includes(contender) ? ['--max-old-space-size=16384'] : [];
     const child = spawnNode(
       [
         ...heap,
+        `--max-semi-space-size=${YOUNG_SEMI_SPACE_MIB}`,
         join(jsDir, 'bench', 'seen', 'child.js'),
         options.repoDir,
         contender,
@@ -195,7 +201,7 @@ export function describeContenders(contenders: readonly ContenderName[] = CONTEN
  * load the seen sets from dist/.
  */
 function compileSeenScripts(repoDir: string, outDir: string): void {
-  for (const name of ['child.ts', 'contenders.ts', 'stream.ts']) {
+  for (const name of ['child.ts', 'contenders.ts', 'stream.ts', 'tally.ts']) {
     const source = join(repoDir, 'bench', 'seen', name);
     const { outputText } = ts.transpileModule(readFileSync(source, 'utf8'), {
       compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },

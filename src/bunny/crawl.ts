@@ -11,7 +11,14 @@ import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { Crawler, closeAll } from './crawler.js';
-import { checkDataDir, checkStore, type DataLayout, layoutOf, lockDataDir } from './data-dir.js';
+import {
+  checkDataDir,
+  checkStore,
+  crawlLayoutOf,
+  type DataLayout,
+  layoutOf,
+  lockDataDir,
+} from './data-dir.js';
 import { count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
 import { type LinkRules, linkRulesFrom } from './links.js';
@@ -63,7 +70,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const o = withDefaults(options);
   checkSharedStoreOptions(o);
   const seeds = canonicalSeeds(options.seeds);
-  const layout = layoutOf(o.data);
+  // --crawl NAME: on a folder store the crawl's own folder, crawls/NAME in --data (the
+  // default crawl's is --data itself); on PostgreSQL its row, the outputs in --data.
+  const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
   checkDataDir(layout);
   const log = o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`));
 
@@ -170,6 +179,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         errorsThisRun: counts.errors,
         elapsedMs,
         pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
+        ...(s.seen === undefined ? {} : { seen: s.seen }),
       };
     };
     const onProgress = o.onProgress;

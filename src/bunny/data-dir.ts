@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { MODULE_NAME } from '../modules/api.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE, DEFAULT_CRAWL } from '../protocol/types.js';
 import { DataDirBusyError, DataDirError } from './errors.js';
 import { readMarker } from './marker.js';
 
@@ -44,8 +45,25 @@ export function layoutOf(dir: string): DataLayout {
   };
 }
 
-/** What a run killed between taking the lock and writing the marker can leave: still an empty folder. */
-const LOCK_FILES = new Set(['cobweb.lock', 'cobweb.lock-journal']);
+/**
+ * The folder of crawl `name` in the data folder `dir`: the default crawl's is `dir`
+ * itself, crawl NAME's is `dir/crawls/NAME`, a data folder of the same layout (--crawl
+ * on a folder store, and on a server for every store).
+ */
+export function crawlLayoutOf(dir: string, name: string): DataLayout {
+  if (!CRAWL_NAME.test(name)) throw new Error(`"${name}" is not a crawl name: use ${CRAWL_NAME_RULE}`);
+  return layoutOf(name === DEFAULT_CRAWL ? dir : join(dir, CRAWLS_FOLDER, name));
+}
+
+/** Where the named crawls' folders are, in a data folder. */
+const CRAWLS_FOLDER = 'crawls';
+
+/**
+ * What a run killed between taking the lock and writing the marker can leave, and the
+ * folders of named crawls (crawls/, made by `cobweb crawl --crawl NAME` in a new folder):
+ * still an empty folder for the default crawl.
+ */
+const NOT_YET_A_CRAWL = new Set(['cobweb.lock', 'cobweb.lock-journal', CRAWLS_FOLDER]);
 
 /** WARC files as WarcWriter names them (prefix 'cobweb'). */
 const OWN_WARC = /^cobweb-\d{17}-\d{5,}-\d+\.warc\.gz$/;
@@ -80,7 +98,7 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     readMarker(layout);
     return 'cobweb';
   }
-  if (entries.every((e) => LOCK_FILES.has(e))) return 'new';
+  if (entries.every((e) => NOT_YET_A_CRAWL.has(e))) return 'new';
   throw new DataDirError(
     `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
   );

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { productTokenOf } from '../fetch/robots/robots-txt.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE } from '../protocol/types.js';
 
 /**
  * The kinds of value an option takes. Each kind knows how to check a value given to
@@ -202,10 +203,10 @@ export const storeUrl: OptionKind = {
   },
 };
 
-/** A crawl's name in a shared store (--crawl): letters, digits, '.', '_' and '-'. */
+/** A crawl's name (--crawl): a folder's on a server (crawls/NAME), a row's in PostgreSQL. */
 export const crawlName: OptionKind = {
-  expected: "a name of 1 to 64 letters, digits, '.', '_' or '-'",
-  check: (v) => typeof v === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(v),
+  expected: `a name of ${CRAWL_NAME_RULE}`,
+  check: (v) => typeof v === 'string' && CRAWL_NAME.test(v),
   parse(text) {
     if (!crawlName.check(text)) refuse(crawlName, text);
     return text;

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import type { SeenStats } from '../frontier/types.js';
 import type { ModulePage, ModuleStats } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { ScopeMode } from '../url/filter.js';
@@ -28,6 +29,7 @@ import {
   whole,
 } from './option-kinds.js';
 import type { RunCounts } from './run-counts.js';
+import { defaultSeen, type SeenKindName } from './seen-default.js';
 
 /** Everything `cobweb crawl` and `crawl()` accept. Only `seeds` is required. */
 export interface CrawlOptions {
@@ -39,7 +41,11 @@ export interface CrawlOptions {
    * (postgres://USER[:PASSWORD]@HOST[:PORT]/DB; docs/postgres.md). `data` keeps the outputs.
    */
   store?: string;
-  /** The crawl's name in a shared store: crawls in one database do not see each other. Default 'default'. */
+  /**
+   * The crawl's name: each crawl has its own queue, seen set and budget. On a folder store
+   * it is the folder crawls/NAME in `data` (the default crawl's is `data` itself), on
+   * PostgreSQL its row in the database. Default 'default'.
+   */
   crawl?: string;
   /** Delete cobweb's store and outputs in `data` first (only in a folder cobweb made). */
   fresh?: boolean;
@@ -96,7 +102,10 @@ export interface CrawlOptions {
   maxRedirects?: number;
   /** Roll WARC files at this size. */
   warcMaxBytes?: number;
-  /** The URL-seen set (docs/seen.md): memory (the default), bloom, lmdb or drum. */
+  /**
+   * The URL-seen set (docs/seen.md): memory, bloom, lmdb or drum. Not given: memory, or
+   * drum for a crawl expected past 10^8 URLs (by maxPages or seenCapacity: defaultSeen).
+   */
   seen?: 'memory' | 'bloom' | 'lmdb' | 'drum';
   /** bloom: the URLs it is sized for; memory: its starting size. */
   seenCapacity?: number;
@@ -155,6 +164,8 @@ export interface CrawlProgress {
   errorsThisRun: number;
   elapsedMs: number;
   pagesPerSec: number;
+  /** The store's seen set: its kind and size, and a bloom filter's estimated false-positive rate as it fills. */
+  seen?: SeenStats;
 }
 
 export interface CrawlSummary extends CrawlProgress {
@@ -205,8 +216,6 @@ export const DEFAULTS = {
   robotsTtlMs: 24 * 60 * 60_000,
   builtinModules: true,
   moduleTimeoutMs: 5000,
-  /** Exact, answers at once, least CPU a check; 10-15 bytes a URL (docs/seen.md). */
-  seen: 'memory' as 'memory' | 'bloom' | 'lmdb' | 'drum',
   seenFpRate: 0.001,
   userAgent: DEFAULT_USER_AGENT,
   skipExtensions: DEFAULT_SKIP_EXTENSIONS,
@@ -246,7 +255,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   crawl: {
     kind: crawlName,
     flag: '--crawl <name>',
-    help: 'with --store: which crawl in the database (each has its own queue, seen set and budget)',
+    help: "which crawl, each with its own queue, seen set and budget: on the embedded store the folder crawls/NAME in --data (default: --data itself), on PostgreSQL (--store) its row; with --server, the server's crawl NAME",
   },
   fresh: {
     kind: onOff,
@@ -405,7 +414,7 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
   seen: {
     kind: oneOf(['memory', 'bloom', 'lmdb', 'drum']),
     flag: '--seen <kind>',
-    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, past 10^8 URLs)',
+    help: 'the URL-seen set: memory (exact, in RAM), bloom (small, loses a few), lmdb (on disk), drum (on disk, flat RAM) (default: memory, or drum when --max-pages or --seen-capacity says past 10^8 URLs)',
   },
   seenCapacity: {
     kind: whole(1),
@@ -462,12 +471,17 @@ export const OPTION_RULES: { readonly [K in RuledOption]-?: OptionRule } = {
  * the wrong kind is a CrawlOptionError naming the option. `undefined` means "not given".
  */
 /** Options with their defaults filled in: what a crawl runs with. */
-export type Settings = CrawlOptions & typeof DEFAULTS;
+export type Settings = CrawlOptions & typeof DEFAULTS & { seen: SeenKindName };
 
 /** The options given, over the defaults (an option given as undefined takes its default). */
 export function withDefaults(options: CrawlOptions): Settings {
   const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
-  return { ...DEFAULTS, ...given, seeds: options.seeds } as Settings;
+  return {
+    ...DEFAULTS,
+    ...given,
+    seen: options.seen ?? defaultSeen(options),
+    seeds: options.seeds,
+  } as Settings;
 }
 
 export function checkCrawlOptions(options: unknown): asserts options is CrawlOptions {

@@ -77,7 +77,8 @@ export async function runPasses(passes: number, parts: PassParts): Promise<StopR
       const metBefore = await urlsMet(frontier);
       const stopped = await parts.runLoop();
       if (stopped !== 'finished') return stopped; // the page budget or a signal: not a clean boundary
-      // The links of the pass's last pages, merged (drum) and made durable.
+      // The loop ends only once every completion has committed, and a completion waits for
+      // its links' answers: what is left is to make the seen set durable at the boundary.
       await frontier.settleSeen();
       const line: PassLine = {
         pass,

@@ -64,9 +64,14 @@ const CRAWL_OPTIONS = QUEUE_OPTIONS.filter(
     !(NOT_A_BUNNYS as readonly string[]).includes(k),
 );
 
-/** The long flags of the crawl's own options (--delay, --scope, ...). */
+/**
+ * The long flags of the crawl's own options (--delay, --scope, ...), which --server
+ * refuses. Not --crawl: with --server it names the server's crawl to work for.
+ */
 const CRAWL_FLAGS = new Set<string>(
-  CRAWL_OPTIONS.map((k) => (OPTION_RULES[k].flag as string).split(/[ ,]/)[0] as string),
+  CRAWL_OPTIONS.filter((k) => k !== 'crawl').map(
+    (k) => (OPTION_RULES[k].flag as string).split(/[ ,]/)[0] as string,
+  ),
 );
 
 /** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
@@ -147,6 +152,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
           (t): t is string => typeof t === 'string' && t !== '',
         ),
         name: `bunny@${hostname()}:${process.pid}`,
+        // The crawl it names; none: the server's own one.
+        crawl: command.getOptionValueSource('crawl') === 'cli' ? given.crawl : undefined,
         // A server that went away is waited for until it is back, and Ctrl-C stops the
         // waiting. Said as a warning (--quiet hides it): nothing has failed yet, and a
         // server that cannot be reached at all ends the bunny with an error line.
@@ -192,7 +199,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
         },
       });
       closers.push(() => crawler.close());
-      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}`);
+      const which = command.getOptionValueSource('crawl') === 'cli' ? `, crawl ${given.crawl}` : '';
+      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}${which}`);
       // The server runs a seed's checks, and records what it refuses.
       if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
       let ended = await crawler.loop.run();

@@ -4,9 +4,12 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { OriginalPacket, TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
-import { parseHostPort } from './server-command.js';
+import { parseCrawlName, parseHostPort } from './server-command.js';
 
 const ANSWER_TIMEOUT_MS = 60_000;
+
+/** Commands about one crawl: its sites, queue and folder (modstat, loadmod and quit are about the server). */
+const PER_CRAWL = new Set(['show', 'log', 'read']);
 
 /** The token: --token, else COBWEB_TOKEN, else the server's DATA/token when --data names its folder. */
 function tokenOf(flags: Record<string, unknown>): string | undefined {
@@ -28,6 +31,7 @@ export async function sendControl(
   server: { host: string; port: number },
   packet: OriginalPacket,
   token: string | undefined,
+  crawl?: string,
 ): Promise<TextAnswer> {
   // The codec loads only for a control command, not for every command line.
   const { encode, readTextAnswer } = await import('../protocol/index.js');
@@ -45,6 +49,10 @@ export async function sendControl(
     socket.on('connect', () => {
       if (token !== undefined) {
         socket.write(encode({ type: 'AUTH', requestId: 0, more: false, body: { token } }));
+      }
+      // No --crawl, no CRAWL: the server's own crawl, what a server of one crawl (or an older one) expects.
+      if (crawl !== undefined) {
+        socket.write(encode({ type: 'CRAWL', requestId: 0, more: false, body: { crawl } }));
       }
       socket.write(encode(packet));
     });
@@ -80,6 +88,14 @@ function controlCommand(
     .option('--data <dir>', "the server's data folder, to read its token from");
   if (name === 'show')
     command.option('--limit <n>', 'show at most N lines of sites and of the queue', Number);
+  if (PER_CRAWL.has(name)) {
+    command.addOption(
+      new Option(
+        '--crawl <name>',
+        "the server's crawl (its sites, queue and folder; default: the one the server was started with)",
+      ).argParser(parseCrawlName),
+    );
+  }
   return command.action(async (...args: unknown[]) => {
     const flags = (argument === undefined ? args[0] : args[1]) as Record<string, unknown>;
     const arg = argument === undefined ? undefined : (args[0] as string);
@@ -88,11 +104,14 @@ function controlCommand(
         flags.server as { host: string; port: number },
         packetOf(arg),
         tokenOf(flags),
+        typeof flags.crawl === 'string' ? flags.crawl : undefined,
       );
       if (answer.kind === 'error') {
         process.stderr.write(`cobweb: the server refused ${name}: ${answer.message}\n`);
         outcome.code =
-          answer.code === 200 || answer.code === 201 || answer.code === 204 ? EXIT.usage : EXIT.failed;
+          answer.code === 200 || answer.code === 201 || answer.code === 204 || answer.code === 207
+            ? EXIT.usage
+            : EXIT.failed;
         return;
       }
       const text = print(answer, flags);

@@ -1,5 +1,6 @@
 import { agree, count } from '../bunny/english.js';
 import type { CrawlProgress, CrawlSummary } from '../bunny/options.js';
+import { describeSeen } from '../seen/describe.js';
 
 function duration(ms: number): string {
   const s = Math.floor(ms / 1000);
@@ -14,9 +15,12 @@ function duration(ms: number): string {
 }
 
 export function progressLine(p: CrawlProgress): string {
+  // A bloom filter's rate climbs as it fills: shown while it does, not only at the end.
+  const rate = p.seen?.estimatedFpRate;
   return (
     `done ${p.done + p.failed}  queued ${p.queued}  in flight ${p.inFlight}  ` +
-    `${p.pagesPerSec.toFixed(1)} pages/s  errors ${p.errorsThisRun}  elapsed ${duration(p.elapsedMs)}`
+    `${p.pagesPerSec.toFixed(1)} pages/s  errors ${p.errorsThisRun}  elapsed ${duration(p.elapsedMs)}` +
+    (rate === undefined ? '' : `  bloom fp ${rate.toExponential(1)}`)
   );
 }
 
@@ -98,6 +102,7 @@ export function summaryText(s: CrawlSummary): string {
       : []),
     `  store, all runs: ${count(s.done, 'URL')} fetched, ${s.failed} failed, ${s.rejected} refused or disallowed by robots.txt, ${s.queued} queued`,
     ...moduleLines(s),
+    ...(s.seen === undefined ? [] : [`  ${describeSeen(s.seen)}`]),
     `  pages: ${s.pagesFile}`,
     `  warc:  ${s.warcFiles.length === 0 ? '(none this run)' : s.warcFiles.join(', ')}`,
   ].join('\n');

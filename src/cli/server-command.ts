@@ -2,12 +2,12 @@ import { resolve as resolvePath } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { canonicalSeeds, linkRulesOf, openStore, seenOf, startModules } from '../bunny/crawl.js';
 import { closeAll } from '../bunny/crawler.js';
-import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
+import { checkDataDir, type DataLayout, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { count } from '../bunny/english.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
-import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
+import { crawlName, parseHostPort as parseListen } from '../bunny/option-kinds.js';
 import {
   type CrawlOptions,
   checkCrawlOptions,
@@ -21,8 +21,11 @@ import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '..
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import type { StoreCall } from '../frontier/timed.js';
+import type { LocalFrontier } from '../frontier/types.js';
+import { DEFAULT_CRAWL } from '../protocol/index.js';
 import { parseBackoff } from '../server/backoff.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
+import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
@@ -68,6 +71,13 @@ export const QUEUE_OPTIONS = [
   'seenFpRate',
   'http',
 ] as const;
+
+/** --crawl NAME of the control commands, read as the crawl options' --crawl is. */
+export function parseCrawlName(text: string): string {
+  if (!crawlName.check(text))
+    throw new InvalidArgumentError(`expected ${crawlName.expected}, got "${text}".`);
+  return text;
+}
 
 /** --listen HOST:PORT; an IPv6 host in brackets. */
 export function parseHostPort(text: string): { host: string; port: number } {
@@ -161,20 +171,60 @@ export function serverCommand(outcome: { code: number }): Command {
       if (shared !== null) closers.push(() => shared.close());
       closers.push(await lockDataDir(layout));
       const rules = linkRulesOf({ ...o, skipSubstrings }, seeds);
-      const opened = openDataDir(
-        layout,
-        {
-          settings: linkSettingsOf(o, seeds),
-          fresh: o.fresh === true,
-          // A shared store has no seen set in the folder.
-          seen: shared === null ? seenOf(o) : undefined,
-          modules: modules.names,
-        },
-        say,
-      );
-      const store =
-        shared ?? (await openStore(layout, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o)));
-      closers.push(() => store.close());
+      // The server's own crawl (--crawl) is the data folder itself when it is the default
+      // one, else crawls/NAME in it; its store is the folder's own, or its row in PostgreSQL.
+      const own = o.crawl;
+      const seedsOf = (name: string) => (name === own ? seeds : []);
+      const opened = new Map<string, ReturnType<typeof openDataDir>>();
+      const openFolder = (name: string, folder: DataLayout) => {
+        const done = openDataDir(
+          folder,
+          {
+            settings: linkSettingsOf(o, seedsOf(name)),
+            fresh: o.fresh === true && name === own,
+            // A shared store has no seen set in the folder.
+            seen: shared === null ? seenOf(o) : undefined,
+            modules: modules.names,
+          },
+          say,
+        );
+        opened.set(name, done);
+        return done;
+      };
+      // The data folder is marked first (the token goes in it), as the default crawl's.
+      openFolder(DEFAULT_CRAWL, layout);
+      const openCrawl: CrawlOpener = async (name, folder) => {
+        const inRoot = name === DEFAULT_CRAWL;
+        const unlock = inRoot ? () => {} : await lockDataDir(folder);
+        let store: LocalFrontier | null = null;
+        try {
+          const { moduleData } = inRoot
+            ? (opened.get(name) as ReturnType<typeof openDataDir>)
+            : openFolder(name, folder);
+          store =
+            name === own && shared !== null
+              ? shared
+              : shared !== null
+                ? await openSharedStore({ ...o, crawl: name }, [], false)
+                : await openStore(folder, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o));
+          const opens = store;
+          return {
+            store: opens,
+            rules: linkRulesOf({ ...o, skipSubstrings }, seedsOf(name)),
+            settings: settingsForBunnies({ ...o, skipSubstrings }, seedsOf(name)),
+            moduleData,
+            close: async () => {
+              // The own crawl's shared store is closed last, with the others the command opened.
+              if (opens !== shared) await opens.close();
+              unlock();
+            },
+          };
+        } catch (err) {
+          if (store !== null && store !== shared) await store.close();
+          unlock();
+          throw err;
+        }
+      };
       const { token, generated } = serverToken(layout.root, flags.token as string | undefined);
       let quit: () => void = () => {};
       const quitting = new Promise<void>((r) => {
@@ -182,17 +232,15 @@ export function serverCommand(outcome: { code: number }): Command {
       });
       const storeCalls = o.http === undefined ? undefined : new Feed<StoreCall>();
       const running = await startServer({
-        layout,
-        moduleData: opened.moduleData,
-        store,
+        root: layout.root,
+        openCrawl,
+        crawl: own,
         modules,
         host: listen.host,
         port: listen.port,
         token,
         modulesDir: typeof flags.modules === 'string' ? resolvePath(flags.modules) : null,
-        rules,
         backoff: flags.backoff as ReturnType<typeof parseBackoff>,
-        settings: settingsForBunnies({ ...o, skipSubstrings }, seeds),
         leaseMs: DEFAULTS.leaseMs,
         limits: { ...DEFAULT_LIMITS, idleMs: flags.idleTimeout as number },
         maxConnections: flags.maxConnections as number,
@@ -234,13 +282,15 @@ export function serverCommand(outcome: { code: number }): Command {
         // On stdout whatever --quiet says: with port 0 nothing else tells the port.
         process.stdout.write(`cobweb: console on ${live.url} (its actions need the server's token)\n`);
       }
-      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed rules.
+      // A resumed server does what a resumed crawl does: --retry-failed, the seeds, the changed
+      // rules, on its own crawl.
+      const { store } = running.crawl.service;
       const me = await store.registerCrawler(`server@${process.pid}`);
       const revisit = {
         seeds,
         crawler: me,
         rules,
-        changed: opened.changed,
+        changed: (opened.get(own) as ReturnType<typeof openDataDir>).changed,
         retryFailed: o.retryFailed === true,
         hints: shared === null ? FOLDER_HINTS : sharedHints(o.crawl),
       };
@@ -248,7 +298,9 @@ export function serverCommand(outcome: { code: number }): Command {
       await running.service.writeRecords(seeded.records, me);
       await store.leave(me);
       if (seeds.length > 0) {
-        say(`${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued`);
+        say(
+          `${seeded.added + seeded.requeued.length} of ${count(seeds.length, 'seed')} queued${own === DEFAULT_CRAWL ? '' : ` in crawl ${own}`}`,
+        );
       }
       const stopped = new Promise<StopSignal>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));
@@ -262,11 +314,11 @@ export function serverCommand(outcome: { code: number }): Command {
       signal = how === 'console' ? null : how;
       stopping = true;
       await live?.finish(how ?? 'quit');
-      if (how === 'console') running.server.writeLog();
+      if (how === 'console') await running.server.writeLog();
       else if (how !== null) {
         // Said even under --quiet, as by cobweb crawl.
         process.stderr.write('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
-        running.server.writeLog();
+        await running.server.writeLog();
       }
     } finally {
       await closeAll(closers.reverse());

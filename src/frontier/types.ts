@@ -9,6 +9,8 @@
  * docs/architecture.md draws the URL state machine these calls drive.
  */
 
+import type { SeenFigures } from '../seen/describe.js';
+
 /** A page to parse for links, or a sitemap to read for URLs. */
 export type UrlKind = 'page' | 'sitemap';
 
@@ -201,7 +203,12 @@ export interface FrontierStats {
   expiredLeases: number;
   /** Pages the crawl may still start (--max-pages less final outcomes and leases); null: no limit. */
   budgetLeft: number | null;
+  /** The store's seen set, when it says (a server's store passes it on in STATSREPLY). */
+  seen?: SeenStats;
 }
+
+/** A seen set's figures (src/seen/describe.ts): its kind, its size, and a bloom filter's capacity, m, k and rates. */
+export type SeenStats = SeenFigures;
 
 /**
  * Stored URLs a resumed crawl may want back in the queue, because its rules changed or

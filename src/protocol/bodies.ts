@@ -32,8 +32,10 @@ import type {
   WireRejected,
   WireRelease,
   WireReport,
+  WireSeen,
   WireStats,
 } from './types.js';
+import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
 
 const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
@@ -158,6 +160,28 @@ function extended(v: unknown, where: string): WireExtended {
   return { id: string(o, 'id', where, true), expiresAt: integer(o, 'expiresAt', where) };
 }
 
+function crawlName(o: JsonObject, where: string): string {
+  const name = string(o, 'crawl', where, true);
+  if (!CRAWL_NAME.test(name)) bad(`${where}.crawl`, `must be ${CRAWL_NAME_RULE}`);
+  return name;
+}
+
+function seenStats(v: unknown, where: string): WireSeen {
+  const o = object(v, where);
+  const s: WireSeen = { kind: string(o, 'kind', where, true), size: integer(o, 'size', where) };
+  for (const key of ['capacity', 'bits', 'hashes'] as const) {
+    if (o[key] !== undefined) s[key] = integer(o, key, where);
+  }
+  for (const key of ['fpRate', 'estimatedFpRate'] as const) {
+    if (o[key] === undefined) continue;
+    const rate = o[key];
+    if (typeof rate !== 'number' || !(rate >= 0 && rate <= 1))
+      bad(`${where}.${key}`, 'must be a number from 0 to 1');
+    s[key] = rate;
+  }
+  return s;
+}
+
 function settings(o: JsonObject, where: string): JsonObject {
   return freeObject(o.settings, `${where}.settings`);
 }
@@ -169,6 +193,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   HELLO: (o, w) => {
     const b: Bodies['HELLO'] = { name: string(o, 'name', w, true), protocol: integer(o, 'protocol', w, 1) };
     if (o.version !== undefined) b.version = string(o, 'version', w);
+    if (o.crawl !== undefined) b.crawl = crawlName(o, w);
     return b;
   },
   WELCOME: (o, w) => ({
@@ -212,6 +237,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   }),
   STATS: () => ({}),
   LEAVE: () => ({}),
+  CRAWL: (o, w) => ({ crawl: crawlName(o, w) }),
   STATSREPLY: (o, w) => {
     const s: WireStats = {
       queued: integer(o, 'queued', w),
@@ -226,6 +252,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
       if (o[key] !== undefined) s[key] = integer(o, key, w);
     }
     if (o.budgetLeft !== undefined) s.budgetLeft = nullableInteger(o, 'budgetLeft', w);
+    if (o.seen !== undefined) s.seen = seenStats(o.seen, `${w}.seen`);
     return s;
   },
   MODULE: (o, w) => {

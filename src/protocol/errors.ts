@@ -49,6 +49,10 @@ export const ErrorCode = {
   UNSUPPORTED_VERSION: 205,
   /** DEQUEUE on a connection that said HELLO or has a request outstanding (its typeless reply would be ambiguous). */
   DEQUEUE_NOT_ALLOWED: 206,
+  /** CRAWL named a crawl the server does not hold (a bunny's HELLO starts one; CRAWL does not). */
+  UNKNOWN_CRAWL: 207,
+  /** CRAWL after a packet other than AUTH, twice, or naming another crawl than HELLO's. */
+  CRAWL_NOT_FIRST: 208,
 
   /** The server has as many connections as it allows. */
   TOO_MANY_CONNECTIONS: 300,

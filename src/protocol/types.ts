@@ -38,6 +38,7 @@ export const PacketCode = {
   OK: 35,
   ERROR: 36,
   LEAVE: 37,
+  CRAWL: 38,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -57,6 +58,17 @@ export const MAX_JSON_DEPTH = 32;
 export const MAX_ERROR_PACKET = 2_048;
 /** The protocol version HELLO names and WELCOME confirms. */
 export const PROTOCOL_VERSION = 1;
+
+/**
+ * A crawl's name (--crawl; HELLO's and CRAWL's `crawl`): 1 to 64 letters, digits, '.',
+ * '_' and '-', not starting with '.'. It is a folder's name on a server with folder
+ * stores (crawls/NAME), so never '.', '..' or a hidden one, and a row's in PostgreSQL.
+ */
+export const CRAWL_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
+/** What CRAWL_NAME takes, for messages. */
+export const CRAWL_NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', not starting with '.'";
+/** The crawl of a server or a store when no --crawl names one: on a server, its data folder itself. */
+export const DEFAULT_CRAWL = 'default';
 
 // ---------------------------------------------------------------------------------------------
 // The original packets
@@ -212,11 +224,24 @@ export interface WireStats {
   expiredLeases?: number;
   /** Optional: pages the crawl may still start; null when there is no limit. */
   budgetLeft?: number | null;
+  /** Optional: the crawl's seen set (its kind and size; a bloom filter's capacity and rates). */
+  seen?: WireSeen;
+}
+
+export interface WireSeen {
+  kind: string;
+  size: number;
+  capacity?: number;
+  fpRate?: number;
+  bits?: number;
+  hashes?: number;
+  estimatedFpRate?: number;
 }
 
 export interface Bodies {
   AUTH: { token: string };
-  HELLO: { name: string; protocol: number; version?: string };
+  /** `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not. */
+  HELLO: { name: string; protocol: number; version?: string; crawl?: string };
   WELCOME: { crawlerId: string; protocol: number; leaseMs: number; settings: JsonObject };
   LEASE: { n: number; waitMs: number };
   LEASES: { leases: WireLease[]; ended: CrawlEnd | null; nextReadyAt: number | null };
@@ -238,6 +263,8 @@ export interface Bodies {
   OK: Record<string, never>;
   /** The bunny is stopping: its leases go back to the queue now. */
   LEAVE: Record<string, never>;
+  /** The crawl this connection's packets are about (control commands, STATS, the original packets). */
+  CRAWL: { crawl: string };
   ERROR: { code: number; message: string };
 }
 
@@ -291,6 +318,7 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   OK: 'server',
   ERROR: 'server',
   LEAVE: 'client',
+  CRAWL: 'client',
 };
 
 /**
@@ -321,6 +349,7 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   OK: 'required',
   ERROR: 'any',
   LEAVE: 'required',
+  CRAWL: 'optional',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -351,6 +380,7 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   ACK: 'OK',
   RECORDSITE: 'OK',
   LEAVE: 'OK',
+  CRAWL: 'OK',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

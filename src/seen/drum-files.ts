@@ -9,6 +9,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import type { SortedBatch } from './drum-sort.js';
 import { bytesOf, fsyncDir, header, readExactly, readHeader, writeAll, writeFileAtomic } from './files.js';
 
 /**
@@ -123,89 +124,6 @@ function lowerBound(words: Uint32Array, from: number, to: number, hi: number, lo
     else b = mid;
   }
   return a;
-}
-
-/**
- * A batch sorted by fingerprint, each with its position in the batch: fingerprint i is
- * `words[2 * i]` (low half), `words[2 * i + 1]` (high half), at position `at[i]`, i < count.
- */
-export interface SortedBatch {
-  words: Uint32Array;
-  at: Uint32Array;
-  count: number;
-}
-
-/**
- * Sorts batches by fingerprint, keeping positions: an LSD radix sort, 16 bits a pass,
- * four passes, each a sequential read and a write into 65,536 runs. It is stable, so
- * among equal fingerprints the first in the batch comes first. The batch's own array is
- * one of the two it sorts between (the sorted batch ends there, its order lost), and
- * the other arrays are kept from one batch to the next: 16 bytes a fingerprint besides
- * the batch, and the merging thread's memory stays flat.
- */
-export class BatchSorter {
-  private spare = new Uint32Array(0);
-  private atA = new Uint32Array(0);
-  private atB = new Uint32Array(0);
-  private readonly counts = new Uint32Array(65536);
-
-  /** Sorts the `count` fingerprints of `words` (low, high, low, high, ...), in place. */
-  sort(words: Uint32Array, count: number): SortedBatch {
-    if (this.atA.length < count) {
-      this.spare = new Uint32Array(count * 2);
-      this.atA = new Uint32Array(count);
-      this.atB = new Uint32Array(count);
-    }
-    let from: Uint32Array = words;
-    let to: Uint32Array = this.spare;
-    let fromAt = this.atB; // unused in the first pass: positions start as 0, 1, 2, ...
-    let toAt = this.atA;
-    const counts = this.counts;
-    for (let pass = 0; pass < 4; pass++) {
-      const half = pass < 2 ? 0 : 1;
-      const shift = (pass & 1) * 16;
-      counts.fill(0);
-      for (let i = 0; i < count; i++) {
-        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
-        counts[d] = (counts[d] as number) + 1;
-      }
-      let sum = 0;
-      for (let d = 0; d < 65536; d++) {
-        const c = counts[d] as number;
-        counts[d] = sum;
-        sum += c;
-      }
-      for (let i = 0; i < count; i++) {
-        const d = ((from[2 * i + half] as number) >>> shift) & 0xffff;
-        const j = counts[d] as number;
-        counts[d] = j + 1;
-        to[2 * j] = from[2 * i] as number;
-        to[2 * j + 1] = from[2 * i + 1] as number;
-        toAt[j] = pass === 0 ? i : (fromAt[i] as number);
-      }
-      [from, to] = [to, from];
-      [fromAt, toAt] = [toAt, fromAt];
-    }
-    // Four passes: the sorted fingerprints are back in `words`.
-    return { words: from, at: fromAt, count };
-  }
-}
-
-/** Drops repeats from a sorted batch, in place, keeping each fingerprint's first position; returns the distinct count. */
-export function dropRepeats(batch: SortedBatch): number {
-  const { words, at } = batch;
-  let kept = 0;
-  for (let i = 0; i < batch.count; i++) {
-    const lo = words[2 * i] as number;
-    const hi = words[2 * i + 1] as number;
-    if (kept > 0 && words[2 * kept - 2] === lo && words[2 * kept - 1] === hi) continue;
-    words[2 * kept] = lo;
-    words[2 * kept + 1] = hi;
-    at[kept] = at[i] as number;
-    kept++;
-  }
-  batch.count = kept;
-  return kept;
 }
 
 // One reading and one writing chunk for every pass of this thread: allocated once, so a
@@ -365,13 +283,13 @@ export function install(output: string, sorted: string): void {
 }
 
 /**
- * For each fingerprint of the batch, in the batch's order: 1 when the merge added it and
- * this is its first occurrence in the batch (the position dropRepeats kept).
+ * For each fingerprint of the batch, in the batch's order, into `out` (batchCount bytes):
+ * 1 when the merge added it and this is its first occurrence in the batch (the position
+ * dropRepeats kept), else 0.
  */
-export function verdicts(keys: SortedBatch, isNew: Uint8Array, batchCount: number): Uint8Array {
-  const result = new Uint8Array(batchCount);
-  for (let i = 0; i < keys.count; i++) if (isNew[i] === 1) result[keys.at[i] as number] = 1;
-  return result;
+export function verdictsInto(keys: SortedBatch, isNew: Uint8Array, out: Uint8Array): void {
+  out.fill(0);
+  for (let i = 0; i < keys.count; i++) if (isNew[i] === 1) out[keys.at[i] as number] = 1;
 }
 
 function recordHead(batch: number, count: number): Buffer {
@@ -380,6 +298,10 @@ function recordHead(batch: number, count: number): Buffer {
   head.writeBigUInt64LE(BigInt(count), 8);
   return head;
 }
+
+/** Fingerprints the journal handles at a time, reading or writing: 512 KiB, made once. */
+const JOURNAL_SLICE = 1 << 16;
+const journalSlice = new Uint32Array(2 * JOURNAL_SLICE);
 
 /** The journal: an append-only file of records (batch, count, fingerprints). */
 export class Journal {
@@ -402,7 +324,7 @@ export class Journal {
    */
   append(batch: number, keys: SortedBatch, isNew: Uint8Array, count: number): void {
     writeAll(this.fd, recordHead(batch, count));
-    const slice = new Uint32Array(2 * Math.min(count, 1 << 16));
+    const slice = journalSlice;
     let n = 0;
     for (let i = 0; i < keys.count; i++) {
       if (isNew[i] !== 1) continue;
@@ -419,37 +341,43 @@ export class Journal {
   }
 
   /**
-   * Calls `visit` for each complete record, in order, with its fingerprints' words (valid
-   * during the call only). A record cut short by a kill is the last one: it is skipped.
+   * Calls `visit` for each complete record, in order, with its fingerprints' words, a
+   * slice of at most JOURNAL_SLICE fingerprints at a time: a large record comes in several
+   * calls with the same batch (`words` is valid during the call only). Reading through one
+   * slice made once keeps a long recovery or a trim from allocating a record's worth each
+   * time. A record cut short by a kill is the last one: it is skipped.
    */
   forEach(visit: (batch: number, words: Uint32Array, count: number) => void): void {
-    const head = Buffer.alloc(RECORD_HEADER_BYTES);
-    let position = 0;
-    while (position + RECORD_HEADER_BYTES <= this.size) {
-      readExactly(this.fd, head, position);
-      const batch = Number(head.readBigUInt64LE(0));
-      const count = Number(head.readBigUInt64LE(8));
-      const end = position + RECORD_HEADER_BYTES + 8 * count;
-      if (end > this.size) return;
-      const words = new Uint32Array(count * 2);
-      readExactly(this.fd, bytesOf(words), position + RECORD_HEADER_BYTES);
-      visit(batch, words, count);
-      position = end;
-    }
+    this.eachRecord((batch, count, body) => {
+      for (let done = 0; done < count; ) {
+        const n = Math.min(JOURNAL_SLICE, count - done);
+        const words = journalSlice.subarray(0, 2 * n);
+        readExactly(this.fd, bytesOf(words), body + 8 * done);
+        visit(batch, words, n);
+        done += n;
+      }
+    });
   }
 
   /**
    * Keeps only the records of batches after `through`: the others belong to flushed
-   * merges, which stay. Copied record by record to a new file that replaces this one.
+   * merges, which stay. Copied record by record, a slice at a time, to a new file that
+   * replaces this one.
    */
   dropThrough(through: number): void {
     const temp = `${this.path}.tmp`;
     const tempFd = openSync(temp, 'w');
+    const slice = bytesOf(journalSlice);
     try {
-      this.forEach((batch, words, count) => {
+      this.eachRecord((batch, count, body) => {
         if (batch <= through) return;
         writeAll(tempFd, recordHead(batch, count));
-        writeAll(tempFd, bytesOf(words));
+        for (let done = 0; done < 8 * count; ) {
+          const n = Math.min(slice.length, 8 * count - done);
+          readExactly(this.fd, slice.subarray(0, n), body + done);
+          writeAll(tempFd, slice.subarray(0, n));
+          done += n;
+        }
       });
       fsyncSync(tempFd);
     } finally {
@@ -460,6 +388,21 @@ export class Journal {
     closeSync(this.fd);
     this.fd = openSync(this.path, 'a+');
     this.size = fstatSync(this.fd).size;
+  }
+
+  /** Each complete record's batch, count and where its fingerprints start in the file. */
+  private eachRecord(visit: (batch: number, count: number, body: number) => void): void {
+    const head = Buffer.alloc(RECORD_HEADER_BYTES);
+    let position = 0;
+    while (position + RECORD_HEADER_BYTES <= this.size) {
+      readExactly(this.fd, head, position);
+      const batch = Number(head.readBigUInt64LE(0));
+      const count = Number(head.readBigUInt64LE(8));
+      const end = position + RECORD_HEADER_BYTES + 8 * count;
+      if (end > this.size) return;
+      visit(batch, count, position + RECORD_HEADER_BYTES);
+      position = end;
+    }
   }
 
   close(): void {

@@ -16,6 +16,8 @@ export type DrumRequest =
       count: number;
       /** The last batch the caller has flushed: journal records up to it may go. */
       flushedThrough: number;
+      /** The scratch of an earlier merge (MergeScratch), moved back to be used again; absent: make one. */
+      scratch?: ArrayBuffer;
     }
   | {
       type: 'close';
@@ -28,8 +30,11 @@ export type DrumReply =
   | {
       type: 'merged';
       batch: number;
-      /** One byte per fingerprint of the batch, in its order: 1 for new. */
-      verdicts: ArrayBuffer;
+      /**
+       * The merge's scratch (MergeScratch over the buffer size), moved: its `verdicts`
+       * hold one byte per fingerprint of the batch, in its order, 1 for new.
+       */
+      scratch: ArrayBuffer;
       /** The batch's buffer, handed back to gather the next batch in (its contents are spent). */
       buffer: ArrayBuffer;
       /** Fingerprints in the sorted file after this merge. */

@@ -1,8 +1,6 @@
 import { existsSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import {
-  BatchSorter,
-  dropRepeats,
   drumPaths,
   install,
   Journal,
@@ -11,10 +9,11 @@ import {
   readSortedHeader,
   removeLeftovers,
   subtractFrom,
-  verdicts,
+  verdictsInto,
   writeEmptySorted,
 } from './drum-files.js';
 import type { DrumReply, DrumRequest, DrumWorkerData } from './drum-protocol.js';
+import { dropRepeats, MergeScratch, sortBatch } from './drum-sort.js';
 import { wordsOf } from './words.js';
 
 /**
@@ -26,7 +25,6 @@ const port = parentPort;
 if (!port) throw new Error('drum-worker.ts runs as a worker thread');
 const { dir, bufferSize, journalLimitBytes } = workerData as DrumWorkerData;
 const paths = drumPaths(dir);
-const sorter = new BatchSorter();
 
 function post(reply: DrumReply, transfer: ArrayBuffer[] = []): void {
   port?.postMessage(reply, transfer);
@@ -47,7 +45,7 @@ function recover(): { journal: Journal; count: number; lastBatch: number } {
   let sliceCount = 0;
   const undo = (): void => {
     if (sliceCount === 0) return;
-    const keys = sorter.sort(wordsOf(slice), sliceCount);
+    const keys = sortBatch(wordsOf(slice), sliceCount, MergeScratch.make(sliceCount));
     dropRepeats(keys);
     count = subtractFrom(paths.sorted, paths.temp, keys, lastBatch);
     install(paths.temp, paths.sorted);
@@ -72,24 +70,19 @@ function recover(): { journal: Journal; count: number; lastBatch: number } {
 }
 
 function merge(request: Extract<DrumRequest, { type: 'merge' }>, journal: Journal): void {
-  const keys = sorter.sort(new Uint32Array(request.buffer, 0, request.count * 2), request.count);
+  const scratch = MergeScratch.reuse(request.scratch, bufferSize);
+  const keys = sortBatch(new Uint32Array(request.buffer, 0, request.count * 2), request.count, scratch);
   dropRepeats(keys);
-  const isNew = new Uint8Array(keys.count);
+  const isNew = scratch.isNew.subarray(0, keys.count).fill(0);
   const { addedCount, total } = mergeInto(paths.sorted, paths.temp, keys, isNew, request.batch);
   // The undo record is on disk before the merged file replaces the old one.
   journal.append(request.batch, keys, isNew, addedCount);
   install(paths.temp, paths.sorted);
-  const result = verdicts(keys, isNew, request.count);
-  post(
-    {
-      type: 'merged',
-      batch: request.batch,
-      verdicts: result.buffer as ArrayBuffer,
-      total,
-      buffer: request.buffer,
-    },
-    [result.buffer as ArrayBuffer, request.buffer],
-  );
+  verdictsInto(keys, isNew, scratch.verdicts.subarray(0, request.count));
+  post({ type: 'merged', batch: request.batch, scratch: scratch.buffer, total, buffer: request.buffer }, [
+    scratch.buffer,
+    request.buffer,
+  ]);
   if (journal.bytes > journalLimitBytes) journal.dropThrough(request.flushedThrough);
 }
 

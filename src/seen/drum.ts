@@ -3,13 +3,18 @@ import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../worker.js';
 import { drumPaths, writeFlushMark } from './drum-files.js';
 import type { DrumReply, DrumRequest, DrumWorkerData } from './drum-protocol.js';
+import { MergeScratch } from './drum-sort.js';
 import { closedError } from './memory.js';
 import type { SeenSet } from './types.js';
 
 export interface DrumSeenSetOptions {
   /** The folder for seen.drum, its journal and its flush mark. */
   dir: string;
-  /** Fingerprints gathered before a merge starts (8 bytes each here, about 26 more in the merging thread while it merges). */
+  /**
+   * Fingerprints gathered before a merge starts, and the most the set holds in memory
+   * at once: one buffer gathering and one merging, 8 bytes a fingerprint each, and the
+   * merge's scratch, 18 bytes (MergeScratch): 34 bytes a fingerprint in all.
+   */
   bufferSize?: number;
   /** A call waits at most this long for a merge to start, when the buffer is not full. */
   maxWaitMs?: number;
@@ -20,21 +25,67 @@ export interface DrumSeenSetOptions {
 export const DRUM_DEFAULT_BUFFER = 1 << 20;
 export const DRUM_DEFAULT_WAIT_MS = 1000;
 
+/** A set with no merge for this long lets go of its spare buffer and the merge's scratch (it makes them again when busy). */
+const IDLE_RELEASE_MS = 5000;
+
+const NOTHING = new BigUint64Array(0);
+
+/** What drum holds now: its buffers never grow, so `buffered` never passes `bufferSize`. */
+export interface DrumStats {
+  kind: 'drum';
+  size: number;
+  bufferSize: number;
+  /** Fingerprints in the gathering buffer. */
+  buffered: number;
+  /** Fingerprints the gathering buffer has room for: bufferSize, always. */
+  bufferCapacity: number;
+  /** Fingerprints of calls that wait for room in the buffer (the caller's arrays, not copied). */
+  waiting: number;
+  /** Fingerprints being merged now (0 when no merge runs). */
+  merging: number;
+  /** Merges done since open. */
+  merges: number;
+}
+
 interface Call {
-  start: number;
+  index: number;
+  /** The caller's array until all of it is copied into a buffer (then let go). */
+  fingerprints: BigUint64Array;
   length: number;
+  /** The batch its first fingerprints went into (numbers as the merges take them). */
+  firstBatch: number;
+  /** Fingerprints copied into a buffer so far, and answered so far. */
+  admitted: number;
+  answered: number;
+  /** Made at the first answer, not before: waiting calls hold no answers. */
+  result: boolean[] | undefined;
   resolve: (result: boolean[]) => void;
   reject: (error: Error) => void;
 }
 
+/** A run of one call's fingerprints in one batch: `length` of them from the call's `from`, at the batch's `start`. */
+interface Segment {
+  call: Call;
+  from: number;
+  start: number;
+  length: number;
+}
+
 /**
  * DRUM (IRLbot's Disk Repository with Update Management), for one key: the URL-seen
- * check as a sequential merge. Fingerprints from insertNew() are gathered in memory;
- * once `bufferSize` of them wait (or the oldest has waited `maxWaitMs`), a worker thread
- * sorts them and merges them in one pass against the sorted file on disk, writing the
- * union to a new file that replaces the old one (temp, fsync, rename), and the calls
- * resolve. Meanwhile the caller goes on and the next batch gathers. Memory holds one
- * batch gathering and one merging, whatever the size of the set.
+ * check as a sequential merge. Fingerprints from insertNew() are gathered in a buffer
+ * of `bufferSize`; once it is full (or the oldest call has waited `maxWaitMs`), a
+ * worker thread sorts the batch and merges it in one pass against the sorted file on
+ * disk, writing the union to a new file that replaces the old one (temp, fsync,
+ * rename), and the calls resolve. Meanwhile the caller goes on and the next batch
+ * gathers in the other buffer.
+ *
+ * The buffers never grow. When the gathering buffer is full and a merge is running,
+ * the calls that do not fit wait, unanswered, until that merge ends and the buffers
+ * swap (backpressure: a caller that waits for its answers slows to the merges' pace).
+ * A waiting call keeps a reference to its array, so the caller must not change it
+ * before the call resolves. A call larger than the buffer is merged in parts, in order.
+ * So memory holds two buffers and one merge's arrays, whatever the size of the set.
  *
  * After a kill -9 the set is what flush() last covered: merges since then are undone at
  * open from the journal (see drum-files.ts), so it never claims "seen" for a fingerprint
@@ -44,17 +95,24 @@ export class DrumSeenSet implements SeenSet {
   readonly exact = true;
   private count: number;
   private filling: BigUint64Array;
-  /** A buffer the merging thread handed back, to gather a later batch in. */
+  /** The buffer the merging thread handed back, to gather the batch after next in. */
   private spare: ArrayBuffer | undefined;
+  /** The merge's scratch (sort arrays, verdicts), handed back by the merging thread to be used again. */
+  private scratch: ArrayBuffer | undefined;
+  private idleTimer: NodeJS.Timeout | undefined;
   private fillCount = 0;
-  private fillCalls: Call[] = [];
-  private merging: Call[] | undefined;
+  private fillSegments: Segment[] = [];
+  /** Calls not yet wholly copied into a buffer, oldest first. */
+  private readonly waiting: Call[] = [];
+  private waitingCount = 0;
+  private merging: { segments: Segment[]; count: number } | undefined;
+  private merges = 0;
   private timer: NodeJS.Timeout | undefined;
   private due = false;
-  /** Calls made so far, and how many of them are sealed into a batch. */
+  /** Calls made so far, and the last one wholly inside a batch sent to merge. */
   private callsMade = 0;
   private callsSealed = 0;
-  /** mergeNow() asked that every call up to this one be sealed at once. */
+  /** mergeNow() asked that every call up to this one be merged at once. */
   private urgentThrough = 0;
   private nextBatch: number;
   private resolvedThrough: number;
@@ -119,22 +177,36 @@ export class DrumSeenSet implements SeenSet {
     return this.count;
   }
 
+  stats(): DrumStats {
+    return {
+      kind: 'drum',
+      size: this.count,
+      bufferSize: this.options.bufferSize,
+      buffered: this.fillCount,
+      bufferCapacity: this.filling.length,
+      waiting: this.waitingCount,
+      merging: this.merging?.count ?? 0,
+      merges: this.merges,
+    };
+  }
+
   insertNew(fingerprints: BigUint64Array): Promise<boolean[]> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closing) return Promise.reject(closedError());
-    const n = fingerprints.length;
-    if (this.fillCount + n > this.filling.length) {
-      // More than a buffer waits (the merging thread is behind): grow by an eighth rather than refuse.
-      const bigger = new BigUint64Array(this.fillCount + n + (this.options.bufferSize >>> 3));
-      bigger.set(this.filling.subarray(0, this.fillCount));
-      this.filling = bigger;
-    }
-    this.filling.set(fingerprints, this.fillCount);
     const promise = new Promise<boolean[]>((resolve, reject) => {
-      this.fillCalls.push({ start: this.fillCount, length: n, resolve, reject });
+      this.waiting.push({
+        index: ++this.callsMade,
+        fingerprints,
+        length: fingerprints.length,
+        firstBatch: 0,
+        admitted: 0,
+        answered: 0,
+        result: undefined,
+        resolve,
+        reject,
+      });
     });
-    this.fillCount += n;
-    this.callsMade++;
+    this.waitingCount += fingerprints.length;
     this.lastCall = promise.catch(() => undefined);
     this.schedule();
     return promise;
@@ -178,6 +250,7 @@ export class DrumSeenSet implements SeenSet {
       this.worker.ref();
       this.post({ type: 'close', flushedThrough: this.flushedThrough });
     });
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     closeSync(this.markFd);
   }
 
@@ -187,16 +260,39 @@ export class DrumSeenSet implements SeenSet {
     this.flushedThrough = through;
   }
 
+  /** Copies waiting calls into the gathering buffer, in order, as far as it has room. */
+  private admit(): void {
+    const room = () => this.filling.length - this.fillCount;
+    while (this.waiting.length > 0) {
+      const call = this.waiting[0] as Call;
+      const take = Math.min(room(), call.length - call.admitted);
+      if (take === 0 && call.length > 0) return;
+      // The filling buffer is the next batch to merge: it takes the next number.
+      if (call.admitted === 0) call.firstBatch = this.nextBatch;
+      this.filling.set(call.fingerprints.subarray(call.admitted, call.admitted + take), this.fillCount);
+      this.fillSegments.push({ call, from: call.admitted, start: this.fillCount, length: take });
+      call.admitted += take;
+      this.fillCount += take;
+      this.waitingCount -= take;
+      if (call.admitted < call.length) return;
+      call.fingerprints = NOTHING;
+      this.waiting.shift();
+    }
+  }
+
   private schedule(): void {
-    if (this.merging || this.failure || this.fillCalls.length === 0) return;
+    if (this.failure) return;
+    this.admit();
+    if (this.merging || this.fillSegments.length === 0) return;
     if (this.fillCount === 0) {
       // Only empty calls wait, and nothing before them: no merge needed to answer them.
-      for (const call of this.fillCalls) call.resolve([]);
-      this.callsSealed = this.callsMade;
-      this.fillCalls = [];
+      for (const { call } of this.fillSegments) call.resolve([]);
+      this.callsSealed = (this.fillSegments.at(-1) as Segment).call.index;
+      this.fillSegments = [];
       return;
     }
-    if (this.fillCount >= this.options.bufferSize || this.due || this.urgentThrough > this.callsSealed) {
+    const full = this.fillCount === this.filling.length;
+    if (full || this.due || this.urgentThrough > this.callsSealed) {
       this.startMerge();
     } else if (!this.timer) {
       this.timer = setTimeout(() => {
@@ -213,38 +309,80 @@ export class DrumSeenSet implements SeenSet {
     this.due = false;
     const buffer = this.filling.buffer as ArrayBuffer;
     const count = this.fillCount;
-    this.merging = this.fillCalls;
-    this.callsSealed = this.callsMade;
+    const segments = this.fillSegments;
+    const last = segments.at(-1) as Segment;
+    this.callsSealed = last.call.admitted === last.call.length ? last.call.index : last.call.index - 1;
+    this.merging = { segments, count };
+    // The other buffer: the one the last merge handed back (only the first merge makes it).
     const spare = this.spare;
     this.spare = undefined;
-    this.filling =
-      spare && spare.byteLength === this.options.bufferSize * 8
-        ? new BigUint64Array(spare)
-        : new BigUint64Array(this.options.bufferSize);
+    this.filling = spare ? new BigUint64Array(spare) : new BigUint64Array(this.options.bufferSize);
     this.fillCount = 0;
-    this.fillCalls = [];
+    this.fillSegments = [];
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    const scratch = this.scratch;
+    this.scratch = undefined;
     this.worker.ref();
     this.post(
-      { type: 'merge', batch: this.nextBatch++, buffer, count, flushedThrough: this.flushedThrough },
-      [buffer],
+      {
+        type: 'merge',
+        batch: this.nextBatch++,
+        buffer,
+        count,
+        flushedThrough: this.flushedThrough,
+        ...(scratch ? { scratch } : {}),
+      },
+      scratch ? [buffer, scratch] : [buffer],
     );
+    // The calls that waited for room go into the buffer now free, while this merge runs.
+    this.admit();
+  }
+
+  /** Lets go of the spare buffer and the scratch if no merge starts for a while (many idle crawls, one process). */
+  private releaseWhenIdle(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.merging) return;
+      this.spare = undefined;
+      this.scratch = undefined;
+    }, IDLE_RELEASE_MS);
+    this.idleTimer.unref();
   }
 
   private onReply(reply: DrumReply): void {
     if (reply.type === 'merged') {
-      const calls = this.merging ?? [];
+      const segments = this.merging?.segments ?? [];
       this.merging = undefined;
+      this.merges++;
       this.worker.unref();
       this.count = reply.total;
-      this.resolvedThrough = reply.batch;
       this.spare = reply.buffer;
-      const verdicts = new Uint8Array(reply.verdicts);
-      for (const call of calls) {
-        const result = new Array<boolean>(call.length);
-        for (let i = 0; i < call.length; i++) result[i] = verdicts[call.start + i] === 1;
-        call.resolve(result);
+      this.scratch = reply.scratch;
+      const verdicts = new MergeScratch(reply.scratch, this.options.bufferSize).verdicts;
+      for (const { call, from, start, length } of segments) {
+        call.result ??= new Array<boolean>(call.length);
+        const result = call.result;
+        for (let i = 0; i < length; i++) result[from + i] = verdicts[start + i] === 1;
+        call.answered += length;
+        if (call.answered === call.length) {
+          call.resolve(result);
+          call.result = undefined;
+        }
       }
+      // The flush mark may cover a merge only if every call in it has resolved: flush()
+      // must not make durable a mark whose call has not. A call that did not fit in the
+      // room left goes on in the next batch, so the merges from its first batch on wait
+      // for it; those before it are covered.
+      const last = segments.at(-1);
+      const through =
+        last === undefined || last.call.answered === last.call.length
+          ? reply.batch
+          : last.call.firstBatch - 1;
+      this.resolvedThrough = Math.max(this.resolvedThrough, through);
       this.schedule();
+      if (!this.merging) this.releaseWhenIdle();
     } else if (reply.type === 'closed') {
       this.closedReply?.();
     } else if (reply.type === 'error') {
@@ -256,9 +394,14 @@ export class DrumSeenSet implements SeenSet {
     if (this.failure) return;
     this.failure = new Error(`the drum seen set in ${this.options.dir} failed: ${cause.message}`);
     if (this.timer) clearTimeout(this.timer);
-    for (const call of [...(this.merging ?? []), ...this.fillCalls]) call.reject(this.failure);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const calls = new Set<Call>();
+    for (const s of [...(this.merging?.segments ?? []), ...this.fillSegments]) calls.add(s.call);
+    for (const call of this.waiting) calls.add(call);
+    for (const call of calls) call.reject(this.failure);
     this.merging = undefined;
-    this.fillCalls = [];
+    this.fillSegments = [];
+    this.waiting.length = 0;
     this.closedReply?.();
   }
 

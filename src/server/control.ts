@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { count } from '../bunny/english.js';
+import type { ModuleHost } from '../modules/module-host.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
-import type { CrawlService } from './crawl-service.js';
+import { describeSeen } from '../seen/describe.js';
+import type { HeldCrawl, ServerCrawls } from './crawls.js';
 import { appendNoFollow, plainNameIn } from './names.js';
-import { ControlError, type SessionContext } from './session.js';
+import { bunniesOf, ControlError, type SessionContext } from './session.js';
 
 export interface ControlParts {
-  service: CrawlService;
-  dataDir: string;
+  crawls: ServerCrawls;
+  /** The server's modules, shared by its crawls. */
+  modules: ModuleHost;
   /** --modules DIR: where loadmod finds NAME.mjs or NAME.js; null when not given. */
   modulesDir: string | null;
   /** Connections that said HELLO: a module loaded reaches them. */
@@ -22,7 +24,10 @@ const SHOW_HOSTS = 1000;
 
 /**
  * The control commands (`cobweb show`, `modstat`, `log`, `read`, `loadmod`, `quit`):
- * what they print and do. Names are plain names inside the data or modules folder.
+ * what they print and do. show, log and read are about one crawl (the connection's:
+ * CRAWL, else the default one), its book of sites and its folder; modstat and loadmod
+ * about the server's modules, which every crawl shares; quit stops the server. Names are
+ * plain names inside the crawl's folder or the modules folder.
  */
 export class Control {
   /** Modules loadmod loaded, as MODULE packets carry them to bunnies. */
@@ -30,9 +35,9 @@ export class Control {
 
   constructor(private readonly parts: ControlParts) {}
 
-  /** SHOWDATA: the sites with their directories and counts, then the queue. */
-  async show(): Promise<string> {
-    const { service } = this.parts;
+  /** SHOWDATA: the crawl's sites with their directories and counts, then its queue. */
+  async show(crawl: HeldCrawl): Promise<string> {
+    const { service } = crawl;
     const lines: string[] = [];
     const sites = service.sites.all();
     lines.push(`sites: ${sites.length}`);
@@ -46,15 +51,16 @@ export class Control {
     }
     const st = await service.store.stats();
     lines.push(
-      `queue: ${st.queued} queued, ${st.leased} leased, ${st.retrying} waiting to retry, ${st.done} done, ${st.failed} failed, ${st.rejected} refused; bunnies: ${this.parts.bunnies.size}`,
+      `queue: ${st.queued} queued, ${st.leased} leased, ${st.retrying} waiting to retry, ${st.done} done, ${st.failed} failed, ${st.rejected} refused; bunnies: ${bunniesOf(this.parts.bunnies, crawl.name)}`,
     );
+    if (st.seen !== undefined) lines.push(describeSeen(st.seen));
     for (const h of await service.store.hostQueues(SHOW_HOSTS)) lines.push(`  ${h.host}  ${h.queued} queued`);
     return `${lines.join('\n')}\n`;
   }
 
   /** MODSTAT: the modules loaded, and their calls and errors. */
   modstat(): string {
-    const stats = this.parts.service.modules.stats();
+    const stats = this.parts.modules.stats();
     const lines = [`modules: ${stats.length}`];
     for (const m of stats) {
       lines.push(
@@ -64,16 +70,16 @@ export class Control {
     return `${lines.join('\n')}\n`;
   }
 
-  /** LOGDATA: appends the sites and their module info to a file of the data folder. */
-  async logTo(name: string): Promise<void> {
-    appendNoFollow(this.inData(name), this.parts.service.sites.text());
+  /** LOGDATA: appends the crawl's sites and their module info to a file of its folder. */
+  async logTo(crawl: HeldCrawl, name: string): Promise<void> {
+    appendNoFollow(inFolder(crawl, name), crawl.service.sites.text());
   }
 
-  /** READDATA: the sites of a log in the data folder count as visited. */
-  async readFrom(name: string): Promise<void> {
-    const path = this.inData(name);
+  /** READDATA: the sites of a log in the crawl's folder count as visited. */
+  async readFrom(crawl: HeldCrawl, name: string): Promise<void> {
+    const path = inFolder(crawl, name);
     if (!existsSync(path)) throw new ControlError(ErrorCode.BAD_NAME, `no file ${name} in the data folder`);
-    await this.parts.service.readLog(readFileSync(path, 'utf8'));
+    await crawl.service.readLog(readFileSync(path, 'utf8'));
   }
 
   /** NEWMOD: loads NAME.mjs or NAME.js from the modules folder; the answer says how it went. */
@@ -92,12 +98,16 @@ export class Control {
       }
       return `no module ${name}: neither ${name}.mjs nor ${name}.js is in ${dir}\n`;
     }
-    const files = this.parts.service.moduleData;
-    const report = await this.parts.service.modules.add(path, (module) =>
-      files.claim(module)
-        ? undefined
-        : `${files.file(module)} is not cobweb's, and it would write its records into it`,
-    );
+    // Its records go to the data/ of every crawl open: each must let it have its file there.
+    const crawls = await this.parts.crawls.all();
+    const report = await this.parts.modules.add(path, (module) => {
+      for (const { service } of crawls) {
+        const files = service.moduleData;
+        if (!files.claim(module))
+          return `${files.file(module)} is not cobweb's, and it would write its records into it`;
+      }
+      return undefined;
+    });
     if (report.refused !== undefined || report.name === null) {
       return `module ${name} refused: ${report.refused ?? 'it has no name'}\n`;
     }
@@ -109,23 +119,25 @@ export class Control {
     return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(this.parts.bunnies.size, 'bunny', 'bunnies')}\n`;
   }
 
-  /** QUIT: cobweb.log is written (replacing the old one), then the server stops. */
+  /** QUIT: every crawl's cobweb.log is written (replacing the old one), then the server stops. */
   async quit(): Promise<void> {
-    this.writeLog();
+    await this.writeLog();
     await this.parts.stop();
   }
 
-  /** cobweb.log in the data folder, replaced whole. */
-  writeLog(): void {
-    const file = join(this.parts.dataDir, 'cobweb.log');
-    writeFileSync(`${file}.tmp`, this.parts.service.sites.text());
-    renameSync(`${file}.tmp`, file);
+  /** cobweb.log in each crawl's folder, replaced whole. */
+  async writeLog(): Promise<void> {
+    for (const crawl of await this.parts.crawls.all()) {
+      const file = crawl.layout.log;
+      writeFileSync(`${file}.tmp`, crawl.service.sites.text());
+      renameSync(`${file}.tmp`, file);
+    }
   }
+}
 
-  private inData(name: string): string {
-    const path = plainNameIn(this.parts.dataDir, name);
-    if (path === null)
-      throw new ControlError(ErrorCode.BAD_NAME, `"${name}" is not a plain file name inside the data folder`);
-    return path;
-  }
+function inFolder(crawl: HeldCrawl, name: string): string {
+  const path = plainNameIn(crawl.layout.root, name);
+  if (path === null)
+    throw new ControlError(ErrorCode.BAD_NAME, `"${name}" is not a plain file name inside the data folder`);
+  return path;
 }

@@ -228,6 +228,7 @@ export class CrawlService {
       staleCompletions: s.staleCompletions,
       expiredLeases: s.expiredLeases,
       budgetLeft: s.budgetLeft,
+      ...(s.seen === undefined ? {} : { seen: s.seen }),
     };
   }
 

@@ -1,17 +1,18 @@
 import { once } from 'node:events';
 import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
 import type { BunnyView } from '../console/types.js';
+import type { ModuleHost } from '../modules/module-host.js';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
-import type { CrawlService } from './crawl-service.js';
+import type { ServerCrawls } from './crawls.js';
 import { Session, type SessionLimits } from './session.js';
 import { Traffic } from './traffic.js';
 
 export interface ServerOptions {
   host: string;
   port: number;
-  service: CrawlService;
-  dataDir: string;
+  crawls: ServerCrawls;
+  modules: ModuleHost;
   modulesDir: string | null;
   token: string;
   /**
@@ -52,8 +53,8 @@ export class CobwebServer {
     private readonly options: ServerOptions,
   ) {
     this.control = new Control({
-      service: options.service,
-      dataDir: options.dataDir,
+      crawls: options.crawls,
+      modules: options.modules,
       modulesDir: options.modulesDir,
       bunnies: this.bunnies,
       stop: async () => {
@@ -98,9 +99,9 @@ export class CobwebServer {
     return views;
   }
 
-  /** cobweb.log, as QUIT writes it. */
-  writeLog(): void {
-    this.control.writeLog();
+  /** cobweb.log of every crawl, as QUIT writes them. */
+  writeLog(): Promise<void> {
+    return this.control.writeLog();
   }
 
   /** Stops: every connection gets SHUTTING_DOWN, and no new one is taken. */
@@ -108,7 +109,7 @@ export class CobwebServer {
     this.stopping ??= (async () => {
       this.server.close();
       for (const s of this.sessions) s.close(ErrorCode.SHUTTING_DOWN, 'the server is stopping');
-      this.options.service.sites.save();
+      await this.options.crawls.saveSites();
       await once(this.server, 'close').catch(() => {});
     })();
     return this.stopping;
@@ -120,7 +121,7 @@ export class CobwebServer {
       return;
     }
     const session = new Session(socket, {
-      service: this.options.service,
+      crawls: this.options.crawls,
       token: this.options.token,
       tokenEverywhere: this.options.tokenOnEveryPacket === true || !isLoopback(this.options.host),
       limits: this.options.limits,

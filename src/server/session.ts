@@ -22,6 +22,7 @@ import {
 } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlService } from './crawl-service.js';
+import type { HeldCrawl, ServerCrawls } from './crawls.js';
 import { tokenMatches } from './token.js';
 
 export interface SessionLimits {
@@ -38,7 +39,8 @@ export interface SessionLimits {
 import type { Traffic } from './traffic.js';
 /** What every session of one server shares. */
 export interface SessionContext {
-  service: CrawlService;
+  /** The crawls of the server; a session works on one (CRAWL or HELLO names it, else the server's own). */
+  crawls: ServerCrawls;
   token: string;
   /** The server listens on an address that is not loopback: every packet needs the token. */
   tokenEverywhere: boolean;
@@ -51,10 +53,10 @@ export interface SessionContext {
   moduleSources(): Bodies['MODULE'][];
   /** The control commands that touch files and modules (control.ts). */
   control: {
-    show(): Promise<string>;
+    show(crawl: HeldCrawl): Promise<string>;
     modstat(): string;
-    logTo(name: string): Promise<void>;
-    readFrom(name: string): Promise<void>;
+    logTo(crawl: HeldCrawl, name: string): Promise<void>;
+    readFrom(crawl: HeldCrawl, name: string): Promise<void>;
     loadModule(name: string): Promise<string>;
     quit(): Promise<void>;
   };
@@ -77,6 +79,13 @@ const BUNNY_ONLY = new Set([
   'RECORDSITE',
   'LEAVE',
 ]);
+
+/** Connections that said HELLO for this crawl. */
+export function bunniesOf(bunnies: ReadonlySet<Session>, crawl: string): number {
+  let n = 0;
+  for (const b of bunnies) if (b.crawlName === crawl) n++;
+  return n;
+}
 
 /** A control command's refusal: an ERROR packet with a code, then the connection closes. */
 export class ControlError extends Error {
@@ -105,6 +114,10 @@ export class Session {
   private idle: NodeJS.Timeout | null = null;
   /** Set at HELLO: the crawler id the store gave this bunny. */
   private hello: Promise<CrawlerId> | null = null;
+  /** The crawl this connection works on: set by CRAWL or HELLO, else the server's own one at first use. */
+  private crawl: Promise<HeldCrawl> | null = null;
+  /** The crawl's name once chosen (bunnies are counted per crawl). */
+  crawlName: string;
   /** A bunny's counts since its HELLO, for the console. */
   private counts: BunnyView | null = null;
   /** An original client's crawler, registered at its first DEQUEUE or ENQUEUE. */
@@ -119,6 +132,7 @@ export class Session {
     private readonly socket: Socket,
     private readonly ctx: SessionContext,
   ) {
+    this.crawlName = ctx.crawls.own;
     this.joiner = new MessageJoiner({ maxBytes: ctx.limits.maxSplitBytes });
     socket.setNoDelay(true);
     socket.on('data', (chunk) => this.onData(chunk));
@@ -190,6 +204,10 @@ export class Session {
       );
       return;
     }
+    if (m.type === 'CRAWL') {
+      this.chooseCrawl(m.body.crawl, m.requestId);
+      return;
+    }
     if ('requestId' in m) {
       this.ours(m);
       return;
@@ -244,38 +262,13 @@ export class Session {
   private async answer(
     m: Extract<Message, { requestId: number }>,
   ): Promise<{ type: OurPacketName; body: object } | null> {
-    const s = this.ctx.service;
+    if (m.type === 'HELLO') {
+      this.sayHello(m.body, m.requestId);
+      return null;
+    }
+    const s = await this.service();
     const ok = m.requestId === 0 ? null : { type: 'OK' as const, body: {} };
     switch (m.type) {
-      case 'HELLO': {
-        if (m.body.protocol !== PROTOCOL_VERSION) {
-          throw new ControlError(
-            ErrorCode.UNSUPPORTED_VERSION,
-            `this server speaks protocol ${PROTOCOL_VERSION}, not ${m.body.protocol}`,
-          );
-        }
-        if (this.hello !== null) throw new ControlError(ErrorCode.BAD_FIELD, 'HELLO came twice');
-        this.hello = s.register(m.body.name);
-        const crawler = await this.hello;
-        this.counts = {
-          crawler,
-          name: m.body.name,
-          address: `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`,
-          since: Date.now(),
-          leased: 0,
-          completed: 0,
-        };
-        this.ctx.bunnies.add(this);
-        const welcome: Bodies['WELCOME'] = {
-          crawlerId: String(crawler),
-          protocol: PROTOCOL_VERSION,
-          leaseMs: s.leaseMs,
-          settings: s.settings,
-        };
-        this.writeMessage('WELCOME', m.requestId, welcome);
-        for (const module of this.ctx.moduleSources()) this.pushModule(module);
-        return null;
-      }
       case 'LEASE': {
         const body = await s.lease(await this.crawler(), m.body.n, m.body.waitMs);
         if (this.counts !== null) this.counts.leased += body.leases.length;
@@ -302,7 +295,7 @@ export class Session {
         await s.recordSite(m.body);
         return ok;
       case 'STATS':
-        return { type: 'STATSREPLY', body: await s.stats(this.ctx.bunnies.size) };
+        return { type: 'STATSREPLY', body: await s.stats(bunniesOf(this.ctx.bunnies, this.crawlName)) };
       case 'LEAVE':
         await s.leave(await this.crawler());
         return { type: 'OK', body: {} };
@@ -311,8 +304,105 @@ export class Session {
     }
   }
 
+  /**
+   * HELLO: the bunny works for the crawl it names (or the one CRAWL chose, or the
+   * default), which the server opens, and starts if it is new. Everything here up to
+   * the first wait runs at once, so the bunny packets that follow find `hello` set.
+   */
+  private sayHello(body: Bodies['HELLO'], requestId: number): void {
+    if (body.protocol !== PROTOCOL_VERSION) {
+      throw new ControlError(
+        ErrorCode.UNSUPPORTED_VERSION,
+        `this server speaks protocol ${PROTOCOL_VERSION}, not ${body.protocol}`,
+      );
+    }
+    if (this.hello !== null) throw new ControlError(ErrorCode.BAD_FIELD, 'HELLO came twice');
+    const name = body.crawl ?? (this.crawl === null ? this.ctx.crawls.own : this.crawlName);
+    if (this.crawl !== null && name !== this.crawlName) {
+      throw new ControlError(
+        ErrorCode.CRAWL_NOT_FIRST,
+        `HELLO names crawl ${name}, but CRAWL chose ${this.crawlName} for this connection`,
+      );
+    }
+    this.crawlName = name;
+    this.crawl ??= this.ctx.crawls.get(name, true) as Promise<HeldCrawl>;
+    const crawl = this.crawl;
+    this.hello = crawl.then((c) => c.service.register(body.name));
+    void this.hello.then(
+      async (crawler) => {
+        const s = (await crawl).service;
+        this.counts = {
+          crawler,
+          name: body.name,
+          address: `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`,
+          since: Date.now(),
+          leased: 0,
+          completed: 0,
+        };
+        this.ctx.bunnies.add(this);
+        const welcome: Bodies['WELCOME'] = {
+          crawlerId: String(crawler),
+          protocol: PROTOCOL_VERSION,
+          leaseMs: s.leaseMs,
+          settings: s.settings,
+        };
+        this.writeMessage('WELCOME', requestId, welcome);
+        for (const module of this.ctx.moduleSources()) this.pushModule(module);
+      },
+      (err: unknown) => {
+        const message = err instanceof Error ? err.message : String(err);
+        this.writeMessage('ERROR', requestId, { code: ErrorCode.INTERNAL, message: message.slice(0, 500) });
+      },
+    );
+  }
+
+  /**
+   * CRAWL: the connection's packets are about crawl `name` from now on. It comes before
+   * any packet but AUTH, once, and names a crawl the server holds (only a bunny's HELLO
+   * starts one, so a mistyped name in a control command creates nothing).
+   */
+  private chooseCrawl(name: string, requestId: number): void {
+    const before = this.packets - 1 - (this.authed ? 1 : 0);
+    if (before > 0 || this.crawl !== null) {
+      this.close(
+        ErrorCode.CRAWL_NOT_FIRST,
+        'CRAWL must come first on a connection (after AUTH only), once',
+        requestId,
+      );
+      return;
+    }
+    if (!this.ctx.crawls.exists(name)) {
+      this.close(
+        ErrorCode.UNKNOWN_CRAWL,
+        `this server holds no crawl ${name}: a bunny with --crawl ${name} starts it`,
+        requestId,
+      );
+      return;
+    }
+    this.crawlName = name;
+    this.crawl = this.ctx.crawls.get(name, false) as Promise<HeldCrawl>;
+    if (requestId !== 0) {
+      void this.crawl.then(
+        () => this.writeMessage('OK', requestId, {}),
+        (err: unknown) => this.close(ErrorCode.INTERNAL, err instanceof Error ? err.message : String(err)),
+      );
+    }
+  }
+
+  /** The crawl this connection works on (the default one unless CRAWL or HELLO named another). */
+  private held(): Promise<HeldCrawl> {
+    this.crawl ??= this.ctx.crawls.get(this.ctx.crawls.own, true) as Promise<HeldCrawl>;
+    return this.crawl;
+  }
+
+  private async service(): Promise<CrawlService> {
+    return (await this.held()).service;
+  }
+
   private async originalPacket(m: Exclude<Message, { requestId: number }>): Promise<void> {
-    const { control, service } = this.ctx;
+    const { control } = this.ctx;
+    const held = await this.held();
+    const { service } = held;
     switch (m.type) {
       case 'DEQUEUE':
         await this.dequeue();
@@ -330,17 +420,17 @@ export class Session {
         return;
       }
       case 'SHOWDATA':
-        this.text(await control.show());
+        this.text(await control.show(held));
         return;
       case 'MODSTAT':
         this.text(control.modstat());
         return;
       case 'LOGDATA':
-        await control.logTo(m.file);
+        await control.logTo(held, m.file);
         this.close();
         return;
       case 'READDATA':
-        await control.readFrom(m.file);
+        await control.readFrom(held, m.file);
         this.close();
         return;
       case 'NEWMOD':
@@ -370,7 +460,8 @@ export class Session {
       return;
     }
     const crawler = await this.originalCrawler();
-    const batch = await this.ctx.service.lease(crawler, 1, 0);
+    const service = await this.service();
+    const batch = await service.lease(crawler, 1, 0);
     let target: OriginalTarget | null = null;
     const wire = batch.leases[0];
     if (wire !== undefined) {
@@ -380,7 +471,7 @@ export class Session {
         this.dequeued.set(lease.url, lease);
       } catch {
         // A URL the original packets cannot say waits for a client that speaks LEASE.
-        await this.ctx.service.store.complete(
+        await service.store.complete(
           [
             {
               leaseId: lease.id,
@@ -410,7 +501,7 @@ export class Session {
           // An original ENQUEUE names no page: the links count as found on the URL this
           // connection was given last.
           const latest = [...this.dequeued.values()].at(-1) ?? null;
-          await this.ctx.service.enqueue(await this.originalCrawler(), urls, latest);
+          await (await this.service()).enqueue(await this.originalCrawler(), urls, latest);
         })
         .catch((err) => this.refuse(err));
     }
@@ -432,7 +523,7 @@ export class Session {
 
   private originalCrawler(): Promise<CrawlerId> {
     const who = `original@${this.socket.remoteAddress}:${this.socket.remotePort}`;
-    this.original ??= this.ctx.service.register(who);
+    this.original ??= this.service().then((s) => s.register(who));
     return this.original;
   }
 
@@ -488,7 +579,7 @@ export class Session {
     for (const who of [this.hello, this.original]) {
       if (who === null) continue;
       try {
-        await this.ctx.service.leave(await who);
+        await (await this.service()).leave(await who);
       } catch {
         // the store is closing with the server
       }

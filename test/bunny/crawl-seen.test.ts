@@ -40,6 +40,8 @@ describe.each(['memory', 'lmdb', 'drum'] as const)('crawling the synthetic web w
     web = await startSyntheticWeb({ hosts: ['127.0.0.2', '127.0.0.3', '127.0.0.4'], pagesPerHost: 80 });
     const summary = await crawl({ seeds: web.sites.map((s) => `${s.origin}/`), data: dir, seen, ...FAST });
     expect(summary.stoppedBy).toBe('finished');
+    // The store answered with the set asked for, not its own table.
+    expect(summary.seen).toMatchObject({ kind: seen, size: web.reachable().length });
     const urls = fetchedUrls();
     expect(urls).toEqual([...web.reachable()].sort());
     const requests = pageRequests(web);

@@ -4,9 +4,10 @@ import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { crawl } from '../../src/bunny/crawl.js';
 import { CrawlOptionError } from '../../src/bunny/errors.js';
-import { type CrawlOptions, OPTION_RULES } from '../../src/bunny/options.js';
+import { type CrawlOptions, OPTION_RULES, withDefaults } from '../../src/bunny/options.js';
 import { crawlCommand } from '../../src/cli/crawl-command.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
+import { page } from '../helpers/http.js';
 
 const h = crawlHarness('options', { builtinModules: false });
 const SEED = 'http://127.0.0.2:9/';
@@ -104,5 +105,30 @@ describe('options: one set of rules for crawl() and the command line', () => {
       expect(help).toContain(rule.flag);
       expect(rule.help).toBeTruthy();
     }
+  });
+});
+
+describe('the default seen set', () => {
+  const seeds = ['http://a.test/'];
+  it('is memory for a crawl of unknown or moderate size', () => {
+    expect(withDefaults({ seeds }).seen).toBe('memory');
+    expect(withDefaults({ seeds, maxPages: 10_000_000 }).seen).toBe('memory'); // about 6·10^7 URLs
+    expect(withDefaults({ seeds, seenCapacity: 100_000_000 }).seen).toBe('memory');
+  });
+
+  it('is drum for a crawl expected past 10^8 URLs, by --max-pages or --seen-capacity', () => {
+    expect(withDefaults({ seeds, maxPages: 20_000_000 }).seen).toBe('drum');
+    expect(withDefaults({ seeds, seenCapacity: 100_000_001 }).seen).toBe('drum');
+  });
+
+  it('gives way to the one asked for', () => {
+    expect(withDefaults({ seeds, maxPages: 1e9, seen: 'lmdb' }).seen).toBe('lmdb');
+    expect(withDefaults({ seeds, seen: 'bloom' }).seen).toBe('bloom');
+  });
+
+  it('reaches the store: a crawl that names none is checked by memory', async () => {
+    const site = await h.site('127.0.0.2', { '/': page('home', ['/a']), '/a': page('a') });
+    const summary = await h.run([`${site.origin}/`], { delayMs: 0 });
+    expect(summary.seen).toMatchObject({ kind: 'memory', size: 2 });
   });
 });

@@ -73,21 +73,27 @@ function lines(file: string): Record<string, unknown>[] {
 
 const FAST = { delayMs: 0, delayFactor: 0, perHost: 4, concurrency: 4 } as const;
 
+/** A shell command printing the store's `seen_through` and its last URL row, read from the file as another process sees it. */
+const COVERED = `node -e "const D = require('better-sqlite3'); const db = new D(process.env.COBWEB_DATA + '/frontier.db', { readonly: true }); console.log(db.prepare(\\"SELECT value FROM meta WHERE key = 'seen_through'\\").pluck().get(), db.prepare('SELECT max(seq) FROM urls').pluck().get())"`;
+
 describe('--passes', () => {
   it('fetches one depth per pass, stops at the boundary after n, and the next run goes on', async () => {
     site = await startSite();
     const seeds = [`${site.origin}/`];
     const ran: string[] = [];
+    const started = Date.now();
     const first = await crawl({
       seeds,
       data: dir,
       passes: 2,
-      seen: 'drum', // its merge is what a pass's boundary waits for
-      // run as `CMD N`: prints COBWEB_PASS, then the argument N
-      onPass: `printf '%s %s\\n' "$COBWEB_PASS" >> ${join(dir, 'on-pass.txt')}`,
+      seen: 'drum',
+      // run as `CMD N`: prints COBWEB_PASS, then the argument N; then, as another process
+      // would read it at the boundary, how far the seen set's last flush covers the store
+      onPass: `${COVERED} >> ${join(dir, 'covered.txt')}; printf '%s %s\\n' "$COBWEB_PASS" >> ${join(dir, 'on-pass.txt')}`,
       ...FAST,
       onLog: (line) => ran.push(line),
     });
+    const wallSeconds = (Date.now() - started) / 1000;
     expect(first.stoppedBy).toBe('passes');
     // Pass 1 fetched depth 0, pass 2 depth 1 (and the redirect's target, at its page's depth).
     const order = paths();
@@ -100,6 +106,13 @@ describe('--passes', () => {
     ]);
     // pass 1 met /a, /b, /moved; pass 2 met /target and the four depth-2 pages
     expect(passes.map((p) => p.newUrls)).toEqual([3, 5]);
+    // each pass says how long it took: a share of the run
+    for (const p of passes) expect(p.seconds).toBeGreaterThanOrEqual(0);
+    expect(passes.reduce((sum, p) => sum + (p.seconds as number), 0)).toBeLessThanOrEqual(wallSeconds);
+    // At the last boundary (nothing runs after it but the commands) the seen set had been
+    // flushed: its last flush covers every URL of the store. (Pass 1's command reads
+    // while pass 2 runs beside it, so only the last one is read at a boundary.)
+    expect(readFileSync(join(dir, 'covered.txt'), 'utf8').trim().split('\n')).toContain('9 9');
     expect(ran.some((l) => /^pass 1 \(depth 0\) done: 1 page, 3 new URLs, [\d.]+ s$/.test(l))).toBe(true);
     // pages.jsonl: each pass's pages, then its marker
     const pages = lines(join(dir, 'pages.jsonl'));

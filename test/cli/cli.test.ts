@@ -2,7 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bloomParameters } from '../../src/seen/bloom.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 import { runNode } from '../helpers/run-node.js';
 
@@ -122,6 +124,52 @@ describe('cobweb crawl on the command line', () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toBe('');
+  });
+
+  // What each kind leaves beside the store (frontier.db-seen/): memory and bloom live in
+  // memory and are filled from the store at every start, so only the lock is there.
+  const crawlSite = (data: string, ...extra: string[]) =>
+    cobwebAsync('crawl', `${site.origin}/`, '--data', data, '--delay', '0', ...extra);
+
+  const SEEN_FILES = {
+    memory: ['seen.lock'],
+    bloom: ['seen.lock'],
+    lmdb: ['seen.lmdb', 'seen.lmdb-lock', 'seen.lock'],
+    drum: ['seen.drum', 'seen.drum-flushed', 'seen.drum-journal', 'seen.lock'],
+  } as const;
+
+  it.each(Object.entries(SEEN_FILES))(
+    '--seen %s reaches the store: its kind, its files and the summary say so',
+    async (kind, files) => {
+      const data = join(dir, `seen-${kind}`);
+      const run = await crawlSite(data, '--seen', kind);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`  seen set: ${kind}, 2 URLs`);
+      expect(readdirSync(join(data, 'frontier.db-seen')).sort()).toEqual([...files]);
+      const db = new Database(join(data, 'frontier.db'), { readonly: true });
+      expect(db.prepare(`SELECT value FROM meta WHERE key = 'seen'`).pluck().get()).toBe(kind);
+      db.close();
+      expect(JSON.parse(readFileSync(join(data, 'cobweb.json'), 'utf8')).seen).toMatchObject({ kind });
+    },
+  );
+
+  it('--seen-capacity and --seen-fp-rate size the bloom filter: its m and k are those of the formulas', async () => {
+    const run = await crawlSite(
+      join(dir, 'seen-bloom-sized'),
+      '--seen',
+      'bloom',
+      '--seen-capacity',
+      '5000',
+      '--seen-fp-rate',
+      '0.0001',
+    );
+    expect(run.code).toBe(0);
+    const { bits, hashes } = bloomParameters(5000, 0.0001);
+    expect([bits, hashes]).toEqual([95872, 13]);
+    expect(run.stdout).toContain(
+      `  seen set: bloom, 2 URLs of its capacity 5000 (m ${bits} bits, k ${hashes}); estimated false-positive rate now`,
+    );
+    expect(run.stdout).toContain('(target 0.0001)');
   });
 
   it('warns on stderr when robots.txt is ignored, and does not ask for it', async () => {

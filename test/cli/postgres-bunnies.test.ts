@@ -214,6 +214,58 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
     expect(await server.exit()).toBe(143);
   });
 
+  it('cobweb server --store --crawl NAME: each crawl is its row in the database, its outputs in crawls/NAME', async () => {
+    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 10, minLinks: 2, maxLinks: 4 });
+    const seeds = web.sites.map((s) => `${s.origin}/`);
+    const server = run([
+      'server',
+      ...seeds,
+      '--store',
+      postgres.db,
+      '--crawl',
+      'shop',
+      '--data',
+      join(dir, 'server'),
+      '--listen',
+      '127.0.0.1:0',
+      '--scope',
+      'host',
+      '--delay',
+      '0',
+      '--quiet',
+    ]);
+    const port = Number((await server.line(/server listening on [^\s]+:(\d+)/))[1]);
+    const outputs = (crawl: string) =>
+      fetchCounts(readPages(join(dir, 'server', 'crawls', crawl, 'pages.jsonl')));
+    // No --crawl: the bunny works on the server's own crawl.
+    const b = run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'b'), '--quiet']);
+    expect(await b.exit()).toBe(0);
+    expect([...outputs('shop').keys()].sort()).toEqual([...web.reachable()].sort());
+    // A crawl a bunny names is another row: nothing of shop's is seen there.
+    const c = run([
+      'bunny',
+      ...seeds,
+      '--server',
+      `127.0.0.1:${port}`,
+      '--crawl',
+      'again',
+      '--data',
+      join(dir, 'c'),
+      '--quiet',
+    ]);
+    expect(await c.exit()).toBe(0);
+    expect(outputs('again').size).toBe(web.reachable().length);
+    expect([...pageRequests(web).values()].every((n) => n === 2)).toBe(true);
+    server.child.kill('SIGTERM');
+    expect(await server.exit()).toBe(143);
+    // The database holds crawl shop: a bunny straight on it, joining shop, finds it over.
+    const late = run(['bunny', '--crawl', 'shop', '--store', postgres.db, '--data', join(dir, 'late')]);
+    expect(await late.exit()).toBe(0);
+    expect(late.stderr()).toMatch(/joining the crawl "shop"/);
+    expect(late.stderr()).toMatch(/the crawl is over \(finished\): 0 fetched/);
+    expect([...pageRequests(web).values()].every((n) => n === 2)).toBe(true);
+  });
+
   it("a bunny with --server refuses the crawl's own options, which are the server's", async () => {
     const b = run(['bunny', '--server', '127.0.0.1:1', '--delay', '5', '--data', join(dir, 'b')]);
     expect(await b.exit()).toBe(2);

@@ -36,6 +36,16 @@ describe('progress', () => {
     );
   });
 
+  it("shows a bloom seen set's estimated false-positive rate as the filter fills, and nothing for an exact set", () => {
+    const bloom = { kind: 'bloom', size: 800, capacity: 1000, fpRate: 0.01, estimatedFpRate: 0.0042 };
+    expect(progressLine({ ...at(65_000, 9), seen: bloom })).toBe(
+      'done 10  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 1m05s  bloom fp 4.2e-3',
+    );
+    expect(progressLine({ ...at(65_000, 9), seen: { kind: 'memory', size: 800 } })).toBe(
+      'done 10  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 1m05s',
+    );
+  });
+
   it('redraws one line on a terminal', () => {
     const { out, text } = stream(true);
     const p = new ProgressReporter(out);
@@ -105,6 +115,22 @@ describe('the summary', () => {
     );
     expect(many).toContain('stopped by signal; 2 URLs stay queued');
     expect(many).toContain('  module m: 2 calls, 0 errors, 2 timeouts, 0 pages skipped, 0.00 ms mean');
+  });
+
+  it('says what the seen set holds, and how likely a bloom filter is now to lose a new URL', () => {
+    const bloom = {
+      kind: 'bloom',
+      size: 800,
+      capacity: 1000,
+      fpRate: 0.01,
+      bits: 9600,
+      hashes: 7,
+      estimatedFpRate: 0.0042,
+    };
+    expect(summaryText(summary({ seen: bloom }))).toContain(
+      '  seen set: bloom, 800 URLs of its capacity 1000 (m 9600 bits, k 7); estimated false-positive rate now 4.20e-3 (target 0.01)',
+    );
+    expect(summaryText(summary({ seen: { kind: 'drum', size: 1 } }))).toContain('  seen set: drum, 1 URL\n');
   });
 });
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFrontier } from '../../src/frontier/open-store.js';
+import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { LocalFrontier, NewLink } from '../../src/frontier/types.js';
 import { TEST_SETTINGS } from './stores.js';
 
@@ -99,5 +100,33 @@ describe('a store with a held seen set', () => {
       await f.close();
       opened.splice(opened.indexOf(f), 1);
     }
+  });
+
+  it("reports its seen set in stats(): the kind and size, and a bloom filter's estimated false-positive rate as it fills", async () => {
+    const f = await SqliteFrontier.open(file, TEST_SETTINGS, {
+      seen: { kind: 'bloom', capacity: 1000, fpRate: 0.01 },
+    });
+    opened.push(f);
+    const c = await f.registerCrawler('a');
+    const rates: number[] = [];
+    for (let part = 0; part < 4; part++) {
+      await f.add(
+        Array.from({ length: 250 }, (_, i) => ({ url: `http://a.test/${part}-${i}`, depth: 0, via: null })),
+        [],
+        c,
+      );
+      const seen = (await f.stats()).seen;
+      expect(seen).toMatchObject({ kind: 'bloom', capacity: 1000, fpRate: 0.01 });
+      expect(seen?.size).toBeGreaterThan(part * 250);
+      rates.push(seen?.estimatedFpRate as number);
+    }
+    // It climbs as the filter fills, and at capacity it is the rate the filter was sized for.
+    for (let i = 1; i < rates.length; i++) expect(rates[i] as number).toBeGreaterThan(rates[i - 1] as number);
+    expect(rates[3] as number).toBeGreaterThan(0.01 / 1.5);
+    expect(rates[3] as number).toBeLessThan(0.01 * 1.5);
+
+    const exact = await open(`sqlite+memory:${join(dir, 'other.db')}`);
+    await exact.add(links('x', 'y'), [], await exact.registerCrawler('b'));
+    expect((await exact.stats()).seen).toEqual({ kind: 'memory', size: 2 });
   });
 });

@@ -198,7 +198,7 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
   const reqId = (name: OurPacketName) =>
     name === 'MODULE'
       ? 0
-      : name === 'AUTH' || name === 'RELEASE' || name === 'ACK' || name === 'RECORDSITE'
+      : name === 'AUTH' || name === 'RELEASE' || name === 'ACK' || name === 'RECORDSITE' || name === 'CRAWL'
         ? int(3)
         : 1 + int(0xfffffffe);
 
@@ -250,6 +250,7 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
       info: { m: json() },
     }),
     STATS: () => ({}),
+    CRAWL: () => ({ crawl: pick(['default', 'shop', 'news-2024', 'a_b']) }),
     STATSREPLY: () => ({
       queued: int(9),
       inFlight: int(9),

@@ -1,12 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { layoutOf } from '../../src/bunny/data-dir.js';
+import type { LinkRules } from '../../src/bunny/links.js';
 import { ModuleDataFiles } from '../../src/bunny/module-data.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
 import type { BackoffStep } from '../../src/server/backoff.js';
+import type { CrawlOpener } from '../../src/server/crawls.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
 import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
@@ -63,11 +64,6 @@ export interface InProcessServer extends RunningServer {
 /** A cobweb server in this process on a fresh SQLite store, on 127.0.0.1 and a free port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<InProcessServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'cobweb-server-'));
-  const store = new SqliteFrontier(
-    join(dir, 'frontier.db'),
-    { ...SERVER_TEST_SETTINGS, ...options.settings },
-    options.now,
-  );
   const modules = ModuleHost.start({
     paths: options.modules ?? [],
     dataDir: join(dir, 'data'),
@@ -75,33 +71,47 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log: () => {},
   });
   await modules.loaded;
-  const layout = layoutOf(dir);
+  const rules: LinkRules = {
+    filter: createUrlFilter({
+      scope: options.scope ?? 'any',
+      seeds: options.seeds ?? [],
+      include: [],
+      exclude: [],
+      skipExtensions: options.skipExtensions ?? [],
+      skipSubstrings: options.skipSubstrings ?? [],
+    }),
+    traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50, ...options.traps },
+    maxDepth: 100,
+    maxRedirects: 20,
+  };
+  // Every crawl of the server on its own fresh store, in its own folder (crawls/NAME).
+  const openCrawl: CrawlOpener = async (_name, layout) => {
+    mkdirSync(layout.root, { recursive: true });
+    writeFileSync(layout.marker, '{}');
+    const store = new SqliteFrontier(
+      layout.store,
+      { ...SERVER_TEST_SETTINGS, ...options.settings },
+      options.now,
+    );
+    return {
+      store,
+      rules,
+      settings: {},
+      // The files are claimed, and there is no list to save.
+      moduleData: new ModuleDataFiles(layout, modules.names, () => {}),
+      close: async () => store.close(),
+    };
+  };
   const running = await startServer({
-    layout,
-    // No marker here: the files are claimed, and there is no list to save.
-    moduleData: new ModuleDataFiles(layout, modules.names, () => {}),
-    store,
+    root: dir,
+    openCrawl,
     modules,
     host: '127.0.0.1',
     port: options.port ?? 0,
     token: options.token ?? 'test-token',
     tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
-    rules: {
-      filter: createUrlFilter({
-        scope: options.scope ?? 'any',
-        seeds: options.seeds ?? [],
-        include: [],
-        exclude: [],
-        skipExtensions: options.skipExtensions ?? [],
-        skipSubstrings: options.skipSubstrings ?? [],
-      }),
-      traps: { maxPathSegments: 50, maxSegmentRepeats: 10, maxQueryParams: 50, ...options.traps },
-      maxDepth: 100,
-      maxRedirects: 20,
-    },
     backoff: options.backoff ?? [],
-    settings: {},
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     maxConnections: options.maxConnections ?? 100,
@@ -110,12 +120,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   return {
     ...running,
     dir,
-    store,
+    store: running.crawl.service.store,
     port: running.server.address.port,
     async dispose() {
       await running.close();
       await modules.close();
-      await store.close();
       if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
     },
   };

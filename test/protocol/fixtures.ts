@@ -541,6 +541,18 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    name: 'CRAWL',
+    from: 'client',
+    packet: { type: 'CRAWL', requestId: 0, more: false, body: { crawl: 'shop' } },
+    bytes: bytes(
+      [0x00, 0x18], // length 24 = 8 + 16
+      [0x26], // type 38 CRAWL
+      [0, 0, 0, 0], // no reply wanted
+      [0x00],
+      '{"crawl":"shop"}',
+    ),
+  },
+  {
     name: 'ERROR',
     from: 'server',
     packet: {

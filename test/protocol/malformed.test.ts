@@ -112,7 +112,7 @@ const CASES: Case[] = [
     code: 'UNKNOWN_TYPE',
   },
   { name: 'type 0', bytes: bytes([0x00, 0x03], [0x00]), code: 'UNKNOWN_TYPE' },
-  { name: 'type 38 (after ours)', bytes: oursWith(38, 1, '{}'), code: 'UNKNOWN_TYPE' },
+  { name: 'type 39 (after ours)', bytes: oursWith(39, 1, '{}'), code: 'UNKNOWN_TYPE' },
   { name: 'type 255', bytes: bytes([0x00, 0x03], [0xff]), code: 'UNKNOWN_TYPE' },
   {
     name: 'a reply (LEASES) sent to the server',
@@ -160,6 +160,16 @@ const CASES: Case[] = [
   { name: 'LEASE without waitMs', bytes: oursWith(19, 1, '{"n":1}'), code: 'BAD_FIELD' },
   { name: 'AUTH token as a number', bytes: oursWith(16, 0, '{"token":1234}'), code: 'BAD_FIELD' },
   { name: 'AUTH empty token', bytes: oursWith(16, 0, '{"token":""}'), code: 'BAD_FIELD' },
+  {
+    name: 'CRAWL named with a slash (a crawl is a folder name)',
+    bytes: oursWith(38, 0, '{"crawl":"../etc"}'),
+    code: 'BAD_FIELD',
+  },
+  {
+    name: 'HELLO with an empty crawl',
+    bytes: oursWith(17, 1, '{"name":"a","protocol":1,"crawl":""}'),
+    code: 'BAD_FIELD',
+  },
   {
     name: 'a lease of kind "image"',
     bytes: oursWith(

@@ -20,6 +20,8 @@ export interface ConnectionOptions {
   token?: string | undefined;
   /** The bunny's name in HELLO. */
   name: string;
+  /** The crawl it works for, in HELLO (--crawl); the server's own crawl when absent. */
+  crawl?: string | undefined;
   /** How attempts to reach the server are spaced, and when one never reached is given up. */
   reconnect?: ReconnectSettings;
   /** Time for the reconnect loop (a test's own; the system's by default). */
@@ -183,6 +185,7 @@ export class ServerConnection extends EventEmitter {
           name: this.options.name,
           protocol: PROTOCOL_VERSION,
           version: VERSION,
+          ...(this.options.crawl === undefined ? {} : { crawl: this.options.crawl }),
         });
       });
       socket.on('data', (chunk) => {

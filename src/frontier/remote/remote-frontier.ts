@@ -149,6 +149,7 @@ export class RemoteFrontier implements Frontier {
       staleCompletions: s.staleCompletions ?? 0,
       expiredLeases: s.expiredLeases ?? 0,
       budgetLeft: s.budgetLeft ?? null,
+      ...(s.seen === undefined ? {} : { seen: s.seen }),
     };
   }
 

@@ -249,11 +249,17 @@ export class SeenGate {
   }
 
   /**
-   * drum: merges what waits now (the boundary of a crawl pass); resolves when every ask()
-   * made before it has its answer. The others answer at once.
+   * The boundary of a crawl pass: every ask() made before it has its answer (drum merges
+   * what waits at once; the others answer at once), the rows of those answers have
+   * committed, and the set is flushed, with `seen_through` noted: at the boundary the
+   * set on disk covers every URL of the store, so a kill there replays nothing.
    */
-  async mergeNow(): Promise<void> {
+  async settle(): Promise<void> {
     if ('mergeNow' in this.set) await (this.set as { mergeNow(): Promise<void> }).mergeNow();
+    // The commits of answers given in this turn run first (as in close()).
+    await new Promise((r) => setImmediate(r));
+    await this.flushNow();
+    if (this.failure !== null) throw this.failure;
   }
 
   /** One handle lets go; the last one flushes and closes the set. */

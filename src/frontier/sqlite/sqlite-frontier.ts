@@ -46,6 +46,7 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  SeenStats,
   SiteFacts,
   StoredLink,
   StoredQuery,
@@ -413,6 +414,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
       staleCompletions: t.stale,
       expiredLeases: t.expired,
       budgetLeft: Number.isFinite(this.maxPages()) ? pagesLeft(this.maxPages(), countsOf(t)) : null,
+      seen: seenBlock(this.seenStats()),
     };
   }
 
@@ -491,9 +493,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts {
     return { kind: this.gate.kind, size: this.gate.size, ...(this.gate.stats() ?? {}) };
   }
 
-  /** drum: merges the links waiting for their answers now (a crawl pass's boundary). */
+  /** A crawl pass's boundary: every link has its answer, and the held seen set is flushed (SeenGate.settle). */
   async settleSeen(): Promise<void> {
-    await this.gate?.mergeNow();
+    await this.gate?.settle();
   }
 
   /**
@@ -1015,4 +1017,14 @@ function splitLeaseId(id: LeaseId): { seq: number; gen: number } {
 
 function countsOf(t: Delta): CrawlCounts {
   return { queued: t.queued, leased: t.leased, retrying: t.retrying, final: t.done + t.failed };
+}
+
+/** The figures of a seen set that stats() reports (SeenStats): the kind, the size, and bloom's rates. */
+function seenBlock(s: { kind: string; size: number; [k: string]: unknown }): SeenStats {
+  const block: SeenStats = { kind: s.kind, size: s.size };
+  for (const key of ['capacity', 'fpRate', 'bits', 'hashes', 'estimatedFpRate'] as const) {
+    const v = s[key];
+    if (typeof v === 'number') block[key] = v;
+  }
+  return block;
 }
