@@ -1,11 +1,18 @@
 import { availableParallelism, cpus, totalmem } from 'node:os';
 
+/** One line of a benchmark table; a row with only `run` is a note (a warning, a failed contender). */
 export interface TableRow {
   run: string;
-  pages: number | undefined;
-  seconds: number | undefined;
-  pagesPerSec: number | undefined;
-  peakRssBytes: number | undefined;
+  pages?: number;
+  seconds?: number;
+  /** The median round's rate. */
+  pagesPerSec?: number;
+  /** The slowest and the fastest round's rates. */
+  slowest?: number;
+  fastest?: number;
+  peakRssBytes?: number;
+  /** The lowest and highest 1-minute load average the rounds started under. */
+  loads?: [number, number];
 }
 
 export function describeMachine(): string {
@@ -15,14 +22,24 @@ export function describeMachine(): string {
 }
 
 export function markdownTable(rows: readonly TableRow[]): string {
-  const lines = ['| run | pages | seconds | pages/s | peak RSS (MiB) |', '|---|---|---|---|---|'];
+  const lines = [
+    '| run | pages | seconds | pages/s | rounds (pages/s) | peak RSS (MiB) | load at start |',
+    '|---|---|---|---|---|---|---|',
+  ];
   for (const row of rows) {
+    const spread =
+      row.slowest === undefined || row.fastest === undefined
+        ? '-'
+        : `${format(row.slowest, 0)}-${format(row.fastest, 0)}`;
+    const loads = row.loads === undefined ? '-' : `${format(row.loads[0], 1)}-${format(row.loads[1], 1)}`;
     const cells = [
       row.run,
       format(row.pages, 0),
       format(row.seconds, 2),
       format(row.pagesPerSec, 0),
+      spread,
       format(row.peakRssBytes === undefined ? undefined : row.peakRssBytes / 2 ** 20, 1),
+      loads,
     ];
     lines.push(`| ${cells.join(' | ')} |`);
   }

@@ -1,4 +1,13 @@
+import type { WebProfile } from './web/options.js';
+
+/** The contenders a round can run; BENCH_CONTENDERS picks some (baseline needs BENCH_BASELINE_ROOT). */
+export const CONTENDERS = ['raw', 'cobweb', 'bare', 'http', 'baseline', 'cluster', 'variant'] as const;
+export type Contender = (typeof CONTENDERS)[number];
+
 export interface BenchSettings {
+  /** The webs crawled, one table each: 'realistic' (documentation-like pages) and 'small'. */
+  profiles: WebProfile[];
+  contenders: Contender[];
   hosts: string[];
   pagesPerHost: number;
   pageBytes: number;
@@ -17,15 +26,22 @@ export interface BenchSettings {
   cobwebRoot: string | undefined;
   /** Another checkout or build measured in the same rounds, beside this one (a before/after). */
   baselineRoot: string | undefined;
+  /** cobweb flags measured in the same rounds against the defaults (the variant contender); none: no variant. */
+  variantArgs: string[];
+  /** One-page crawls timed for the start-up figure (0: none). */
+  startupRounds: number;
 }
 
 /** Benchmark settings; every one can be overridden by an environment variable to run smaller. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const hostCount = intFrom(env, 'BENCH_HOSTS', 8, 1, 200);
   return {
+    profiles: listFrom(env, 'BENCH_PROFILES', ['realistic', 'small'], ['realistic', 'small'] as const),
+    contenders: listFrom(env, 'BENCH_CONTENDERS', [...CONTENDERS], CONTENDERS),
     // 127.0.0.1 is left to everything else on the machine; the sites start at .2.
     hosts: Array.from({ length: hostCount }, (_, i) => `127.0.0.${i + 2}`),
     pagesPerHost: intFrom(env, 'BENCH_PAGES_PER_HOST', 2500, 1, 1_000_000),
+    // The small web's page size; realistic pages have sizes of their own (5 to 150 KB).
     pageBytes: intFrom(env, 'BENCH_PAGE_BYTES', 3000, 100, 10_000_000),
     seed: intFrom(env, 'BENCH_SEED', 1, 0, 2 ** 31),
     concurrency: intFrom(env, 'BENCH_CONCURRENCY', 64, 1, 10_000),
@@ -35,6 +51,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     keepData: env.BENCH_KEEP_DATA === '1',
     cobwebRoot: env.BENCH_COBWEB_ROOT || undefined,
     baselineRoot: env.BENCH_BASELINE_ROOT || undefined,
+    startupRounds: intFrom(env, 'BENCH_STARTUP_ROUNDS', 7, 0, 100),
+    variantArgs: (env.BENCH_VARIANT_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
   };
 }
 
@@ -46,4 +64,21 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
     throw new RangeError(`${name} must be an integer in [${min}, ${max}], got '${raw}'`);
   }
   return value;
+}
+
+function listFrom<T extends string>(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: T[],
+  allowed: readonly T[],
+): T[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const items = raw.split(',').map((item) => item.trim());
+  for (const item of items) {
+    if (!(allowed as readonly string[]).includes(item)) {
+      throw new RangeError(`${name}: '${item}' is not one of ${allowed.join(', ')}`);
+    }
+  }
+  return items as T[];
 }

@@ -115,7 +115,7 @@ function pickTargets(
 }
 
 /** A document-relative href from one page of a site to another (pages live at '/' or '/p/<i>.html'). */
-function relativeHref(fromPage: number, toPage: number): string {
+export function relativeHref(fromPage: number, toPage: number): string {
   if (fromPage === 0) return toPage === 0 ? './' : `p/${toPage}.html`;
   return toPage === 0 ? '../' : `${toPage}.html`;
 }

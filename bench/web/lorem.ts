@@ -34,3 +34,26 @@ export function loremText(random: Random, length: number): string {
   const wordStart = CORPUS.indexOf(' ', start) + 1;
   return CORPUS.slice(wordStart, wordStart + wanted).trim();
 }
+
+// Code samples as documentation pages show them: markup characters escaped, as they must be.
+const CODE_LINES = [
+  'import { crawl } from &quot;cobweb&quot;;',
+  'const summary = await crawl({ seeds: [&quot;https://example.com/&quot;], concurrency: 32 });',
+  'if (summary.fetchedThisRun &gt; 0 &amp;&amp; summary.errors === 0) console.log(&quot;done&quot;);',
+  'for (const page of pages) { total += page.links.length; }',
+  'export default { name: &quot;headings&quot;, onPage(page, ctx) { return { n: 1 }; } };',
+  'const html = `&lt;a href=&quot;/next&quot;&gt;next&lt;/a&gt;`;',
+  'function retry(n) { return n &lt; 3 ? wait(100 * 2 ** n) : fail(); }',
+];
+const CODE = CODE_LINES.join('\n').repeat(40);
+
+/** About `length` characters of code-like text, entity-escaped, starting on a line. */
+export function codeText(random: Random, length: number): string {
+  const wanted = Math.max(1, Math.min(length, CODE.length - 1));
+  const start = randomInt(random, CODE.length - wanted);
+  const lineStart = CODE.indexOf('\n', start) + 1;
+  const text = CODE.slice(lineStart, lineStart + wanted);
+  // Ends on a whole line, so no entity is cut in two.
+  const lineEnd = text.lastIndexOf('\n');
+  return lineEnd > 0 ? text.slice(0, lineEnd) : text;
+}

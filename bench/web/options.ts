@@ -1,7 +1,18 @@
+/**
+ * 'small': pages of about pageBytes with minLinks to maxLinks links each, all of them
+ * content links (the first benchmark web). 'realistic': pages shaped like a documentation
+ * site's (web/realistic-*.ts): 5 to 150 KB, median about 20 KB, 50 to 300 links, most of
+ * them the same navigation on every page of a site; pageBytes, minLinks and maxLinks do
+ * not apply.
+ */
+export type WebProfile = 'small' | 'realistic';
+
 export interface SyntheticWebOptions {
   /** Loopback addresses to listen on, one site each, e.g. ['127.0.0.2', '127.0.0.3']. */
   hosts: readonly string[];
   pagesPerHost: number;
+  /** Default 'small'. */
+  profile?: WebProfile;
   /** Approximate HTML size in bytes; default 3000. */
   pageBytes?: number;
   /** Fewest distinct link targets per page; default 10. */
@@ -20,12 +31,16 @@ export function resolveOptions(opts: SyntheticWebOptions): ResolvedWebOptions {
   const resolved: ResolvedWebOptions = {
     hosts: opts.hosts,
     pagesPerHost: opts.pagesPerHost,
+    profile: opts.profile ?? 'small',
     pageBytes: opts.pageBytes ?? 3000,
     minLinks: opts.minLinks ?? 10,
     maxLinks: opts.maxLinks ?? 20,
     crossHostRatio: opts.crossHostRatio ?? 0.1,
     seed: opts.seed ?? 1,
   };
+  if (resolved.profile !== 'small' && resolved.profile !== 'realistic') {
+    throw new RangeError(`synthetic web: profile must be 'small' or 'realistic', got '${resolved.profile}'`);
+  }
   if (resolved.hosts.length === 0) throw new RangeError('synthetic web: at least one host is needed');
   if (!Number.isInteger(resolved.pagesPerHost) || resolved.pagesPerHost < 1) {
     throw new RangeError('synthetic web: pagesPerHost must be an integer >= 1');

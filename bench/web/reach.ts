@@ -1,6 +1,20 @@
-import { allLinks, planLinks } from './links.js';
+import { allLinks, type PlannedLink, planLinks } from './links.js';
 import { pageUrl, type ResolvedWebOptions } from './options.js';
 import { pageRandom } from './prng.js';
+import { allRealisticLinks, planRealisticLinks } from './realistic-links.js';
+
+/** Every link a page of either profile carries, in document order, as its HTML has them. */
+export function linksOf(
+  opts: ResolvedWebOptions,
+  origins: readonly string[],
+  host: number,
+  page: number,
+): PlannedLink[] {
+  const random = pageRandom(opts.seed, host, page);
+  return opts.profile === 'realistic'
+    ? allRealisticLinks(planRealisticLinks(opts, origins, host, page, random))
+    : allLinks(planLinks(opts, origins, host, page, random));
+}
 
 /** Every page URL of the web, site by site, in canonical form. */
 export function allPageUrls(opts: ResolvedWebOptions, origins: readonly string[]): string[] {
@@ -32,8 +46,7 @@ export function computeReachable(opts: ResolvedWebOptions, origins: readonly str
     const host = Math.floor(id / pagesPerHost);
     const page = id % pagesPerHost;
     urls.push(pageUrl(origins[host] ?? '', page));
-    const plan = planLinks(opts, origins, host, page, pageRandom(opts.seed, host, page));
-    for (const link of allLinks(plan)) {
+    for (const link of linksOf(opts, origins, host, page)) {
       if (!link.target) continue;
       const targetId = link.target.hostIndex * pagesPerHost + link.target.pageIndex;
       if (visited[targetId] === 1) continue;

@@ -2,6 +2,7 @@ import { type LinkPlan, type PlannedLink, planLinks } from './links.js';
 import { loremText } from './lorem.js';
 import { pageTitle, type ResolvedWebOptions, resolveOptions, type SyntheticWebOptions } from './options.js';
 import { pageRandom, type Random, randomInt } from './prng.js';
+import { renderRealisticPage } from './realistic-render.js';
 
 const LINKS_PER_PARAGRAPH = 3;
 const FILLER_PARAGRAPH_CHARS = 400;
@@ -24,6 +25,7 @@ export function renderResolvedPage(
   pageIndex: number,
 ): string {
   const random = pageRandom(opts.seed, hostIndex, pageIndex);
+  if (opts.profile === 'realistic') return renderRealisticPage(opts, origins, hostIndex, pageIndex, random);
   const plan = planLinks(opts, origins, hostIndex, pageIndex, random);
   const title = pageTitle(hostIndex, pageIndex);
 

@@ -1,10 +1,10 @@
 import type { CrawlEnd, CrawlerId, Frontier, Lease, PendingRecord, Release } from '../frontier/types.js';
 import type { ModuleSite } from '../modules/api.js';
+import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
-import type { WarcExchange } from '../output/warc-writer.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { joinFields, type ModuleResults, type ModuleStep } from './module-step.js';
+import { joinFields, type ModuleResults, type ModuleStep, type PreparedPages } from './module-step.js';
 import { processCrash, refusedRecord } from './page-processor.js';
 import type { Visit } from './visit.js';
 
@@ -219,10 +219,12 @@ export class CrawlLoop {
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];
-    const exchanges: WarcExchange[] = [];
+    // The pages' bodies are copied for the modules before the bytes move to the WARC thread.
+    const prepared = this.parts.modules?.prepare(batch) ?? null;
+    const exchanges: PackedExchange[] = [];
     for (const f of batch) exchanges.push(...f.warc);
     const written = this.parts.warc.write(exchanges);
-    const hooked = this.runModules(batch);
+    const hooked = prepared === null ? Promise.resolve(null) : this.runModules(prepared);
     // awaited (and reported) in settle(), maybe after a while
     written.catch(() => {});
     hooked.catch(() => {});
@@ -230,15 +232,15 @@ export class CrawlLoop {
   }
 
   /** Claims the sites new to the crawl (the store says which), then runs the hooks. */
-  private async runModules(batch: readonly Visit[]): Promise<ModuleResults | null> {
+  private async runModules(prepared: PreparedPages): Promise<ModuleResults | null> {
     const modules = this.parts.modules;
     if (modules === null) return null;
     const claimed: ModuleSite[] = [];
-    for (const site of modules.newSites(batch)) {
+    for (const site of modules.newSites(prepared)) {
       const facts = site as unknown as Record<string, unknown>;
       if (await this.parts.frontier.claimSite(site.origin, this.settings.crawler, facts)) claimed.push(site);
     }
-    return modules.run(batch, claimed);
+    return modules.run(prepared, claimed);
   }
 
   private async settle(

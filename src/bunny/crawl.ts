@@ -10,8 +10,6 @@ import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { canonicalize } from '../url/canonicalize.js';
-import { createUrlFilter } from '../url/filter.js';
-import { startCrawlConsole } from './crawl-console.js';
 import { CrawlLog } from './crawl-log.js';
 import { Crawler, closeAll } from './crawler.js';
 import {
@@ -24,7 +22,7 @@ import {
 } from './data-dir.js';
 import { count } from './english.js';
 import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
-import type { LinkRules } from './links.js';
+import { type LinkRules, linkRulesFrom } from './links.js';
 import { linkSettingsOf } from './marker.js';
 import { GuardedOnPage } from './on-page.js';
 import { openDataDir } from './open-data-dir.js';
@@ -169,6 +167,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const moduleStats = () => [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])];
     let live: RunningConsole | null = null;
     if (o.http !== undefined) {
+      // The console's code (and prom-client) loads only for a crawl that has one.
+      const { startCrawlConsole } = await import('./crawl-console.js');
       live = await startCrawlConsole({
         http: o.http,
         layout,
@@ -288,15 +288,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 
 /** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */
 export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRules {
-  return {
-    filter: createUrlFilter({
+  return linkRulesFrom({
+    filter: {
       scope: o.scope,
       seeds,
       include: o.include ?? [],
       exclude: o.exclude ?? [],
       skipExtensions: o.skipExtensions,
       skipSubstrings: o.skipSubstrings ?? [],
-    }),
+    },
     traps: {
       maxPathSegments: o.maxPathSegments,
       maxSegmentRepeats: o.maxSegmentRepeats,
@@ -304,7 +304,7 @@ export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRul
     },
     maxDepth: o.maxDepth,
     maxRedirects: o.maxRedirects,
-  };
+  });
 }
 
 type LinkOptionsOf = Pick<
@@ -323,22 +323,32 @@ type LinkOptionsOf = Pick<
   skipSubstrings?: readonly string[] | undefined;
 };
 
-/** Loads the modules; one that cannot be loaded stops the crawl before it starts. */
+/**
+ * Starts loading the modules: the built-ins on the crawl's own thread, the others on the
+ * modules' thread, and waits for their verdicts. One the user asked for that cannot be
+ * loaded stops the crawl before it starts; a built-in that failed to load would be a
+ * broken build, and is said as an error.
+ */
 export async function startModules(
   o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
   dataDir: string | null,
   log: (line: string, level: LogLevel) => void,
 ): Promise<ModuleHost> {
-  const { host, reports } = await ModuleHost.start({
-    paths: [
-      ...(o.builtinModules ? BUILTIN_MODULES : []),
-      ...(o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p))),
-    ],
+  const own = (o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p)));
+  const host = ModuleHost.start({
+    paths: [...(o.builtinModules ? BUILTIN_MODULES : []), ...own],
+    inline: BUILTIN_MODULES,
     dataDir,
     timeoutMs: o.moduleTimeoutMs,
     log,
   });
-  const refused = reports.find((r) => r.refused !== undefined);
+  // Waited for even with only the built-ins (they load on this thread, at once): the
+  // data folder lists the names of the modules that write files there before it opens.
+  const reports = await host.loaded;
+  for (const r of reports.slice(0, reports.length - own.length)) {
+    if (r.refused !== undefined) log(`built-in module ${r.path} cannot be loaded: ${r.refused}`, 'error');
+  }
+  const refused = reports.slice(reports.length - own.length).find((r) => r.refused !== undefined);
   if (refused !== undefined) {
     await host.close();
     throw new ModuleLoadError(

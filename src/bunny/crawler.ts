@@ -16,6 +16,7 @@ import { CrawlLoop } from './crawl-loop.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { DEFAULTS } from './options.js';
+import { ParsePool } from './parse-pool.js';
 import type { RequestSetup } from './request-setup.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type Visit, type VisitParts, visit } from './visit.js';
@@ -37,6 +38,7 @@ export interface FetchSettings {
   retryDelayMs: number;
   maxDelayMs: number;
   concurrency: number;
+  parseThreads: number;
   warcMaxBytes: number;
   signal?: AbortSignal | undefined;
   /** --header: sent with every request. */
@@ -145,16 +147,19 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
+      const parser = new ParsePool({
+        threads: o.parseThreads,
+        rules,
+        followNofollow: o.followNofollow ?? false,
+      });
+      closers.push(() => parser.close());
       const visitParts: VisitParts = {
         fetcher,
         robots,
         gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
         sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
-        options: {
-          rules,
-          followNofollow: o.followNofollow ?? false,
-          retry: { retries: o.retries, retryDelayMs: o.retryDelayMs },
-        },
+        parser,
+        options: { rules, retry: { retries: o.retries, retryDelayMs: o.retryDelayMs } },
       };
       const loop = new CrawlLoop(
         {

@@ -1,6 +1,6 @@
 import type { NewLink, RejectedLink, UrlKind } from '../frontier/types.js';
 import { canonicalize } from '../url/canonicalize.js';
-import type { FilterReason } from '../url/filter.js';
+import { createUrlFilter, type FilterReason, type UrlFilterOptions } from '../url/filter.js';
 import { type TrapLimits, trapOf } from '../url/traps.js';
 
 export interface LinkRules {
@@ -9,6 +9,26 @@ export interface LinkRules {
   traps: TrapLimits;
   maxDepth: number;
   maxRedirects: number;
+  /** What the rules were made from (plain data): a parse worker makes the same rules from it. */
+  spec?: LinkRulesSpec;
+}
+
+/** Link rules as plain data, which can cross to another thread. */
+export interface LinkRulesSpec {
+  filter: UrlFilterOptions;
+  traps: TrapLimits;
+  maxDepth: number;
+  maxRedirects: number;
+}
+
+export function linkRulesFrom(spec: LinkRulesSpec): LinkRules {
+  return {
+    filter: createUrlFilter(spec.filter),
+    traps: spec.traps,
+    maxDepth: spec.maxDepth,
+    maxRedirects: spec.maxRedirects,
+    spec,
+  };
 }
 
 /** Links found on one page (or by a module), sorted into what to queue and what to record as refused. */

@@ -1,9 +1,14 @@
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { SiteFacts } from '../frontier/types.js';
 import type { ModulePage, ModuleSite, PageFields } from '../modules/api.js';
+import { lazyPage } from '../modules/lazy-page.js';
 import type { EmittedRecord, ModuleHost } from '../modules/module-host.js';
+import type { PageBatch, WirePage } from '../modules/protocol.js';
+import { partOf } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
+import { packBuffers } from '../worker.js';
 import { type LinkRules, type RoutedLinks, routeLinks } from './links.js';
+import type { HookPage } from './page-processor.js';
 import type { Visit } from './visit.js';
 
 export interface ModuleStepParts {
@@ -31,6 +36,14 @@ export interface ModuleResults {
   emitted: Map<Visit, EmittedRecord[]>;
 }
 
+/** A batch's pages, got ready for the modules before their bytes move on to the WARC thread. */
+export interface PreparedPages {
+  /** The visits that fetched a page, in batch order. */
+  visits: Visit[];
+  /** Those pages as the modules' thread takes them: pages[i] is visits[i]'s. */
+  batch: PageBatch;
+}
+
 /**
  * The "modules" step, between parse and write: page hooks on every fetched page, site
  * hooks on each site the crawl loop claimed as new. It returns what the hooks found and
@@ -43,40 +56,61 @@ export class ModuleStep {
   constructor(private readonly parts: ModuleStepParts) {}
 
   /**
+   * The batch's pages for the modules, their bodies copied into one buffer: null when no
+   * visit fetched a page. Called before the batch's bytes move to the WARC thread.
+   */
+  prepare(batch: readonly Visit[]): PreparedPages | null {
+    const visits = batch.filter((v) => v.page.page !== null);
+    if (visits.length === 0) return null;
+    const wantBodies = this.parts.onPage !== undefined || this.parts.host?.mayWantBodies === true;
+    const bodies: Uint8Array[] = [];
+    const owners: number[] = [];
+    visits.forEach((v, i) => {
+      const body = (v.page.page as HookPage).body;
+      if (!wantBodies || body === null) return;
+      bodies.push(partOf(body, body.body));
+      owners.push(i);
+    });
+    const { packed, spans } = packBuffers(bodies);
+    const pages: WirePage[] = visits.map((v) => ({ ...(v.page.page as HookPage).page, body: null }));
+    owners.forEach((i, k) => {
+      (pages[i] as WirePage).body = spans[k] ?? null;
+    });
+    return { visits, batch: { pages, packed } };
+  }
+
+  /**
    * Sites first met in this batch, with what this crawler knows of them: the crawl loop
    * asks the store which are new to the crawl (claimSite).
    */
-  newSites(batch: readonly Visit[]): ModuleSite[] {
+  newSites(prepared: PreparedPages): ModuleSite[] {
     const out: ModuleSite[] = [];
-    for (const v of batch) {
-      if (v.page.page === null) continue;
+    prepared.visits.forEach((v, i) => {
       const origin = originOf(v.lease.url);
-      if (this.met.has(origin)) continue;
+      if (this.met.has(origin)) return;
       this.met.add(origin);
-      out.push(this.siteOf(origin, v));
-    }
+      out.push(this.siteOf(origin, v, prepared.batch.pages[i] as WirePage));
+    });
     return out;
   }
 
   /** Runs the hooks for a batch; `claimed` are the sites whose hooks this crawler runs. */
-  async run(batch: readonly Visit[], claimed: readonly ModuleSite[]): Promise<ModuleResults> {
+  async run(prepared: PreparedPages, claimed: readonly ModuleSite[]): Promise<ModuleResults> {
     const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: new Map() };
-    const visits = batch.filter((v) => v.page.page !== null);
-    if (visits.length === 0) return results;
     await Promise.all([
-      this.pageHooks(visits, results),
-      this.parts.siteHooks === false ? null : this.siteHooks(visits, claimed, results),
-      this.callback(visits),
+      this.pageHooks(prepared, results),
+      this.parts.siteHooks === false ? null : this.siteHooks(prepared.visits, claimed, results),
+      this.callback(prepared),
     ]);
     return results;
   }
 
-  private async pageHooks(visits: readonly Visit[], results: ModuleResults): Promise<void> {
+  private async pageHooks(prepared: PreparedPages, results: ModuleResults): Promise<void> {
     const host = this.parts.host;
     if (host === null || !host.active) return;
-    const verdicts = await host.onPages(visits.map((v) => v.page.page as ModulePage));
+    const verdicts = await host.onPages(prepared.batch);
     verdicts.forEach((verdict, i) => {
-      const visit = visits[i] as Visit;
+      const visit = prepared.visits[i] as Visit;
       results.fields.set(visit, verdict.fields);
       this.enqueue(visit, verdict.enqueue, results);
       emittedFor(visit, verdict.emitted, results);
@@ -96,12 +130,12 @@ export class ModuleStep {
     );
   }
 
-  private siteOf(origin: string, visit: Visit): ModuleSite {
+  private siteOf(origin: string, visit: Visit, page: WirePage): ModuleSite {
     const summary = this.parts.robots?.summaryOf(origin);
     return {
       origin,
       address: visit.page.report.address ?? null,
-      headers: (visit.page.page as ModulePage).headers,
+      headers: page.headers,
       robots:
         summary === undefined
           ? null
@@ -127,10 +161,10 @@ export class ModuleStep {
     });
   }
 
-  private async callback(visits: readonly Visit[]): Promise<void> {
+  private async callback(prepared: PreparedPages): Promise<void> {
     const onPage = this.parts.onPage;
     if (onPage === undefined) return;
-    for (const v of visits) await onPage(v.page.page as ModulePage);
+    for (const wire of prepared.batch.pages) await onPage(lazyPage(wire, prepared.batch.packed));
   }
 
   /** URLs a module asked for take the link path, as links of the page it was given. */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { HostRules } from '../frontier/policy/host-rules.js';
 import type { ModulePage } from '../modules/api.js';
 import type { PageRecord } from '../output/pages-log.js';
@@ -156,6 +157,17 @@ export const OPTIONS = {
     flag: '--concurrency <n>',
     help: 'fetches in flight in total',
     docs: { section: 'politeness' },
+  }),
+  parseThreads: option(whole(0), {
+    // The crawl's thread keeps the network, the store and the writing; the other cores parse.
+    default: Math.max(1, availableParallelism() - 1),
+    flag: '--parse-threads <n>',
+    help: "threads that parse pages (default: the cores but one, at least 1; 0: on the crawl's own thread)",
+    docs: {
+      section: 'politeness',
+      default: 'the cores but one, at least 1',
+      text: "threads that parse pages, each page's bytes moved to one, not copied; 0 parses on the crawl's own thread",
+    },
   }),
   perHost: option(whole(1), {
     default: 1,

@@ -1,25 +1,35 @@
 import type { FetchFailure, FetchOutcome, FetchSuccess } from '../fetch/types.js';
 import type { Completion, FetchReport, Lease, Outcome, RejectedLink, Validators } from '../frontier/types.js';
-import type { ModulePage } from '../modules/api.js';
+import type { WirePage } from '../modules/protocol.js';
+import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
-import { type ParsedHtml, parseHtml } from '../parse/html.js';
 import { parseSitemap } from '../parse/sitemap.js';
-import { distinctUrls, type LinkRules, type RoutedLinks, routeLinks } from './links.js';
+import type { LinkRules, RoutedLinks } from './links.js';
+import { routeLinks } from './links.js';
+import type { PageAnalysis } from './page-analysis.js';
 import { parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
+
+/**
+ * A fetched page as the crawl hands it to the modules' step: plain data, and for an HTML
+ * page the fetch's packed bytes its body is in (until they move on to the WARC thread).
+ */
+export interface HookPage {
+  page: Omit<WirePage, 'body'>;
+  body: PackedExchange | null;
+}
 
 export interface ProcessedPage {
   /** The pages.jsonl line; null when the URL will be tried again (only the last try is recorded). */
   record: PageRecord | null;
   completion: Completion;
-  /** The page as modules see it; null when nothing was fetched (or it will be tried again). */
-  page: ModulePage | null;
+  /** The page for the modules; null when nothing was fetched (or it will be tried again). */
+  page: HookPage | null;
   /** What politeness learns from this fetch: the crawl loop releases the lease with it. */
   report: FetchReport;
 }
 
 export interface ProcessOptions {
   rules: LinkRules;
-  followNofollow: boolean;
   retry: RetrySettings;
 }
 
@@ -51,14 +61,34 @@ export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): Fe
 }
 
 /**
- * parse -> links: turns one fetch into the pages.jsonl line and the frontier completion.
- * Plain data in, plain data out: it neither fetches nor writes.
+ * What of a fetch is to be parsed: a 2xx HTML page ('page'), an error page whose title
+ * says what went wrong ('title'), or nothing. A URL to be tried again is not parsed.
+ */
+export function parseWanted(
+  lease: Lease,
+  outcome: FetchOutcome,
+  opts: ProcessOptions,
+): 'page' | 'title' | null {
+  if (!outcome.ok || !HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) return null;
+  if (lease.kind === 'sitemap' || (outcome.status >= 300 && outcome.status < 400)) return null;
+  if (outcome.status < 200) return null;
+  const report = reportOf(outcome, null);
+  if (retryDelay(outcome, lease.attempt, opts.retry, report.retryAfterMs) !== null) return null;
+  return outcome.status < 300 ? 'page' : 'title';
+}
+
+/**
+ * links -> record: turns one fetch, and what its parse found (`analysis`, as
+ * parseWanted asked), into the pages.jsonl line and the frontier completion. Plain data
+ * in, plain data out: it neither fetches nor writes.
  */
 export function processFetch(
   lease: Lease,
   outcome: FetchOutcome,
   crawlDelayMs: number | null,
   opts: ProcessOptions,
+  analysis: PageAnalysis | null = null,
+  packed: PackedExchange | null = null,
 ): ProcessedPage {
   const report = reportOf(outcome, crawlDelayMs);
   const again = retryDelay(outcome, lease.attempt, opts.retry, report.retryAfterMs);
@@ -76,26 +106,24 @@ export function processFetch(
     const validators = { ...kept, ...validatorsOf(outcome.headers) };
     return { record, completion: completion(lease, { kind: 'done', validators }), page: null, report };
   }
-
-  let parsed: ParsedHtml | null = null;
   let routed = NO_LINKS;
-  let links: string[] = [];
+  let links = '';
+  let html = false;
   if (outcome.status >= 300 && outcome.status < 400) {
     routed = followRedirect(lease, outcome, opts.rules);
     const target = routed.accepted[0]?.url ?? routed.rejected[0]?.url;
     if (target !== undefined) record.location = target;
-  } else if (outcome.status >= 200 && outcome.status < 300) {
-    if (lease.kind === 'sitemap') {
-      routed = sitemapLinks(lease, outcome, opts.rules, record);
-      links = routed.urls;
-    } else if (HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) {
-      parsed = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType });
-      [routed, links] = pageLinks(lease, parsed, opts, record);
-    }
-  } else if (outcome.status >= 400 && HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) {
+  } else if (outcome.status >= 200 && outcome.status < 300 && lease.kind === 'sitemap') {
+    routed = sitemapLinks(lease, outcome, opts.rules, record);
+    links = routed.urls.join('\n');
+  } else if (analysis !== null && outcome.status >= 200 && outcome.status < 300) {
+    html = true;
+    routed = pageLinks(lease, analysis, record);
+    links = analysis.links;
+  } else if (analysis !== null) {
     // An error page's title says what went wrong ("Gone", "Access denied"); its links are
     // not followed, as a browser user would not be led on by them either.
-    record.title = parseHtml(outcome.body, { url: outcome.url, contentType: outcome.contentType }).title;
+    record.title = analysis.title;
   }
   return {
     record,
@@ -107,17 +135,20 @@ export function processFetch(
       },
       outlinks: routed.accepted,
       rejected: routed.rejected,
-      hasForm: parsed?.hasForm === true,
+      hasForm: html && analysis?.hasForm === true,
     },
     page: {
-      url: lease.url,
-      status: outcome.status,
-      headers: outcome.headers,
-      contentType: outcome.contentType,
-      html: parsed?.text ?? null,
-      links,
-      depth: lease.depth,
-      referrer: lease.via,
+      page: {
+        url: lease.url,
+        status: outcome.status,
+        headers: outcome.headers,
+        contentType: outcome.contentType,
+        facts: html ? (analysis?.facts ?? null) : null,
+        links,
+        depth: lease.depth,
+        referrer: lease.via,
+      },
+      body: html ? packed : null,
     },
     report,
   };
@@ -223,27 +254,18 @@ function successRecord(lease: Lease, outcome: FetchSuccess): PageRecord {
   return record;
 }
 
-/** The links to follow, and every distinct link of the page (followed or not). */
-function pageLinks(
-  lease: Lease,
-  parsed: ParsedHtml,
-  opts: ProcessOptions,
-  record: PageRecord,
-): [RoutedLinks, string[]] {
-  record.title = parsed.title;
-  record.hasForm = parsed.hasForm;
-  if (parsed.metaRobots.noindex) record.noindex = true;
-  const follow = parsed.metaRobots.nofollow ? [] : followable(parsed, opts.followNofollow);
-  const routed = routeLinks(follow, parsed.base, lease, opts.rules);
-  const all =
-    follow.length === parsed.links.length
-      ? routed.urls
-      : distinctUrls(
-          parsed.links.map((l) => l.href),
-          parsed.base,
-        );
-  record.outlinks = all.length;
-  return [routed, all];
+/** The page's line from its analysis, and its links as the store takes them (one hop deeper, found here). */
+function pageLinks(lease: Lease, analysis: PageAnalysis, record: PageRecord): RoutedLinks {
+  record.title = analysis.title;
+  record.hasForm = analysis.hasForm;
+  if (analysis.noindex) record.noindex = true;
+  record.outlinks = analysis.outlinks;
+  const depth = lease.depth + 1;
+  return {
+    accepted: analysis.accepted.map((url) => ({ url, depth, via: lease.url, redirects: 0, kind: 'page' })),
+    rejected: analysis.rejected.map(({ url, reason }) => ({ url, depth, via: lease.url, reason })),
+    urls: [],
+  };
 }
 
 /** The URLs a sitemap lists go down the same path as links; nested sitemaps stay sitemaps. */
@@ -264,15 +286,6 @@ function sitemapLinks(
     rejected: [...pages.rejected, ...nested.rejected],
     urls,
   };
-}
-
-/** The hrefs the crawl may follow: nofollow links only with --follow-nofollow. */
-function followable(parsed: ParsedHtml, followNofollow: boolean): string[] {
-  const hrefs: string[] = [];
-  for (const link of parsed.links) {
-    if (followNofollow || !link.nofollow) hrefs.push(link.href);
-  }
-  return hrefs;
 }
 
 /** A redirect's Location goes down the same canonicalize -> filter -> seen path as a link. */

@@ -2,16 +2,18 @@ import type { Fetcher } from '../fetch/fetcher.js';
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
 import type { Lease } from '../frontier/types.js';
-import type { WarcExchange } from '../output/warc-writer.js';
+import { type PackedExchange, packExchange } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
 import type { RoutedLinks } from './links.js';
 import {
   type ProcessedPage,
   type ProcessOptions,
+  parseWanted,
   processBlocked,
   processDeferred,
   processFetch,
 } from './page-processor.js';
+import type { ParsePool } from './parse-pool.js';
 import { type GateSettings, robotsGate } from './robots-gate.js';
 import type { SitemapFinder } from './sitemaps.js';
 
@@ -20,7 +22,7 @@ export interface Visit {
   lease: Lease;
   page: ProcessedPage;
   /** Exchanges to archive: robots.txt requests made for this lease, and the page's final try. */
-  warc: WarcExchange[];
+  warc: PackedExchange[];
 }
 
 export interface VisitParts {
@@ -30,6 +32,8 @@ export interface VisitParts {
   gate: GateSettings;
   /** --sitemaps: a new site's sitemaps join the links of its first visit; null without. */
   sitemaps: SitemapFinder | null;
+  /** Parses HTML pages (and canonicalizes and filters their links), on its workers. */
+  parser: Pick<ParsePool, 'analyze'>;
   options: ProcessOptions;
 }
 
@@ -66,9 +70,24 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
   }
   if (late(startBy)) return tooLate(lease);
   const outcome = await parts.fetcher.fetch(lease.url, lease.previous);
-  const page = processFetch(lease, outcome, crawlDelayMs, parts.options);
+  const packed = outcome.ok ? packExchange(outcome) : null;
+  const wanted = parseWanted(lease, outcome, parts.options);
+  const analysis =
+    wanted === null || packed === null || !outcome.ok
+      ? null
+      : await parts.parser.analyze(
+          {
+            url: outcome.url,
+            contentType: outcome.contentType,
+            depth: lease.depth,
+            firstTry: lease.attempt === 1,
+            titleOnly: wanted === 'title',
+          },
+          packed,
+        );
+  const page = processFetch(lease, outcome, crawlDelayMs, parts.options, analysis, packed);
   if (parts.robots === null) addLinks(page, parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null);
-  const warc = page.record === null ? [] : archived([outcome]);
+  const warc = page.record === null || packed === null ? [] : [packed];
   const previous = lease.previous;
   if (page.record?.notModified === true && previous !== undefined) {
     const refersTo = new Date(previous.capturedAt ?? previous.fetchedAt);
@@ -99,9 +118,9 @@ function placed(lease: Lease, address: string): Visit {
 }
 
 /** The requests worth a WARC record: those that got a response. */
-function archived(requests: readonly FetchOutcome[]): WarcExchange[] {
-  const out: WarcExchange[] = [];
-  for (const r of requests) if (r.ok) out.push({ ...r.exchange, url: r.url, date: r.startedAt });
+function archived(requests: readonly FetchOutcome[]): PackedExchange[] {
+  const out: PackedExchange[] = [];
+  for (const r of requests) if (r.ok) out.push(packExchange(r));
   return out;
 }
 

@@ -25,6 +25,7 @@ import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 const FETCH_OPTIONS = [
   'data',
   'concurrency',
+  'parseThreads',
   'userAgent',
   'resolve',
   'allowPrivate',

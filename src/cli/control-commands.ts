@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { encode, type OriginalPacket, readTextAnswer, type TextAnswer } from '../protocol/index.js';
+import type { OriginalPacket, TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { parseCrawlName, parseHostPort } from './server-command.js';
 
@@ -33,6 +33,8 @@ export async function sendControl(
   token: string | undefined,
   crawl?: string,
 ): Promise<TextAnswer> {
+  // The codec loads only for a control command, not for every command line.
+  const { encode, readTextAnswer } = await import('../protocol/index.js');
   return new Promise((resolve, reject) => {
     const socket = connect({ host: server.host, port: server.port });
     const chunks: Buffer[] = [];

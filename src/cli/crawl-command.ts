@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { crawl } from '../bunny/crawl.js';
 import { DEFAULTS } from '../bunny/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
@@ -37,6 +36,8 @@ export function crawlCommand(outcome: { code: number }): Command {
       process.stderr.write('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
     }
     try {
+      // The crawl's code loads only once the command line is known to be a crawl.
+      const { crawl } = await import('../bunny/crawl.js');
       const summary = await crawl({
         ...given,
         seeds,

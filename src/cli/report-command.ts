@@ -3,7 +3,6 @@ import { checkDataDir, layoutOf } from '../bunny/data-dir.js';
 import { count } from '../bunny/english.js';
 import { DataDirError } from '../bunny/errors.js';
 import { DEFAULTS } from '../bunny/options.js';
-import { writeReport } from '../console/report.js';
 import { EXIT } from './exit-codes.js';
 
 /** `cobweb report [DIR]`: DIR/report.html from pages.jsonl and the store, to open with no server. */
@@ -18,6 +17,7 @@ export function reportCommand(outcome: { code: number }): Command {
           `${layout.root} holds no cobweb crawl (no cobweb.json); give the --data folder of a crawl`,
         );
       }
+      const { writeReport } = await import('../console/report.js');
       const { file, report } = await writeReport(layout);
       process.stdout.write(
         `cobweb: report of ${count(report.pages.lines, 'pages.jsonl line')} written to ${file}\n`,

@@ -1,9 +1,10 @@
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { buildConnector } from 'undici';
+import type { buildConnector as BuildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
 import type { AddressPolicy } from './types.js';
+import { buildConnector } from './undici-parts.js';
 
 export interface ConnectorOptions {
   connectTimeoutMs: number;
@@ -34,7 +35,7 @@ export function tlsOptionsOf(options: Pick<ConnectorOptions, 'allowH2' | 'ca'>):
   };
 }
 
-export type Connector = buildConnector.connector;
+export type Connector = BuildConnector.connector;
 
 export function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';

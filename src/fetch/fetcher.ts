@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, ProxyAgent } from 'undici';
+import type { Dispatcher, Agent as UndiciAgent, ProxyAgent as UndiciProxyAgent } from 'undici';
 import {
   createConnector,
   createDialledAddress,
@@ -13,6 +13,7 @@ import { Exchange, type ExchangeSettings } from './exchange.js';
 import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
 import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome, Validators } from './types.js';
+import { Agent, proxyAgentClass } from './undici-parts.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -35,7 +36,7 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
  * fetch() never rejects.
  */
 export class Fetcher {
-  readonly #agent: Agent;
+  readonly #agent: InstanceType<typeof Agent>;
   readonly #settings: ExchangeSettings;
   readonly #dialled: (hostname: string, port: string) => Promise<string | null>;
   readonly #targetCheck: ReturnType<typeof createTargetCheck>;
@@ -45,8 +46,8 @@ export class Fetcher {
   readonly #cookies: CrawlCookies | undefined;
   readonly #proxy: ProxyChoice;
   /** One agent per proxy URL, made at its first request. */
-  readonly #proxies = new Map<string, ProxyAgent>();
-  readonly #agentOptions: Agent.Options;
+  readonly #proxies = new Map<string, UndiciProxyAgent>();
+  readonly #agentOptions: UndiciAgent.Options;
   readonly #tls: ReturnType<typeof tlsOptionsOf>;
   #closed = false;
 
@@ -123,9 +124,10 @@ export class Fetcher {
     return this.#send(url, parsed, validators, proxy, this.#proxyAgent(proxy));
   }
 
-  #proxyAgent(proxy: string): ProxyAgent {
+  #proxyAgent(proxy: string): UndiciProxyAgent {
     let agent = this.#proxies.get(proxy);
     if (agent === undefined) {
+      const ProxyAgent = proxyAgentClass();
       agent = new ProxyAgent({
         uri: proxy,
         // http:// URLs go as absolute-form requests, https:// ones through a CONNECT tunnel.
@@ -133,7 +135,7 @@ export class Fetcher {
         ...this.#agentOptions,
         connectTimeout: this.#settings.timeouts.connectTimeoutMs,
         requestTls: this.#tls.ca === undefined ? {} : { ca: this.#tls.ca },
-      } as ProxyAgent.Options);
+      } as UndiciProxyAgent.Options);
       this.#proxies.set(proxy, agent);
     }
     return agent;

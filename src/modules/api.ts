@@ -1,11 +1,16 @@
 /**
  * The module API: what a cobweb module is and what it is given. A module is an ES
- * module whose default export is a `CobwebModule`. Modules run on their own thread,
+ * module whose default export is a `CobwebModule`. Modules run on the modules' thread,
  * one call per page (`onPage`) and one per new site (`onSite`); see docs/modules.md.
  *
  * Everything a module receives is plain data (it crossed a thread boundary), and all
  * it can do to the crawl goes through `ctx`: nothing else of the crawler is reachable.
  */
+import type { Document } from 'domhandler';
+import type { PageFacts } from '../parse/page-facts.js';
+
+export type { Document } from 'domhandler';
+export type { MetaTag, PageFacts, PageForm } from '../parse/page-facts.js';
 
 /** What a module's name may be: it names its data file, `<name>.jsonl`. */
 export const MODULE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -18,8 +23,23 @@ export interface ModulePage {
   /** Response headers, lowercase names. */
   headers: Record<string, string>;
   contentType: string | null;
-  /** The decoded HTML text, for HTML pages (2xx, text/html or XHTML); null otherwise. */
+  /**
+   * What the crawl's own parse of the page found (title, language, canonical link, meta
+   * tags, forms), for HTML pages (2xx, text/html or XHTML); null otherwise. Reading it
+   * costs nothing: the page is parsed once, for the crawl and every module.
+   */
+  facts: PageFacts | null;
+  /**
+   * The decoded HTML text, for HTML pages (2xx, text/html or XHTML); null otherwise.
+   * Decoded on first read, once per page for every module.
+   */
   html: string | null;
+  /**
+   * The page as a DOM (a domhandler Document, as htmlparser2 builds it), for HTML pages;
+   * null otherwise. Built on the first call, once per page, and shared by every module:
+   * a module that never calls it costs no parse.
+   */
+  dom(): Document | null;
   /** Distinct canonical http(s) URLs the page links to, followed or not. */
   links: string[];
   /** Hops from a seed (a seed is 0). */

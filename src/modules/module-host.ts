@@ -1,10 +1,17 @@
-import type { ModulePage, ModuleSite, ModuleStats, PageFields } from './api.js';
-import { type Answer, ModuleThread } from './module-thread.js';
-import type { CallResult, LoadReport } from './protocol.js';
+import type { ModuleSite, ModuleStats, PageFields } from './api.js';
+import { HookRunner } from './hook-runner.js';
+import { ModuleThread } from './module-thread.js';
+import type { CallResult, LoadReport, PageBatch, SlotResults } from './protocol.js';
 
 export interface ModuleHostOptions {
   /** Module files, built-ins first. */
   paths: readonly string[];
+  /**
+   * Those of `paths` that run on the crawl's own thread: the built-ins, which read only a
+   * page's facts (a few microseconds a page, less than handing the page to a thread) and
+   * cannot hang it. Every other module runs on the modules' thread.
+   */
+  inline?: readonly string[];
   /**
    * `<data>/data`: where modules' emitted records go. null: they come back in each
    * page's and site's verdict (a bunny sends them to its server, which keeps the
@@ -40,58 +47,78 @@ export interface SiteVerdict {
   emitted: EmittedRecord[];
 }
 
+/** What the modules of one place (the thread, or the crawl's thread) made of a request; 'lost': nothing. */
+type Answer = { results: SlotResults; emitted?: Record<number, string[]> } | 'lost';
+
 interface Loaded {
   name: string;
-  thread: ModuleThread;
+  slot: number;
+  /** Runs on the crawl's own thread (a built-in). */
+  inline: boolean;
   hooks: LoadReport['hooks'];
   counts: { calls: number; errors: number; timeouts: number; skipped: number; ms: number };
 }
 
 /**
- * The crawl's side of the modules: each module on a thread of its own (ModuleThread),
- * so a module that is slow, hangs or loops costs only its own calls; every other
- * module still runs on every page. Counts, per module, calls, errors, timeouts and
- * pages skipped.
+ * The crawl's side of the modules: the built-ins on the crawl's own thread, every other
+ * module on one thread of their own (ModuleThread), started with the first of them.
+ * Loading starts at once and is waited for only by what needs it: the first page or
+ * site, or a caller that must know the verdicts before it goes on. Counts, per module,
+ * calls, errors, timeouts and pages skipped.
  */
 export class ModuleHost {
   private modules: Loaded[] = [];
+  private thread: ModuleThread | null = null;
+  private inlineRunner: HookRunner | null = null;
+  private nextRequest = 1;
+  /** Every load sent so far has been answered when this settles. */
+  private loads: Promise<unknown> = Promise.resolve();
+  private slots = 0;
+  /** Loads sent to the modules' thread and not answered yet. */
+  private pendingLoads = 0;
   private closed = false;
 
-  private constructor(private readonly options: ModuleHostOptions) {}
+  /** The verdicts on the modules `options.paths` named, in that order. */
+  readonly loaded: Promise<LoadReport[]>;
+
+  private constructor(private readonly options: ModuleHostOptions) {
+    this.loaded = Promise.all(options.paths.map((path) => this.add(path)));
+  }
+
+  /** Starts loading every module (selfTests included); `loaded` says how that went. */
+  static start(options: ModuleHostOptions): ModuleHost {
+    return new ModuleHost(options);
+  }
 
   /**
-   * Loads one more module while the crawl runs (loadmod): on its own thread, after its
+   * Loads one more module (at start, or while the crawl runs: loadmod), after its
    * selfTest. Its report says whether it was taken; `refuse` may give a reason not to
    * take it, from its name.
    */
-  async add(path: string, refuse?: (name: string) => string | undefined): Promise<LoadReport> {
-    const { thread, report } = await ModuleThread.load({
-      path,
-      dataDir: this.options.dataDir,
-      timeoutMs: this.options.timeoutMs,
-      log: (line) => this.options.log(`module ${report.name ?? path}: ${line}`, 'info'),
-      warn: (line) => this.options.log(`module ${report.name ?? path}: ${line}`, 'error'),
+  add(path: string, refuse?: (name: string) => string | undefined): Promise<LoadReport> {
+    const slot = this.slots++;
+    const inline = this.options.inline?.includes(path) === true;
+    if (!inline) this.pendingLoads++;
+    const loading = inline ? this.inlineOf().load(path, true, 0, slot) : this.threadOf().load(slot, path);
+    const report = loading.then((r) => {
+      if (!inline) this.pendingLoads--;
+      if (r.refused === undefined && r.name !== null && this.modules.some((m) => m.name === r.name)) {
+        r.refused = `a module named "${r.name}" is already loaded`;
+      }
+      if (r.refused === undefined && r.name !== null && refuse !== undefined) r.refused = refuse(r.name);
+      if (r.refused === undefined && r.name !== null && !this.closed) {
+        this.modules.push({
+          name: r.name,
+          slot,
+          inline,
+          hooks: r.hooks,
+          counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
+        });
+        this.modules.sort((a, b) => a.slot - b.slot);
+      }
+      return r;
     });
-    if (
-      report.refused === undefined &&
-      report.name !== null &&
-      this.modules.some((m) => m.name === report.name)
-    ) {
-      report.refused = `a module named "${report.name}" is already loaded`;
-    }
-    if (report.refused === undefined && report.name !== null && refuse !== undefined) {
-      report.refused = refuse(report.name);
-    }
-    if (report.refused !== undefined || report.name === null || this.closed) {
-      await thread.close();
-      return report;
-    }
-    this.modules.push({
-      name: report.name,
-      thread,
-      hooks: report.hooks,
-      counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
-    });
+    this.loads = Promise.all([this.loads, report]);
     return report;
   }
 
@@ -100,69 +127,34 @@ export class ModuleHost {
     return this.modules.map((m) => m.name);
   }
 
-  /**
-   * Loads every module, each on its own thread and at once (each runs its selfTest).
-   * The reports are in the order of `paths`; the caller decides what a refusal means.
-   */
-  static async start(options: ModuleHostOptions): Promise<{ host: ModuleHost; reports: LoadReport[] }> {
-    const host = new ModuleHost(options);
-    const started = await Promise.all(
-      options.paths.map((path) => {
-        let name = path;
-        return ModuleThread.load({
-          path,
-          dataDir: options.dataDir,
-          timeoutMs: options.timeoutMs,
-          log: (line) => options.log(`module ${name}: ${line}`, 'info'),
-          warn: (line) => options.log(`module ${name}: ${line}`, 'error'),
-        }).then((loaded) => {
-          name = loaded.report.name ?? path;
-          return loaded;
-        });
-      }),
-    );
-    const names = new Set<string>();
-    for (const { thread, report } of started) {
-      if (report.refused === undefined && report.name !== null && names.has(report.name)) {
-        report.refused = `a module named "${report.name}" is already loaded`;
-      }
-      if (report.refused !== undefined || report.name === null) {
-        await thread.close();
-        continue;
-      }
-      names.add(report.name);
-      host.modules.push({
-        name: report.name,
-        thread,
-        hooks: report.hooks,
-        counts: { calls: 0, errors: 0, timeouts: 0, skipped: 0, ms: 0 },
-      });
-    }
-    return { host, reports: started.map((s) => s.report) };
-  }
-
+  /** Modules are loaded, or being loaded. */
   get active(): boolean {
-    return this.modules.length > 0 && !this.closed;
+    return this.slots > 0 && !this.closed;
   }
 
-  async onPages(pages: readonly ModulePage[]): Promise<PageVerdict[]> {
-    const verdicts: PageVerdict[] = pages.map(() => ({ fields: {}, enqueue: [], emitted: [] }));
-    if (!this.active || pages.length === 0) return verdicts;
+  /**
+   * Whether a module on the modules' thread may want pages' bodies: one loaded there has a
+   * page hook, or some are still loading. Without, the crawl need not copy them.
+   */
+  get mayWantBodies(): boolean {
+    return this.active && (this.pendingLoads > 0 || this.modules.some((m) => !m.inline && m.hooks.page));
+  }
+
+  async onPages(batch: PageBatch): Promise<PageVerdict[]> {
+    const count = batch.pages.length;
+    const verdicts: PageVerdict[] = batch.pages.map(() => ({ fields: {}, enqueue: [], emitted: [] }));
+    await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.page);
-    const answers = await Promise.all(
-      withHook.map((m) => m.thread.ask({ kind: 'pages', pages: [...pages] })),
-    );
-    // Fields are merged in module order (built-ins first), whichever thread answered first.
-    withHook.forEach((m, i) => {
-      const answer = answers[i] as Answer;
-      if (typeof answer === 'string') {
-        this.lost(m, answer, pages.length);
-        return;
-      }
-      if (answer.kind !== 'pages') return;
+    if (!this.active || count === 0 || withHook.length === 0) return verdicts;
+    const [inThread, inline] = await this.ask(withHook, { kind: 'pages', batch, skip: [] });
+    // Fields are merged in module order (built-ins first).
+    for (const m of withHook) {
+      const answer = m.inline ? inline : inThread;
+      const results = this.resultsOf(m, answer, count);
+      if (results === null) continue;
       // Lines of an earlier hook that ran past its call belong to no page: the first takes them.
-      if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, answer.emitted);
-      answer.results.forEach((r, p) => {
+      if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, lateOf(answer, m.slot));
+      results.forEach((r, p) => {
         this.count(m, r);
         const verdict = verdicts[p] as PageVerdict;
         keepEmitted(verdict.emitted, m.name, r.emitted);
@@ -171,29 +163,42 @@ export class ModuleHost {
         }
         if (r.enqueue !== undefined) verdict.enqueue.push(...r.enqueue);
       });
-    });
+    }
     return verdicts;
   }
 
   async onSite(site: ModuleSite): Promise<SiteVerdict> {
     const verdict: SiteVerdict = { info: {}, enqueue: [], emitted: [] };
-    if (!this.active) return verdict;
+    await this.loads;
     const withHook = this.modules.filter((m) => m.hooks.site);
-    const answers = await Promise.all(withHook.map((m) => m.thread.ask({ kind: 'site', site })));
-    withHook.forEach((m, i) => {
-      const answer = answers[i] as Answer;
-      if (typeof answer === 'string') {
-        this.lost(m, answer, 1);
-        return;
-      }
-      if (answer.kind !== 'site') return;
-      keepEmitted(verdict.emitted, m.name, answer.emitted);
-      keepEmitted(verdict.emitted, m.name, answer.result.emitted);
-      this.count(m, answer.result);
-      if (answer.result.value !== undefined) verdict.info[m.name] = answer.result.value;
-      if (answer.result.enqueue !== undefined) verdict.enqueue.push(...answer.result.enqueue);
-    });
+    if (!this.active || withHook.length === 0) return verdict;
+    const [inThread, inline] = await this.ask(withHook, { kind: 'site', site, skip: [] });
+    for (const m of withHook) {
+      const answer = m.inline ? inline : inThread;
+      const result = this.resultsOf(m, answer, 1)?.[0];
+      if (result === undefined) continue;
+      keepEmitted(verdict.emitted, m.name, lateOf(answer, m.slot));
+      keepEmitted(verdict.emitted, m.name, result.emitted);
+      this.count(m, result);
+      if (result.value !== undefined) verdict.info[m.name] = result.value;
+      if (result.enqueue !== undefined) verdict.enqueue.push(...result.enqueue);
+    }
     return verdict;
+  }
+
+  /** One request to the modules that have the hook: those on the thread and those here, at once. */
+  private ask(
+    withHook: readonly Loaded[],
+    body: { kind: 'pages'; batch: PageBatch; skip: [] } | { kind: 'site'; site: ModuleSite; skip: [] },
+  ): Promise<[Answer, Answer]> {
+    const thread = this.thread;
+    const inThread =
+      thread !== null && withHook.some((m) => !m.inline) ? thread.ask(body) : Promise.resolve<Answer>('lost');
+    const inline =
+      this.inlineRunner !== null && withHook.some((m) => m.inline)
+        ? this.inlineRunner.answer({ ...body, id: this.nextRequest++ })
+        : Promise.resolve<Answer>('lost');
+    return Promise.all([inThread, inline]);
   }
 
   stats(): ModuleStats[] {
@@ -210,7 +215,46 @@ export class ModuleHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all(this.modules.map((m) => m.thread.close()));
+    await this.thread?.close();
+  }
+
+  private threadOf(): ModuleThread {
+    this.thread ??= new ModuleThread({
+      dataDir: this.options.dataDir,
+      timeoutMs: this.options.timeoutMs,
+      log: (slot, line) => this.options.log(`module ${this.nameOf(slot)}: ${line}`, 'info'),
+      warn: (slot, line) =>
+        this.options.log(slot === null ? line : `module ${this.nameOf(slot)}: ${line}`, 'error'),
+    });
+    return this.thread;
+  }
+
+  private inlineOf(): HookRunner {
+    this.inlineRunner ??= new HookRunner({
+      timeoutMs: this.options.timeoutMs,
+      dataDir: this.options.dataDir,
+      log: (slot, line) => this.options.log(`module ${this.nameOf(slot)}: ${line}`, 'info'),
+      starting: () => {},
+    });
+    return this.inlineRunner;
+  }
+
+  private nameOf(slot: number): string {
+    return this.modules.find((m) => m.slot === slot)?.name ?? this.options.paths[slot] ?? `#${slot}`;
+  }
+
+  /**
+   * One module's results from an answer; null when it has none: the request was lost, or
+   * the module is off (its pages are skipped).
+   */
+  private resultsOf(m: Loaded, answer: Answer, count: number): CallResult[] | null {
+    const results = answer === 'lost' ? null : answer.results[m.slot];
+    if (results === null || results === undefined || (!m.inline && this.thread?.isOff(m.slot) === true)) {
+      // The crawl is over: nothing was skipped that mattered.
+      if (!this.closed) m.counts.skipped += count;
+      return null;
+    }
+    return results;
   }
 
   private count(m: Loaded, r: CallResult): void {
@@ -229,24 +273,11 @@ export class ModuleHost {
       );
     }
   }
+}
 
-  /**
-   * A request whose answer will never come. 'stuck': the thread hung on one of its calls
-   * (one call, one timeout), and the module's results for its other pages died with
-   * the thread (skipped). 'lost' and 'off': none of it ran to the end (all skipped).
-   */
-  private lost(m: Loaded, answer: 'stuck' | 'lost' | 'off', calls: number): void {
-    if (this.closed) return; // the crawl is over: nothing was skipped that mattered
-    const c = m.counts;
-    if (answer === 'stuck') {
-      c.calls++;
-      c.timeouts++;
-      c.ms += this.options.timeoutMs;
-      c.skipped += calls - 1;
-    } else {
-      c.skipped += calls;
-    }
-  }
+/** What a module emitted after its calls had settled, as an answer carries it. */
+function lateOf(answer: Answer, slot: number): string[] | undefined {
+  return answer === 'lost' ? undefined : answer.emitted?.[slot];
 }
 
 function keepEmitted(into: EmittedRecord[], module: string, lines: readonly string[] | undefined): void {

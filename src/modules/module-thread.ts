@@ -5,36 +5,32 @@ import {
   type LoadReport,
   type RequestBody,
   SHARED_BYTES,
+  type SkippedCall,
   sharedViews,
   type ToWorker,
   type WorkerSetup,
 } from './protocol.js';
 
 export interface ModuleThreadOptions {
-  /** The module file. */
-  path: string;
-  /** `<data>/data`: where the module's emitted records go; null: back with each answer. */
+  /** `<data>/data`: where the modules' emitted records go; null: back with each answer. */
   dataDir: string | null;
   timeoutMs: number;
-  /** The module's own log lines (ctx.log). */
-  log: (line: string) => void;
-  /** What went wrong with its thread: stuck, died, could not be started again. */
-  warn: (line: string) => void;
+  /** A module's own log lines (ctx.log), by its slot. */
+  log: (slot: number, line: string) => void;
+  /** What went wrong with the thread: stuck, died, a module that could not be loaded again. */
+  warn: (slot: number | null, line: string) => void;
 }
 
 type Reply = Extract<FromWorker, { kind: 'pages' | 'site' }>;
 
-/**
- * What became of one request: the module's answer; 'stuck' when the thread got stuck
- * while on it (the call that hung is counted against this one); 'lost' when another
- * request it had started on died with the stuck thread; 'off' when the module could
- * not be started again and is switched off.
- */
-export type Answer = Reply | 'stuck' | 'lost' | 'off';
+/** What became of a page or site request: the modules' answer, or 'lost' when it could not be run. */
+export type Answer = Reply | 'lost';
 
 interface Waiting {
   msg: ToWorker;
-  resolve: (answer: Answer) => void;
+  resolve: (reply: FromWorker | 'lost') => void;
+  /** How many threads this request was sent to. */
+  sends: number;
 }
 
 /**
@@ -46,109 +42,110 @@ const STUCK_GRACE_MS = 1000;
 const WATCH_MS = 200;
 /** How long a new thread may take to start beating (Node.js boot, loading tsx in tests). */
 const BOOT_MS = 60_000;
+/** A request that went down with this many threads is given up on (its calls are skipped). */
+const MAX_SENDS = 3;
 
 /**
- * One module on its own worker thread. A module that hangs or burns CPU holds up only
- * its own thread: the others go on with every page. A stuck thread (no heartbeat past
- * the timeout) is terminated and started again; requests it had not started on are
- * sent to the new one.
+ * The modules' thread: every module on one worker thread, off the crawl's thread, so
+ * they share each page's decoded text and DOM. A module that hangs holds the thread; the
+ * crawl sees its heartbeat stop and knows from shared memory whose call it was. The
+ * thread is terminated and started again with the same modules (their selfTests not run
+ * again), and every request it held is sent again, less that one call, which counts as
+ * the module's timeout. The other modules' calls thus run on every page (a call the old
+ * thread had run runs again: hooks run at least once).
  */
 export class ModuleThread {
-  /** The newest thread started (loading, or loaded). */
   private worker: Worker | null = null;
-  /** The loaded thread that takes requests; null while loading or restarting, and once off. */
-  private live: Worker | null = null;
   private readonly shared = new SharedArrayBuffer(SHARED_BYTES);
   private readonly views = sharedViews(this.shared);
   private readonly waiting = new Map<number, Waiting>();
+  /** The modules loaded, by slot: what a new thread loads again. */
+  private readonly loaded = new Map<number, string>();
+  private readonly off = new Set<number>();
   private spawnedAt = 0;
   private watchdog: NodeJS.Timeout | null = null;
   private nextId = 1;
   private closed = false;
 
-  private constructor(private readonly options: ModuleThreadOptions) {}
-
-  /** Starts the thread and loads the module, selfTest included. The report says whether it loaded. */
-  static async load(options: ModuleThreadOptions): Promise<{ thread: ModuleThread; report: LoadReport }> {
-    const thread = new ModuleThread(options);
-    const { worker, report } = await thread.spawn(true);
-    thread.live = worker;
-    if (worker === null) thread.closed = true;
-    return { thread, report };
+  constructor(private readonly options: ModuleThreadOptions) {
+    this.spawn();
   }
 
-  ask(body: RequestBody): Promise<Answer> {
-    if (this.closed) return Promise.resolve('off');
-    const request: ToWorker = { ...body, id: this.nextId++ };
-    return new Promise((resolve) => {
-      this.waiting.set(request.id, { msg: request, resolve });
-      this.startWatching();
-      // While the thread is being started again, the request waits for the new one.
-      this.live?.postMessage(request);
-    });
+  /** Loads a module into a slot (its selfTest run); the report says whether it was taken. */
+  async load(slot: number, path: string): Promise<LoadReport> {
+    const reply = await this.send({ kind: 'load', slot, path, selfTest: true });
+    if (reply === 'lost' || reply.kind !== 'loaded') {
+      return {
+        path,
+        name: null,
+        refused: 'the modules thread could not load it',
+        hooks: { page: false, site: false },
+      };
+    }
+    if (reply.report.refused === undefined) this.loaded.set(slot, path);
+    return reply.report;
+  }
+
+  /** Whether the module in this slot is switched off (it could not be loaded again after a restart). */
+  isOff(slot: number): boolean {
+    return this.off.has(slot);
+  }
+
+  async ask(body: Exclude<RequestBody, { kind: 'load' }>): Promise<Answer> {
+    const reply = await this.send(body);
+    return reply === 'lost' || reply.kind === 'pages' || reply.kind === 'site' ? reply : 'lost';
   }
 
   async close(): Promise<void> {
-    if (this.closed && this.worker === null) return;
+    if (this.closed) return;
     this.closed = true;
-    this.live = null;
-    this.settleAll('off');
+    this.settleAll();
     const worker = this.worker;
     this.worker = null;
     await worker?.terminate();
   }
 
-  /** Starts a thread on the module; resolves once it says whether the module loaded. */
-  private spawn(selfTest: boolean): Promise<{ worker: Worker | null; report: LoadReport }> {
+  private send(body: RequestBody): Promise<FromWorker | 'lost'> {
+    if (this.closed) return Promise.resolve('lost');
+    const msg = { ...body, id: this.nextId++ } as ToWorker;
+    return new Promise((resolve) => {
+      this.waiting.set(msg.id, { msg, resolve, sends: 1 });
+      this.startWatching();
+      this.worker?.postMessage(msg);
+    });
+  }
+
+  private spawn(): Worker {
     Atomics.store(this.views.beat, 0, 0n);
-    Atomics.store(this.views.started, 0, 0);
+    Atomics.store(this.views.call, 0, 0);
     const setup: WorkerSetup = {
-      path: this.options.path,
       dataDir: this.options.dataDir,
       timeoutMs: this.options.timeoutMs,
-      selfTest,
       shared: this.shared,
     };
     const worker = startWorker(new URL('./module-worker.js', import.meta.url), setup);
     this.worker = worker;
     this.spawnedAt = Date.now();
-    const refused = (why: string): { worker: null; report: LoadReport } => {
-      void worker.terminate();
-      return {
-        worker: null,
-        report: { path: this.options.path, name: null, refused: why, hooks: { page: false, site: false } },
-      };
-    };
-    return new Promise((resolve) => {
-      // A module stuck at load (its top-level code or selfTest never returns) is refused.
-      const watch = setInterval(() => {
-        if (!this.isStuck()) return;
-        clearInterval(watch);
-        resolve(
-          refused(
-            `it did not finish loading within ${this.options.timeoutMs} ms (its code or its selfTest never returned)`,
-          ),
-        );
-      }, WATCH_MS);
-      worker.on('message', (msg: FromWorker) => {
-        if (msg.kind === 'loaded') {
-          clearInterval(watch);
-          if (msg.report.refused === undefined) resolve({ worker, report: msg.report });
-          else resolve({ ...refused(msg.report.refused), report: msg.report });
-        } else if (msg.kind === 'log') this.options.log(msg.message);
-        else if (worker === this.live) this.settle(msg);
-      });
-      worker.on('error', (err) => {
-        clearInterval(watch);
-        resolve(refused(`its thread failed: ${err.message}`));
-        // An error nothing caught (in a timer of the module's, say) ended a loaded thread.
-        if (worker === this.live) void this.restart(`its thread failed: ${err.message}`);
-      });
-      worker.on('exit', (code) => {
-        clearInterval(watch);
-        resolve(refused(`its thread exited (code ${code}) while loading`));
-      });
+    worker.on('message', (msg: FromWorker) => {
+      if (worker !== this.worker) return;
+      if (msg.kind === 'log') {
+        this.options.log(msg.slot, msg.message);
+        return;
+      }
+      const w = this.waiting.get(msg.id);
+      if (w === undefined) return;
+      this.waiting.delete(msg.id);
+      if (this.waiting.size === 0) this.stopWatching();
+      w.resolve(msg);
     });
+    worker.on('error', (err) => {
+      if (worker === this.worker) this.restart(`the modules thread failed: ${err.message}`, false);
+    });
+    worker.on('exit', (code) => {
+      if (worker === this.worker && !this.closed)
+        this.restart(`the modules thread exited (code ${code})`, false);
+    });
+    return worker;
   }
 
   private isStuck(): boolean {
@@ -157,27 +154,10 @@ export class ModuleThread {
     return Date.now() - since > this.options.timeoutMs + STUCK_GRACE_MS;
   }
 
-  private settle(reply: Reply): void {
-    const w = this.waiting.get(reply.id);
-    if (w === undefined) return;
-    this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.stopWatching();
-    w.resolve(reply);
-  }
-
-  private settleAll(answer: 'off'): void {
-    const all = [...this.waiting.values()];
-    this.waiting.clear();
-    this.stopWatching();
-    for (const w of all) w.resolve(answer);
-  }
-
   private startWatching(): void {
     if (this.watchdog !== null) return;
     this.watchdog = setInterval(() => {
-      if (this.live !== null && this.isStuck()) {
-        void this.restart(`did not return within ${this.options.timeoutMs} ms and held its thread`);
-      }
+      if (this.worker !== null && this.isStuck()) this.restart('', true);
     }, WATCH_MS);
   }
 
@@ -187,38 +167,88 @@ export class ModuleThread {
   }
 
   /**
-   * The thread's heartbeat stopped (the module is in an endless loop), or the thread
-   * died. The requests it had started on are answered 'stuck'; the others go to a
-   * fresh thread.
+   * The thread is gone or stuck. When stuck, the call that held it is named by shared
+   * memory: a module stuck loading is refused, a hook's call is skipped when its request
+   * is sent again. Then a new thread loads the same modules and gets every request
+   * that was waiting.
    */
-  private async restart(why: string): Promise<void> {
-    const old = this.live;
+  private restart(why: string, stuck: boolean): void {
+    const old = this.worker;
     if (old === null || this.closed) return;
-    this.live = null;
-    const lastStarted = Atomics.load(this.views.started, 0);
-    let blamed = false;
-    for (const [id, w] of [...this.waiting].sort(([a], [b]) => a - b)) {
-      if (id > lastStarted) continue;
-      this.waiting.delete(id);
-      w.resolve(blamed ? 'lost' : 'stuck');
-      blamed = true;
-    }
-    this.options.warn(`${why}; starting its thread again`);
+    this.worker = null;
     void old.terminate();
-    const { worker, report } = await this.spawn(false);
-    if (this.closed) {
-      void worker?.terminate();
-      return;
+    if (stuck) {
+      const [id, slot, page] = Array.from(this.views.call);
+      const w = this.waiting.get(id ?? 0);
+      if (w !== undefined && slot !== undefined && page !== undefined) {
+        if (w.msg.kind === 'load') {
+          this.waiting.delete(w.msg.id);
+          w.resolve({
+            kind: 'loaded',
+            id: w.msg.id,
+            report: {
+              path: w.msg.path,
+              name: null,
+              refused: `it did not finish loading within ${this.options.timeoutMs} ms (its code or its selfTest never returned)`,
+              hooks: { page: false, site: false },
+            },
+          });
+        } else {
+          w.msg.skip.push([slot, page] satisfies SkippedCall);
+          this.options.warn(
+            slot,
+            `did not return within ${this.options.timeoutMs} ms and held the modules thread; starting it again`,
+          );
+        }
+      }
+    } else {
+      this.options.warn(null, `${why}; starting it again`);
     }
-    if (worker === null) {
-      this.options.warn(
-        `could not be started again (${report.refused}); it is off for the rest of the crawl`,
-      );
-      this.closed = true;
-      this.settleAll('off');
-      return;
+    const pending = [...this.waiting.values()].sort((a, b) => a.msg.id - b.msg.id);
+    const worker = this.spawn();
+    for (const [slot, path] of this.loaded) {
+      if (!this.off.has(slot)) this.reload(slot, path);
     }
-    this.live = worker;
-    for (const w of [...this.waiting.values()].sort((a, b) => a.msg.id - b.msg.id)) worker.postMessage(w.msg);
+    for (const w of pending) {
+      w.sends++;
+      if (w.sends > MAX_SENDS) {
+        this.waiting.delete(w.msg.id);
+        w.resolve('lost');
+      } else {
+        worker.postMessage(w.msg);
+      }
+    }
+    this.startWatching();
+  }
+
+  /** Loads a module into a new thread, without its selfTest; one that cannot be loaded is off. */
+  private reload(slot: number, path: string): void {
+    const msg: ToWorker = { kind: 'load', slot, path, selfTest: false, id: this.nextId++ };
+    this.waiting.set(msg.id, {
+      msg,
+      sends: 1,
+      resolve: (reply) => {
+        const refused =
+          reply === 'lost'
+            ? 'the thread was lost'
+            : reply.kind === 'loaded'
+              ? reply.report.refused
+              : undefined;
+        if (refused === undefined) return;
+        this.off.add(slot);
+        this.options.warn(
+          slot,
+          `could not be started again (${refused}); it is off for the rest of the crawl`,
+        );
+      },
+    });
+    this.worker?.postMessage(msg);
+  }
+
+  private settleAll(): void {
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    this.stopWatching();
+    for (const w of all) w.resolve('lost');
   }
 }

@@ -1,12 +1,14 @@
 import type { Worker } from 'node:worker_threads';
-import { packBuffers, type Span, startWorker } from '../worker.js';
-import type { WarcReply, WarcRequest, WireExchange } from './warc-worker.js';
-import type { WarcExchange, WarcWriterOptions } from './warc-writer.js';
+import { startWorker } from '../worker.js';
+import type { PackedExchange } from './packed-exchange.js';
+import type { WarcReply, WarcRequest } from './warc-worker.js';
+import type { WarcWriterOptions } from './warc-writer.js';
 
 /**
  * A WarcWriter on its own thread. `write()` resolves once the records are in the OS
  * (the worker uses writeSync), so the crawl can still mark URLs done only after their
- * records are safe from a kill -9.
+ * records are safe from a kill -9. The exchanges' bytes move to the thread (they are
+ * gone from this one once write() is called), they are not copied.
  */
 export class WarcThread {
   private readonly worker: Worker;
@@ -35,20 +37,10 @@ export class WarcThread {
     return this.bytes;
   }
 
-  write(exchanges: readonly WarcExchange[]): Promise<void> {
+  write(exchanges: readonly PackedExchange[]): Promise<void> {
     if (exchanges.length === 0) return Promise.resolve();
-    const { packed, spans } = packBuffers(
-      exchanges.flatMap((x) => [x.requestHead, x.responseHead, x.rawBody]),
-    );
-    const wire = exchanges.map(
-      ({ requestHead: _q, responseHead: _r, rawBody: _b, ...meta }, i): WireExchange => ({
-        ...meta,
-        requestHead: spans[3 * i] as Span,
-        responseHead: spans[3 * i + 1] as Span,
-        rawBody: spans[3 * i + 2] as Span,
-      }),
-    );
-    return this.send({ id: this.nextId++, kind: 'write', exchanges: wire, packed }, [packed]);
+    const transfer = exchanges.map((x) => x.buffer);
+    return this.send({ id: this.nextId++, kind: 'write', exchanges: [...exchanges] }, transfer);
   }
 
   async close(): Promise<void> {

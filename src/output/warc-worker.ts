@@ -4,18 +4,11 @@
  * core while the crawl loop goes on. Messages come from WarcThread (warc-thread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type Span, unpack } from '../worker.js';
-import { type WarcExchange, WarcWriter, type WarcWriterOptions } from './warc-writer.js';
-
-/** An exchange as it crosses to the thread: its buffers are spans of the batch's packed buffer. */
-export interface WireExchange extends Omit<WarcExchange, 'requestHead' | 'responseHead' | 'rawBody'> {
-  requestHead: Span;
-  responseHead: Span;
-  rawBody: Span;
-}
+import { type PackedExchange, warcExchangeOf } from './packed-exchange.js';
+import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
 
 export type WarcRequest =
-  | { id: number; kind: 'write'; exchanges: WireExchange[]; packed: ArrayBuffer }
+  | { id: number; kind: 'write'; exchanges: PackedExchange[] }
   | { id: number; kind: 'close' };
 export type WarcReply = { id: number; files: string[]; bytes: number; error?: string };
 
@@ -27,14 +20,7 @@ port.on('message', (msg: WarcRequest) => {
   let error: string | undefined;
   try {
     if (msg.kind === 'write') {
-      for (const x of msg.exchanges) {
-        writer.write({
-          ...x,
-          requestHead: unpack(msg.packed, x.requestHead),
-          responseHead: unpack(msg.packed, x.responseHead),
-          rawBody: unpack(msg.packed, x.rawBody),
-        });
-      }
+      for (const x of msg.exchanges) writer.write(warcExchangeOf(x));
     } else {
       writer.close();
     }

@@ -1,7 +1,7 @@
-import { BloomSeenSet } from './bloom.js';
-import { DrumSeenSet } from './drum.js';
+import type { BloomSeenSet } from './bloom.js';
+import type { DrumSeenSet } from './drum.js';
 import type { LmdbSeenSet } from './lmdb.js';
-import { MemorySeenSet } from './memory.js';
+import type { MemorySeenSet } from './memory.js';
 import type { SeenSet } from './types.js';
 
 export const SEEN_KINDS = ['memory', 'bloom', 'lmdb', 'drum'] as const;
@@ -39,27 +39,34 @@ export function openSeenSet(kind: 'drum', options: SeenSetOptions): Promise<Drum
 export function openSeenSet(kind: SeenKind, options?: SeenSetOptions): Promise<SeenSet>;
 export async function openSeenSet(kind: SeenKind, options: SeenSetOptions = {}): Promise<SeenSet> {
   checkOptions(kind, options);
+  // Each strategy is loaded only when asked for: a crawl starts without the others' code
+  // (and lmdb's native module, which costs memory the others need not pay).
   switch (kind) {
-    case 'memory':
+    case 'memory': {
+      const { MemorySeenSet } = await import('./memory.js');
       return MemorySeenSet.open({ dir: options.dir, capacity: options.capacity });
-    case 'bloom':
+    }
+    case 'bloom': {
+      const { BloomSeenSet } = await import('./bloom.js');
       return BloomSeenSet.open({
         dir: options.dir,
         capacity: options.capacity ?? DEFAULT_BLOOM_CAPACITY,
         fpRate: options.fpRate ?? DEFAULT_FP_RATE,
       });
+    }
     case 'lmdb': {
-      // Loaded only when asked for: its native module costs memory the others need not pay.
       const { LmdbSeenSet } = await import('./lmdb.js');
       return LmdbSeenSet.open({ dir: needDir(kind, options), sync: options.sync });
     }
-    case 'drum':
+    case 'drum': {
+      const { DrumSeenSet } = await import('./drum.js');
       return DrumSeenSet.open({
         dir: needDir(kind, options),
         bufferSize: options.bufferSize,
         maxWaitMs: options.maxWaitMs,
         sync: options.sync,
       });
+    }
     default:
       throw new Error(`unknown seen set "${String(kind)}": use one of ${SEEN_KINDS.join(', ')}`);
   }

@@ -1,4 +1,5 @@
-import { getDomain } from 'tldts';
+import { createRequire } from 'node:module';
+import type { getDomain as GetDomain } from 'tldts';
 import { hostnameOf } from './host.js';
 
 /** How far a crawl may wander from its seeds. */
@@ -54,7 +55,18 @@ const DOMAIN_OPTIONS = { allowPrivateDomains: false, extractHostname: false, mix
 export function scopeKey(hostname: string, mode: ScopeMode): string {
   if (mode === 'any') return '';
   if (mode === 'host' || isIpAddress(hostname)) return hostname;
-  return getDomain(hostname, DOMAIN_OPTIONS) ?? hostname;
+  return registrableDomain(hostname) ?? hostname;
+}
+
+let getDomain: typeof GetDomain | undefined;
+
+/**
+ * tldts's getDomain, loaded on first use: its public suffix list takes a while to load,
+ * and a crawl of addresses (or with --scope host or any) never needs it.
+ */
+function registrableDomain(hostname: string): string | null {
+  getDomain ??= (createRequire(import.meta.url)('tldts') as { getDomain: typeof GetDomain }).getDomain;
+  return getDomain(hostname, DOMAIN_OPTIONS);
 }
 
 /**

@@ -159,3 +159,55 @@ describe('crawling a whole synthetic web', () => {
     }
   });
 });
+
+describe('crawling the realistic synthetic web', () => {
+  it('fetches every reachable page once, the same whether pages are parsed on workers or not', async () => {
+    web = await startSyntheticWeb({
+      hosts: ['127.0.0.2', '127.0.0.3', '127.0.0.4'],
+      pagesPerHost: 120,
+      profile: 'realistic',
+    });
+    const seeds = web.sites.map((s) => `${s.origin}/`);
+    const lines = async (parseThreads: number) => {
+      const data = join(dir, `threads-${parseThreads}`);
+      const summary = await crawl({
+        seeds,
+        data,
+        delayMs: 0,
+        delayFactor: 0,
+        perHost: 4,
+        concurrency: 16,
+        parseThreads,
+      });
+      expect(summary.stoppedBy).toBe('finished');
+      return readPages(join(data, 'pages.jsonl'));
+    };
+    const onWorkers = await lines(2);
+    const requestsOnWorkers = web.requestLog.length;
+    const here = await lines(0);
+    const fetched = (records: typeof here) =>
+      records
+        .filter((r) => r.status === 200)
+        .map((r) => `${r.url} ${r.title} ${r.outlinks} ${r.hasForm}`)
+        .sort();
+    expect(fetched(onWorkers)).toEqual(fetched(here));
+    expect(
+      onWorkers
+        .filter((r) => r.status === 200)
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual([...web.reachable()].sort());
+    // What the pages link to outside the web is refused, once each, the same both ways.
+    const refused = (records: typeof here) =>
+      records
+        .filter((r) => r.error === 'filtered')
+        .map((r) => `${r.url} ${r.detail}`)
+        .sort();
+    expect(refused(onWorkers)).toEqual(refused(here));
+    expect(refused(here).length).toBeGreaterThan(0);
+    // Each page reached the servers once per crawl (plus each site's robots.txt).
+    expect(requestsOnWorkers).toBe(web.reachable().length + 3);
+    // The built-in modules read the parse's facts: a site with a search form has it on every page.
+    expect(here.some((r) => r.hasForm)).toBe(true);
+  });
+});

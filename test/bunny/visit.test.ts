@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { linkRulesOf } from '../../src/bunny/crawl.js';
 import { withDefaults } from '../../src/bunny/options.js';
+import { ParsePool } from '../../src/bunny/parse-pool.js';
 import { type VisitParts, visit } from '../../src/bunny/visit.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import { RobotsCache } from '../../src/fetch/robots/robots-cache.js';
@@ -27,16 +28,15 @@ afterEach(async () => {
 function parts(resolve?: ReadonlyMap<string, string>): VisitParts {
   fetcher = new Fetcher({ userAgent: 'cobweb-test', ...(resolve === undefined ? {} : { resolve }) });
   const robots = new RobotsCache({ fetch: (url) => fetcher.fetch(url), userAgent: 'cobweb-test' });
+  const rules = linkRulesOf(withDefaults({ seeds: [web.origin] }), [`${web.origin}/`]);
   return {
     fetcher,
     robots,
     gate: { maxDelayMs: 30_000, retryDelayMs: 10_000 },
     sitemaps: null,
-    options: {
-      rules: linkRulesOf(withDefaults({ seeds: [web.origin] }), [`${web.origin}/`]),
-      followNofollow: false,
-      retry: { retries: 0, retryDelayMs: 10_000 },
-    },
+    // No parse workers: the pages are parsed on this thread.
+    parser: new ParsePool({ threads: 0, rules, followNofollow: false }),
+    options: { rules, retry: { retries: 0, retryDelayMs: 10_000 } },
   };
 }
 

@@ -27,7 +27,11 @@ beforeAll(async () => {
         ['/team', '/list?page=1'],
         '<h1>Welcome <em>home</em></h1><p>Write to info@example.test</p>',
       ),
-      '/team': page('team', [], '<h2>People</h2><p>ada@example.test, grace@example.test</p>'),
+      '/team': page(
+        'team',
+        [],
+        '<h2>People</h2><p>ada@example.test, grace@example.test</p><table><tr><th> Name </th><th>Role</th></tr><tr><td>Ada</td><td>x</td></tr></table><table></table>',
+      ),
       '/list?page=1': page('list', [], '<div data-url="/list?page=2">more</div><h1>Page 1</h1>'),
       '/list?page=2': page('list', [], '<h1>Page 2</h1><p>again: ada@example.test</p>'),
     }),
@@ -77,5 +81,30 @@ describe('the docs/modules.md example module', () => {
     expect(emitted.find((e) => e.url === `${site.origin}/list?page=2`)?.headings).toEqual(['Page 2']);
     const pages = readPages(join(data, 'pages.jsonl'));
     expect(pages.find((p) => p.url === `${site.origin}/team`)).toMatchObject({ headings: 1 });
+  });
+});
+
+describe('the docs/modules.md DOM example', () => {
+  it("queries each page's DOM with DomUtils from the package, and reads its facts", async () => {
+    const file = join(work, 'tables.mjs');
+    writeFileSync(file, codeBlockAfter('docs/modules.md', '<!-- docs example: dom module'));
+    const data = join(work, 'tables-data');
+    const r = await node([BIN, 'crawl', `${site.origin}/`, '--data', data, '--delay', '0', '--module', file]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/module tables: 3 calls, 0 errors, 0 timeouts/);
+    const emitted = readFileSync(join(data, 'data', 'tables.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { url: string; tables: number; headers: string[]; title: string });
+    expect(emitted.find((e) => e.url === `${site.origin}/team`)).toEqual({
+      url: `${site.origin}/team`,
+      tables: 2,
+      headers: ['Name', 'Role'],
+      title: 'team',
+    });
+    expect(emitted.find((e) => e.url === `${site.origin}/`)?.tables).toBe(0);
+    const pages = readPages(join(data, 'pages.jsonl'));
+    expect(pages.find((p) => p.url === `${site.origin}/team`)).toMatchObject({ tables: 2 });
   });
 });

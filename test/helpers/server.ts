@@ -64,12 +64,13 @@ export interface InProcessServer extends RunningServer {
 /** A cobweb server in this process on a fresh SQLite store, on 127.0.0.1 and a free port. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<InProcessServer> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'cobweb-server-'));
-  const { host: modules } = await ModuleHost.start({
+  const modules = ModuleHost.start({
     paths: options.modules ?? [],
     dataDir: join(dir, 'data'),
     timeoutMs: 5000,
     log: () => {},
   });
+  await modules.loaded;
   const rules: LinkRules = {
     filter: createUrlFilter({
       scope: options.scope ?? 'any',

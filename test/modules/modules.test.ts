@@ -168,7 +168,7 @@ describe('a module that misbehaves', () => {
     expect(looperStats?.timeouts).toBeGreaterThanOrEqual(1);
     // the pages the loop did not stall were seen by the other module
     expect(emitted('counter').map((r) => r.url)).toContain(`${a.origin}/`);
-    expect(logs.some((l) => l.includes('looper') && l.includes('starting its thread again'))).toBe(true);
+    expect(logs.some((l) => l.includes('looper') && l.includes('starting it again'))).toBe(true);
   });
 
   it('hanging its thread on one page costs only itself: the others run on every page', async () => {
@@ -216,7 +216,7 @@ describe('a module that misbehaves', () => {
     expect(spin?.timeouts).toBe(1);
     expect((spin?.calls ?? 0) + (spin?.skipped ?? 0)).toBe(13);
     expect(emitted('spinner').length).toBe((spin?.calls ?? 0) - 1);
-    expect(logs.some((l) => l.includes('spinner') && l.includes('starting its thread again'))).toBe(true);
+    expect(logs.some((l) => l.includes('spinner') && l.includes('starting it again'))).toBe(true);
   });
 });
 

@@ -253,6 +253,55 @@ describe('forms', () => {
   });
 });
 
+describe('the page facts modules read', () => {
+  it('hold the title, language, absolute canonical and every named meta tag, in order', () => {
+    const { facts } = parse(`<html LANG=" fr "><head><title> Un  site </title>
+      <base href="/base/"><meta charset="utf-8">
+      <meta name="Description" content="Des pages">
+      <meta property="og:title" content="OG">
+      <meta http-equiv="Content-Language" content="fr">
+      <meta name="robots" content="noindex">
+      <meta name="empty"><link rel="canonical" href="c.html"></head><html lang="de"></html>`);
+    expect(facts).toEqual({
+      title: 'Un site',
+      language: 'fr',
+      canonical: 'https://example.com/base/c.html',
+      meta: [
+        { name: 'description', content: 'Des pages' },
+        { name: 'og:title', content: 'OG' },
+        { name: 'content-language', content: 'fr' },
+        { name: 'robots', content: 'noindex' },
+      ],
+      forms: [],
+    });
+  });
+
+  it('hold each form: its action resolved, its method, its field names once each', () => {
+    const { facts } = parse(`<base href="https://example.com/app/">
+      <form action="search" method=" post "><input name="q"><select name="lang"></select>
+        <input name="q"><input type="submit"><button name="go"></button></form>
+      <input name="outside">
+      <form><textarea name="note"></textarea></form>`);
+    expect(facts.forms).toEqual([
+      { action: 'https://example.com/app/search', method: 'POST', inputs: ['q', 'lang', 'go'] },
+      { action: 'https://example.com/app/', method: 'GET', inputs: ['note'] },
+    ]);
+  });
+
+  it('stay small on a hostile page', () => {
+    const { facts } = parse(
+      `${'<meta name="x" content="y">'.repeat(1000)}<form>${'<input name="f">'.repeat(10)}${Array.from(
+        { length: 1000 },
+        (_, i) => `<input name="f${i}">`,
+      ).join('')}</form>${'<form></form>'.repeat(1000)}<meta name="long" content="${'z'.repeat(100_000)}">`,
+    );
+    expect(facts.meta.length).toBeLessThanOrEqual(64);
+    expect(facts.forms.length).toBeLessThanOrEqual(32);
+    expect(facts.forms[0]?.inputs.length).toBeLessThanOrEqual(64);
+    expect(JSON.stringify(facts).length).toBeLessThan(20_000);
+  });
+});
+
 describe('meta refresh', () => {
   const refresh = (content: string): string[] =>
     parse(`<meta http-equiv="refresh" content="${content}">`)
@@ -406,6 +455,7 @@ describe('malformed HTML', () => {
       metaRobots: { noindex: false, nofollow: false },
       canonical: null,
       hasForm: false,
+      facts: { title: null, language: null, canonical: null, meta: [], forms: [] },
     });
     expect(parse('just < text > & stuff <').links).toEqual([]);
   });

@@ -1,0 +1,106 @@
+import { RecentUrls } from '../frontier/recent-urls.js';
+import { type PageFacts, parseHtml } from '../parse/html.js';
+import { LinkCache } from './link-cache.js';
+import type { LinkRules } from './links.js';
+
+/** One fetched HTML page to make sense of. */
+export interface AnalysisInput {
+  /** The body, content-decoded. */
+  body: Uint8Array;
+  /** The URL it was fetched from: hrefs resolve against it (or its <base href>). */
+  url: string;
+  contentType: string | null;
+  /** Hops from a seed: the page's links are one more. */
+  depth: number;
+  /**
+   * The URL's first lease: its links may be left out when this analyzer sent them lately.
+   * A page leased again (its lease expired, or its completion was refused) may be the one
+   * that sent them, with a completion the store never kept: it sends all its links.
+   */
+  firstTry: boolean;
+  /** An error page: only its title is wanted; its links are not followed. */
+  titleOnly: boolean;
+}
+
+/** What the one parse of a page yields, ready for the page's line, its completion and the modules. */
+export interface PageAnalysis {
+  charset: string;
+  title: string | null;
+  hasForm: boolean;
+  noindex: boolean;
+  facts: PageFacts;
+  /** Every distinct canonical http(s) URL the page links to, followed or not, joined by '\n'. */
+  links: string;
+  /** How many those are. */
+  outlinks: number;
+  /** Links to queue (canonical, filtered), one hop deeper, found on the page; less those sent lately. */
+  accepted: string[];
+  /** Links the rules refuse, with why; less those sent lately. */
+  rejected: { url: string; reason: string }[];
+}
+
+/** Bound of the too-long URLs kept as refused, as routeLinks keeps them. */
+const MAX_REFUSED_URL_CHARS = 4096;
+
+/**
+ * parse -> canonicalize -> filter for whole pages, in one pass over each: the work a
+ * parse worker does (parse-worker.ts), or the crawl's thread while no worker is ready.
+ * It remembers recent verdicts (LinkCache) and the URLs it sent lately: most links of a
+ * page are its site's navigation, and the store needs to hear of each once.
+ */
+export class PageAnalyzer {
+  private readonly cache: LinkCache;
+  /**
+   * URLs this analyzer handed on lately. A later page's link among them need not go to
+   * the store again: the store gets it with the same or an earlier batch of completions.
+   * If that batch is never stored (the crawl dies, a lease expires), the page that had the
+   * link is leased again, and then sends every link it has (AnalysisInput.firstTry).
+   */
+  private readonly sent = new RecentUrls(16_384);
+
+  constructor(
+    private readonly rules: LinkRules,
+    private readonly followNofollow: boolean,
+  ) {
+    this.cache = new LinkCache(rules);
+  }
+
+  analyze(input: AnalysisInput): PageAnalysis {
+    const parsed = parseHtml(input.body, { url: input.url, contentType: input.contentType });
+    const analysis: PageAnalysis = {
+      charset: parsed.charset,
+      title: parsed.title,
+      hasForm: parsed.hasForm,
+      noindex: parsed.metaRobots.noindex,
+      facts: parsed.facts,
+      links: '',
+      outlinks: 0,
+      accepted: [],
+      rejected: [],
+    };
+    if (input.titleOnly) return analysis;
+    const depth = input.depth + 1;
+    const followAny = !parsed.metaRobots.nofollow;
+    const all = new Set<string>();
+    const followed = new Set<string>();
+    const verdict = this.cache.forPage(parsed.base);
+    for (const link of parsed.links) {
+      const { canonical, refusal } = verdict(link.href);
+      const url = canonical.ok ? canonical.url : canonical.reason === 'too-long' ? canonical.input : null;
+      if (url === null) continue;
+      all.add(url);
+      if (!followAny || (link.nofollow && !this.followNofollow) || followed.has(url)) continue;
+      followed.add(url);
+      if (this.sent.has(url) && input.firstTry) continue;
+      this.sent.remember(url);
+      if (!canonical.ok)
+        analysis.rejected.push({ url: url.slice(0, MAX_REFUSED_URL_CHARS), reason: 'too-long' });
+      else if (refusal !== null) analysis.rejected.push({ url, reason: refusal });
+      else if (depth > this.rules.maxDepth) analysis.rejected.push({ url, reason: 'depth' });
+      else analysis.accepted.push(url);
+    }
+    analysis.links = [...all].join('\n');
+    analysis.outlinks = all.size;
+    return analysis;
+  }
+}

@@ -1,0 +1,123 @@
+import type { Worker } from 'node:worker_threads';
+import type { PackedExchange } from '../output/packed-exchange.js';
+import { startWorker } from '../worker.js';
+import type { LinkRules, LinkRulesSpec } from './links.js';
+import { type AnalysisInput, type PageAnalysis, PageAnalyzer } from './page-analysis.js';
+import type { ParseReply, ParseRequest } from './parse-worker.js';
+
+/** What a parse worker is started with. */
+export interface ParseSetup {
+  rules: LinkRulesSpec;
+  followNofollow: boolean;
+}
+
+export interface ParsePoolOptions {
+  /** Parse workers; 0 parses on the crawl's own thread. */
+  threads: number;
+  rules: LinkRules;
+  followNofollow: boolean;
+}
+
+interface Waiting {
+  packed: PackedExchange;
+  resolve: (analysis: PageAnalysis) => void;
+  reject: (err: Error) => void;
+}
+
+interface ParseThread {
+  worker: Worker;
+  ready: boolean;
+  waiting: Map<number, Waiting>;
+}
+
+/**
+ * The crawl's parse workers. Each page goes to the worker with the fewest pages on hand,
+ * its bytes moved there and back (never copied); the crawl's thread is left the network,
+ * the store and the writing. The workers start with the first page, not with the crawl:
+ * until one is ready, pages are parsed on the crawl's thread, so a short crawl never
+ * waits for a thread to boot. A worker that dies fails the pages it held (their URLs are
+ * recorded as failed, 'internal'), and another takes its place.
+ */
+export class ParsePool {
+  private readonly threads: ParseThread[] = [];
+  private inline: PageAnalyzer | null = null;
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: ParsePoolOptions) {}
+
+  /** How many pages the workers hold now. */
+  get inFlight(): number {
+    let n = 0;
+    for (const t of this.threads) n += t.waiting.size;
+    return n;
+  }
+
+  analyze(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): Promise<PageAnalysis> {
+    const thread = this.pick();
+    if (thread === null) return Promise.resolve(this.analyzeHere(input, packed));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      thread.waiting.set(id, { packed, resolve, reject });
+      const request: ParseRequest = { id, input, buffer: packed.buffer, body: packed.body };
+      thread.worker.postMessage(request, [packed.buffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const threads = this.threads.splice(0);
+    for (const t of threads) this.fail(t, new Error('the crawl is closing'));
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  /** The ready worker with the fewest pages; null: parse here (no worker wanted, or none ready yet). */
+  private pick(): ParseThread | null {
+    const { threads, rules } = this.options;
+    if (threads <= 0 || rules.spec === undefined || this.closed) return null;
+    while (this.threads.length < threads) this.spawn(rules.spec);
+    let best: ParseThread | null = null;
+    for (const t of this.threads) {
+      if (t.ready && (best === null || t.waiting.size < best.waiting.size)) best = t;
+    }
+    return best;
+  }
+
+  private analyzeHere(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): PageAnalysis {
+    this.inline ??= new PageAnalyzer(this.options.rules, this.options.followNofollow);
+    const body = new Uint8Array(packed.buffer, packed.body.offset, packed.body.length);
+    return this.inline.analyze({ ...input, body });
+  }
+
+  private spawn(rules: LinkRulesSpec): void {
+    const setup: ParseSetup = { rules, followNofollow: this.options.followNofollow };
+    const worker = startWorker(new URL('./parse-worker.js', import.meta.url), setup);
+    const thread: ParseThread = { worker, ready: false, waiting: new Map() };
+    this.threads.push(thread);
+    worker.on('message', (reply: ParseReply) => {
+      if (reply.kind === 'ready') {
+        thread.ready = true;
+        return;
+      }
+      const w = thread.waiting.get(reply.id);
+      if (w === undefined) return;
+      thread.waiting.delete(reply.id);
+      w.packed.buffer = reply.buffer;
+      if (reply.analysis !== undefined) w.resolve(reply.analysis);
+      else w.reject(new Error(`parsing failed: ${reply.error ?? 'no reason given'}`));
+    });
+    const gone = (why: string) => {
+      const at = this.threads.indexOf(thread);
+      if (at !== -1) this.threads.splice(at, 1);
+      this.fail(thread, new Error(why));
+    };
+    worker.on('error', (err) => gone(`the parse thread failed: ${err.message}`));
+    worker.on('exit', (code) => gone(`the parse thread exited (code ${code})`));
+  }
+
+  private fail(thread: ParseThread, err: Error): void {
+    const waiting = [...thread.waiting.values()];
+    thread.waiting.clear();
+    for (const w of waiting) w.reject(err);
+  }
+}
