@@ -52,6 +52,9 @@ describe('the lmdb seen set', () => {
     expect(db.getCount()).toBe(0);
     expect(await set.insertNew(keys)).toEqual([false, false, false]);
     await set.flush();
+    // The observer's read snapshot may predate the flush's commit (lmdb-js keeps read
+    // transactions open between reads): take a fresh one, as a new reader would.
+    db.resetReadTxn();
     expect(db.getCount()).toBe(3);
     expect(await set.insertNew(keys)).toEqual([false, false, false]);
     await db.close();
