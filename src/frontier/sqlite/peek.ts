@@ -1,17 +1,12 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { FrontierStats } from '../types.js';
 
-/** What a report says of a store: its counts, read without opening it for writing. */
-export interface StoreTotals {
-  queued: number;
-  leased: number;
-  retrying: number;
-  done: number;
-  failed: number;
-  rejected: number;
-  hosts: number;
-  staleCompletions: number;
-  expiredLeases: number;
+/**
+ * What a report says of a store: its counts, read without opening it for writing, and
+ * its crawlers (no budget and no seen set: those live in a running crawl, not the file).
+ */
+export interface StoreTotals extends Omit<FrontierStats, 'budgetLeft' | 'seen'> {
   crawlers: number;
 }
 
