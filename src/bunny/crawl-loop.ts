@@ -67,6 +67,8 @@ export class CrawlLoop {
   private releases: Release[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** The last release call, settled by the store's next transaction (awaited only when stopping). */
+  private releasing: Promise<void> = Promise.resolve();
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
   private lastLeaseAt = 0;
@@ -112,7 +114,7 @@ export class CrawlLoop {
     try {
       for (;;) {
         if (this.fatal !== null) throw this.fatal;
-        await this.releaseFinished();
+        this.releaseFinished();
         const stopping = signal?.aborted === true;
         if (stopping && this.fetching === 0 && this.settling === 0) return 'signal';
         // Writing may fall behind fetching for a while, but not without bound.
@@ -150,7 +152,8 @@ export class CrawlLoop {
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
-      await this.releaseFinished().catch(() => {});
+      this.releaseFinished();
+      await this.releasing.catch(() => {});
       this.keeper.stop();
     }
   }
@@ -202,12 +205,22 @@ export class CrawlLoop {
     }
   }
 
-  /** Frees the hosts of every fetch finished since the last call, in one store call. */
-  private async releaseFinished(): Promise<void> {
+  /**
+   * Frees the hosts of every fetch finished since the last call, in one store call,
+   * without waiting for it: a store may keep releases for its next transaction (the
+   * lease or completion this loop makes next), so waiting here would hold the loop
+   * until that transaction, which only comes after the wait. A failure stops the loop.
+   */
+  private releaseFinished(): void {
     if (this.releases.length === 0) return;
     const batch = this.releases;
     this.releases = [];
-    await this.parts.frontier.release(batch);
+    const released = this.parts.frontier.release(batch);
+    this.releasing = released;
+    released.catch((err: unknown) => {
+      this.fatal ??= err;
+      this.notify();
+    });
   }
 
   /**
@@ -277,7 +290,7 @@ export class CrawlLoop {
       const { frontier } = this.parts;
       // A site is recorded only after its hooks ran: a crash in between runs them again, not never.
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
-      await this.releaseFinished();
+      this.releaseFinished();
       await this.parts.beforeComplete?.();
       const completions = batch.map((f) => f.page.completion);
       const done = await frontier.complete(completions, this.settings.crawler);
