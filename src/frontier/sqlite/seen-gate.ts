@@ -45,6 +45,9 @@ export const STORE_DRUM_WAIT_MS = 50;
 /** URLs read from the store per insertNew() while rebuilding. */
 const REPLAY_CHUNK = 1 << 20;
 
+/** Longest that marks of committed rows wait for a flush while asks keep coming (see ask()). */
+const MAX_UNFLUSHED_MS = 1000;
+
 /** The store's seen set is held by another process. */
 export class SeenSetBusyError extends Error {}
 
@@ -56,9 +59,11 @@ export class SeenSetBusyError extends Error {}
  * store, whatever crashes. The order that gives it:
  *
  * 1. `ask()` marks the fingerprints and answers which are new (drum answers late);
- * 2. the store commits the rows of the new ones (the caller's transaction);
- * 3. `committed()` schedules a flush, which makes the marks durable, then writes the
- *    last row number it covered to the store's meta (`seen_through`).
+ * 2. the store commits the rows of the new ones (the caller's transaction, which may
+ *    be a group commit a turn of the event loop later);
+ * 3. `committed()` says so; once no ask is left without its commit, the set is flushed,
+ *    which makes the marks durable, and the last row number it covered is written to
+ *    the store's meta (`seen_through`).
  *
  * A set's durable marks are exactly its flushed ones (src/seen's contract), so a kill
  * before 3 leaves the set without marks the store has: at open, the rows past
@@ -71,13 +76,20 @@ export class SeenSetBusyError extends Error {}
 export class SeenGate {
   private users = 1;
   private flushing: Promise<void> = Promise.resolve();
-  private flushQueued = false;
   private failure: Error | null = null;
+  /** Asks made whose rows have not committed (or failed) yet: a flush now would cover their marks. */
+  private open = 0;
+  /** Marks of committed rows not flushed yet: since when (null: none). */
+  private unflushedSince: number | null = null;
+  /** Asks held back until the open ones commit, so that a flush comes (see ask()). */
+  private heldAsks: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
   private closed: Promise<void> | null = null;
 
   private constructor(
     readonly file: string,
     readonly kind: SeenKind,
+    private readonly persistent: boolean,
     private readonly set: SeenSet,
     private readonly db: Database.Database,
     private readonly unlock: () => void,
@@ -157,7 +169,7 @@ export class SeenGate {
       });
       // Rows past what the set is known to hold (all of them unless it kept its files).
       const through = persistent && before === kind ? Number(meta('seen_through') ?? 0) : 0;
-      const gate = new SeenGate(file, kind, set, db, unlock);
+      const gate = new SeenGate(file, kind, persistent, set, db, unlock);
       await gate.replay(through);
       db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('seen', ?)`).run(kind);
       return gate;
@@ -186,43 +198,82 @@ export class SeenGate {
   }
 
   /**
-   * Which of the URLs are new, marking them seen. The caller commits the rows of the new
-   * ones and then calls committed(), with nothing in between that waits for I/O or a
-   * timer (see committed()).
+   * Which of the URLs are new, marking them seen. Every ask is followed by committed()
+   * or failed() once the caller's transaction with its rows is over, even when nothing
+   * was new.
+   *
+   * While calls keep coming, some ask is always open and the set would never flush: once
+   * its committed marks have waited MAX_UNFLUSHED_MS, new asks wait until the open ones
+   * have committed and the flush is made, so what a kill makes the next open replay
+   * stays bounded.
    */
-  ask(urls: readonly string[]): Promise<boolean[]> {
-    if (this.failure !== null) return Promise.reject(this.failure);
-    return this.set.insertNew(fingerprints(urls));
+  async ask(urls: readonly string[]): Promise<boolean[]> {
+    if (this.failure !== null) throw this.failure;
+    if (
+      this.unflushedSince !== null &&
+      this.open > 0 &&
+      Date.now() - this.unflushedSince > MAX_UNFLUSHED_MS
+    ) {
+      await new Promise<void>((resolve) => this.heldAsks.push(resolve));
+      if (this.failure !== null) throw this.failure;
+    }
+    this.open++;
+    if (urls.length === 0) return [];
+    try {
+      return await this.set.insertNew(fingerprints(urls));
+    } catch (err) {
+      this.settled();
+      throw err;
+    }
   }
 
   /**
-   * The rows of an answered ask() are committed: flush soon. Not at once: a flush covers
-   * every call that had been answered when it is made, and another call answered in the
-   * same turn may not have committed yet. Its commit runs in this turn's microtasks, so
-   * a flush made from setImmediate, after them, covers only committed rows.
+   * The rows of an ask's new URLs (if any) are committed. When no ask is left open,
+   * every mark the set holds has its row: the flush is made now, before anything else
+   * can be asked.
    */
-  committed(): void {
-    if (this.flushQueued || this.failure !== null) return;
-    this.flushQueued = true;
-    setImmediate(() => {
-      this.flushQueued = false;
-      this.flushNow();
-    });
+  committed(anyNew = true): void {
+    if (anyNew && this.unflushedSince === null) this.unflushedSince = Date.now();
+    this.settled();
   }
 
   /**
-   * A commit of answered rows failed: the set holds marks the store lacks. It is never
-   * flushed again by this process (the next open replays from the last good flush), and
-   * every later ask() fails, so that no URL is taken for seen and dropped.
+   * The commit of an ask's rows failed. If it had new URLs, the set holds marks the
+   * store lacks: it is never flushed again by this process (the next open replays from
+   * the last good flush), and every later ask() fails, so that no URL is taken for seen
+   * and dropped.
    */
-  failed(err: unknown): void {
-    this.failure ??= new Error(
-      `the store could not write links its ${this.kind} seen set had marked (${err instanceof Error ? err.message : String(err)}); reopen the store to go on`,
-    );
+  failed(err: unknown, anyNew = true): void {
+    if (anyNew) {
+      this.failure ??= new Error(
+        `the store could not write links its ${this.kind} seen set had marked (${err instanceof Error ? err.message : String(err)}); reopen the store to go on`,
+      );
+    }
+    this.settled();
+  }
+
+  /** One ask is over; the last one open lets the flush (and the asks held for it) go. */
+  private settled(): void {
+    this.open--;
+    if (this.open > 0) return;
+    if (this.unflushedSince !== null && this.failure === null) {
+      this.unflushedSince = null;
+      void this.flushNow();
+    }
+    for (const go of this.heldAsks.splice(0)) go();
+    for (const go of this.idleWaiters.splice(0)) go();
+  }
+
+  /** Resolves once no ask is open (every answer given has its commit, or its failure). */
+  private whenIdle(): Promise<void> {
+    if (this.open === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   private flushNow(): Promise<void> {
-    if (this.failure !== null) return this.flushing;
+    // memory and bloom keep nothing on disk (they are filled from the rows at each open):
+    // there is nothing to flush, nor a row number worth noting.
+    if (this.failure !== null || !this.persistent) return this.flushing;
     // Every row up to here was committed after its ask() was answered: the flush covers it.
     const through = (this.db.prepare(`SELECT max(seq) FROM urls`).pluck().get() as number | null) ?? 0;
     const flushed = this.set.flush();
@@ -256,8 +307,8 @@ export class SeenGate {
    */
   async settle(): Promise<void> {
     if ('mergeNow' in this.set) await (this.set as { mergeNow(): Promise<void> }).mergeNow();
-    // The commits of answers given in this turn run first (as in close()).
-    await new Promise((r) => setImmediate(r));
+    // The commits of the answers given so far run first (as in close()).
+    await this.whenIdle();
     await this.flushNow();
     if (this.failure !== null) throw this.failure;
   }
@@ -272,8 +323,8 @@ export class SeenGate {
   private async close(): Promise<void> {
     GATES.delete(this.file);
     try {
-      // Let the commits of answers given in this turn run before the last flush.
-      await new Promise((r) => setImmediate(r));
+      // Let the commits of the answers given so far run before the last flush.
+      await this.whenIdle();
       await this.flushNow();
       // After a failed commit the set holds marks the store lacks, and closing it would
       // flush them: it is left to end with the process, and the next open replays.

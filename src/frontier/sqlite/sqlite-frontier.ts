@@ -8,7 +8,7 @@ import { addressBudget } from '../host-row.js';
 import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
-import { PendingReleases } from '../pending-releases.js';
+import { PendingReleases, type TakenReleases } from '../pending-releases.js';
 import { type CrawlCounts, crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
@@ -72,13 +72,26 @@ interface Delta {
   expired: number;
 }
 
-/** What one write transaction works with. */
+/** A call's work, waiting for the next group commit. */
+interface QueuedWrite {
+  work: (tx: Tx) => unknown;
+  resolve: (result: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** What one call's work in a write transaction works with. */
 interface Tx {
   now: number;
+  /** Shared by every call in the transaction: read once, written once at its end. */
   hosts: HostTable;
+  /** Shared too: the transaction's changes to the counts so far. */
   delta: Delta;
+  /** This call's own: the lines it hands back to be written. */
   records: PendingRecord[];
 }
+
+/** No releases: a call run again alone, after its group failed, carries none. */
+const NO_RELEASES: TakenReleases = { releases: [], done: () => {}, failed: () => {} };
 
 /** A final state as findStored() names it. */
 const STORED_STATE: Record<number, StoredLink['state']> = {
@@ -119,13 +132,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private readonly waiters = new Waiters();
   /** Releases waiting for this process's next transaction. */
   private readonly releasing = new PendingReleases(() => {
-    if (this.closed) return;
-    try {
-      this.write(() => {});
-    } catch {
-      // write() has already rejected the waiting releases with the error
-    }
+    if (!this.closed) this.commitQueued();
   });
+  /** Calls waiting for the next group commit (see write()). */
+  private queued: QueuedWrite[] = [];
+  private groupScheduled: NodeJS.Immediate | null = null;
   /** When each crawler of this process was last marked as heard from. */
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
@@ -261,7 +272,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       freshOf.set(c, (fresh as boolean[]).slice(at, at + n));
       at += n;
     }
-    const result = this.writeAnswered(fresh, (tx) => {
+    return this.writeAnswered(fresh, (tx) => {
       const stale: LeaseId[] = [];
       let added = 0;
       for (const c of batch) {
@@ -285,12 +296,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       this.adoptOrphans(crawler, tx);
       return { added, records: tx.records, stale };
     });
-    return result;
   }
 
   async acknowledge(ids: readonly RecordId[]): Promise<void> {
     if (ids.length === 0) return;
-    this.write(() => {
+    await this.write(() => {
       for (const id of ids) this.st.acknowledge.run(id);
     });
   }
@@ -321,7 +331,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async recordSite(site: SiteFacts): Promise<void> {
-    this.write(() => {
+    await this.write(() => {
       this.st.recordSite.run(site.origin, site.address, site.firstSeen, JSON.stringify(site.info));
     });
   }
@@ -366,7 +376,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async requeue(ids: readonly RecordId[], options: { asSeeds?: boolean } = {}): Promise<number> {
-    const queued = this.write((tx) => {
+    const queued = await this.write((tx) => {
       let n = 0;
       for (const id of ids) {
         const row = this.st.storedRow.get(id) as { host: string; depth: number; state: number } | undefined;
@@ -394,7 +404,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   async requeueDue(afterMs: number): Promise<number> {
     let queued = 0;
     for (;;) {
-      const n = this.write((tx) => {
+      const n = await this.write((tx) => {
         const cutoff = recrawlCutoff(tx.now, afterMs);
         if (cutoff === null) return 0;
         const rows = this.st.dueAgain.all(cutoff, RECRAWL_BATCH) as {
@@ -423,7 +433,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
 
   async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
     if (changes.length === 0) return;
-    this.write(() => {
+    await this.write(() => {
       for (const c of changes) {
         if (c.value === null) this.st.deleteCookie.run(c.key);
         else this.st.putCookie.run(c.key, c.value);
@@ -463,7 +473,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async leave(crawler: CrawlerId): Promise<void> {
-    this.write((tx) => {
+    await this.write((tx) => {
       for (const seq of this.st.leasesOf.all(crawler) as number[]) this.reclaimLease(seq, tx);
       this.st.leaveCrawler.run(tx.now, crawler);
     });
@@ -475,7 +485,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     if (this.answering > 0) await new Promise<void>((r) => this.drained.push(r));
     if (this.closed) return;
     this.releasing.stop();
-    if (this.releasing.size > 0) this.write(() => {});
+    // What waits for the next group commit is committed before the file closes.
+    this.commitQueued();
     this.closed = true;
     this.waiters.notify();
     this.db.close();
@@ -578,7 +589,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     if (this.gate === null) return null;
     if (this.closed) throw new Error('the frontier is closed');
     const { fresh, ask, urls } = this.candidates(items);
-    if (urls.length === 0) return fresh;
+    // Asked even with nothing to ask: every ask is followed by committed() or failed().
     const answers = await this.gate.ask(urls);
     ask.forEach((itemIndex, j) => {
       fresh[itemIndex] = answers[j] === true;
@@ -587,38 +598,95 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   /**
-   * write(), for links the held seen set has answered: nothing may wait between the
-   * answer and this commit, and the set is flushed only after it (see SeenGate). If the
-   * commit fails, the set holds marks the store lacks: the gate stops.
+   * write(), for links the held seen set has answered: the set is told when their rows
+   * have committed (or could not be), and flushes only when every answer it gave has
+   * (see SeenGate). If the commit fails, the set holds marks the store lacks: the gate stops.
    */
-  private writeAnswered<T>(fresh: boolean[] | null, work: (tx: Tx) => T): T {
-    if (fresh === null || this.gate === null) return this.write(work);
+  private async writeAnswered<T>(fresh: boolean[] | null, work: (tx: Tx) => T): Promise<T> {
+    const gate = this.gate;
+    if (fresh === null || gate === null) return this.write(work);
     let result: T;
     try {
-      result = this.write(work);
+      result = await this.write(work);
     } catch (err) {
-      if (fresh.some((f) => f)) this.gate.failed(err);
+      gate.failed(
+        err,
+        fresh.some((f) => f),
+      );
       throw err;
     }
-    if (fresh.some((f) => f)) this.gate.committed();
+    gate.committed(fresh.some((f) => f));
     return result;
   }
 
-  /** Runs `work` in one immediate transaction (other processes wait), then writes what it changed. */
-  private write<T>(work: (tx: Tx) => T): T {
-    if (this.closed) throw new Error('the frontier is closed');
+  /**
+   * Runs `work` in the next group commit: every call made in this turn of the event loop
+   * (a lease, another crawler's completion, releases waiting) shares one immediate
+   * transaction, made from setImmediate, and each call resolves once it has committed.
+   * A commit costs about as much as the pages it writes, and calls that land together
+   * dirty many of the same pages (a host's queue, its row, the counts), so a group
+   * writes them once. A call that throws rolls back only itself: the group is run
+   * again, each call in its own transaction.
+   */
+  private write<T>(work: (tx: Tx) => T): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the frontier is closed'));
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ work, resolve: resolve as (result: unknown) => void, reject });
+      this.groupScheduled ??= setImmediate(() => this.commitQueued());
+    });
+  }
+
+  /** Commits every call waiting, and the releases waiting, in one transaction. */
+  private commitQueued(): void {
+    if (this.groupScheduled !== null) clearImmediate(this.groupScheduled);
+    this.groupScheduled = null;
+    const calls = this.queued;
+    this.queued = [];
+    if (calls.length === 0 && this.releasing.size === 0) return;
     const releasing = this.releasing.take();
+    let results: unknown[];
+    try {
+      results = this.transact(
+        releasing,
+        calls.map((c) => c.work),
+      );
+    } catch (err) {
+      if (calls.length <= 1) {
+        releasing.failed(err);
+        calls[0]?.reject(err);
+        return;
+      }
+      // One call's failure is its own: each call again, alone (the releases ride on the first).
+      calls.forEach((c, i) => {
+        const own = i === 0 ? releasing : NO_RELEASES;
+        try {
+          c.resolve((this.transact(own, [c.work]) as unknown[])[0]);
+          own.done();
+        } catch (e) {
+          own.failed(e);
+          c.reject(e);
+        }
+      });
+      return;
+    }
+    releasing.done();
+    if (releasing.releases.length > 0) this.waiters.notify();
+    for (const [i, c] of calls.entries()) c.resolve(results[i]);
+  }
+
+  /** One immediate transaction (other processes wait): the releases, then each call's work in turn. */
+  private transact(releasing: TakenReleases, works: readonly ((tx: Tx) => unknown)[]): unknown[] {
     const run = this.db.transaction(() => {
-      const tx: Tx = {
+      const shared = {
         now: this.now(),
         hosts: new HostTable(this.hostSt, this.settings, this.settings.key === 'ip'),
         delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
-        records: [],
       };
-      for (const release of releasing.releases) this.applyRelease(release, tx);
-      const result = work(tx);
-      tx.hosts.flush();
-      const d = tx.delta;
+      const releaseTx: Tx = { ...shared, records: [] };
+      for (const release of releasing.releases) this.applyRelease(release, releaseTx);
+      const results = works.map((work) => work({ ...shared, records: [] }));
+      shared.hosts.flush();
+      const d = shared.delta;
       if (Object.values(d).some((v) => v !== 0)) {
         this.st.addTotals.run(
           d.queued,
@@ -631,20 +699,15 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
           d.expired,
         );
       }
-      return result;
+      return results;
     });
-    let result: T;
     try {
-      result = run.immediate();
+      return run.immediate();
     } catch (err) {
       // What the cache remembered may not have been committed.
       this.recent.clear();
-      releasing.failed(err);
       throw err;
     }
-    releasing.done();
-    if (releasing.releases.length > 0) this.waiters.notify();
-    return result;
   }
 
   /** The fetch is over: its host's budget learns from the report and frees the slot. */
