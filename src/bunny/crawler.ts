@@ -127,7 +127,7 @@ export class Crawler {
       const robots = o.ignoreRobots
         ? null
         : new RobotsCache({
-            fetch: (url) => fetcher.fetch(url),
+            fetch: (url, startBy) => fetcher.fetch(url, undefined, startBy),
             userAgent: o.userAgent,
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: o.retryDelayMs,

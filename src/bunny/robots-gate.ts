@@ -1,4 +1,4 @@
-import type { RobotsCache, RobotsVerdict } from '../fetch/robots/robots-cache.js';
+import { LateStartError, type RobotsCache, type RobotsVerdict } from '../fetch/robots/robots-cache.js';
 import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
 import { backoffMs } from '../frontier/policy/backoff.js';
 import type { FetchReport, Lease } from '../frontier/types.js';
@@ -21,7 +21,9 @@ export type GateAnswer =
    * The site's robots.txt had to be read first. That was this lease's request to the
    * host: the page waits for its next turn (and the gap after this request).
    */
-  | { kind: 'read'; origin: string; report: FetchReport; requests: FetchOutcome[] };
+  | { kind: 'read'; origin: string; report: FetchReport; requests: FetchOutcome[] }
+  /** robots.txt had to be read, and its request could not go out by the lease's deadline: none was made. */
+  | { kind: 'late' };
 
 export interface GateVerdict {
   allowed: boolean;
@@ -43,13 +45,20 @@ export async function robotsGate(
   robots: RobotsCache,
   lease: Lease,
   settings: GateSettings,
+  startBy: number | null = null,
 ): Promise<GateAnswer> {
   const known = robots.cached(lease.url);
   if (known !== undefined) {
     return { kind: 'verdict', verdict: verdictOf(known, lease, settings), report: null, requests: [] };
   }
   const origin = originOf(lease.url);
-  const { requests } = await robots.refresh(origin);
+  let requests: FetchOutcome[];
+  try {
+    ({ requests } = await robots.refresh(origin, startBy ?? undefined));
+  } catch (err) {
+    if (err instanceof LateStartError) return { kind: 'late' };
+    throw err;
+  }
   const crawlDelayMs = capDelay(robots.summaryOf(origin)?.crawlDelayMs ?? null, settings);
   const report = reportOfRequests(requests, crawlDelayMs);
   const v = robots.cached(lease.url);

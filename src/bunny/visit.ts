@@ -50,7 +50,8 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
   let crawlDelayMs: number | null = null;
   if (parts.robots !== null) {
     if (parts.robots.cached(lease.url) === undefined && late(startBy)) return tooLate(lease);
-    const answer = await robotsGate(parts.robots, lease, parts.gate);
+    const answer = await robotsGate(parts.robots, lease, parts.gate, startBy);
+    if (answer.kind === 'late') return tooLate(lease);
     if (answer.kind === 'read') {
       const page = processDeferred(lease, answer.report);
       addLinks(page, parts.sitemaps?.linksFor(answer.origin, parts.robots.summaryOf(answer.origin)) ?? null);
@@ -69,7 +70,10 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
     crawlDelayMs = v.crawlDelayMs;
   }
   if (late(startBy)) return tooLate(lease);
-  const outcome = await parts.fetcher.fetch(lease.url, lease.previous);
+  // The fetcher checks the deadline again when the request is about to go out: connecting
+  // (or a busy moment of this process) may have taken it past its window.
+  const outcome = await parts.fetcher.fetch(lease.url, lease.previous, startBy ?? undefined);
+  if (!outcome.ok && outcome.error === 'late') return tooLate(lease);
   const packed = outcome.ok ? packExchange(outcome) : null;
   const wanted = parseWanted(lease, outcome, parts.options);
   const analysis =

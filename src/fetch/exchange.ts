@@ -26,6 +26,11 @@ export interface ExchangeRequest {
   headers: readonly string[];
   /** The proxy it goes through (its URL), or null. */
   proxy: string | null;
+  /**
+   * Epoch ms by which the request must go out (its lease's politeness window), checked
+   * when undici is about to write it, after any connecting: later, it is not sent.
+   */
+  startBy?: number | undefined;
 }
 
 type Controller = Dispatcher.DispatchController;
@@ -125,6 +130,11 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       return;
     }
     this.#controller = controller;
+    const startBy = this.#request.startBy;
+    if (startBy !== undefined && Date.now() > startBy) {
+      this.#fail('late', `not sent: it could not start by its deadline (${Date.now() - startBy} ms late)`);
+      return;
+    }
     expectRequestSent(this);
   }
 

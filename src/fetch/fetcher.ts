@@ -94,8 +94,12 @@ export class Fetcher {
     retainRequestCapture();
   }
 
-  /** GETs `url`; with `validators`, as a conditional GET (a 304 then means the stored copy holds). */
-  fetch(url: string, validators?: Validators): Promise<FetchOutcome> {
+  /**
+   * GETs `url`; with `validators`, as a conditional GET (a 304 then means the stored
+   * copy holds). With `startBy`, the request is sent only if it can go out by then
+   * (else the outcome is the failure 'late', and the host saw nothing).
+   */
+  fetch(url: string, validators?: Validators, startBy?: number): Promise<FetchOutcome> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -106,8 +110,8 @@ export class Fetcher {
       return Promise.resolve(failure(url, 'network', `unsupported scheme ${parsed.protocol}`));
     }
     const proxy = proxyFor(parsed, this.#proxy);
-    if (proxy === null) return this.#send(url, parsed, validators, null, this.#agent);
-    return this.#viaProxy(url, parsed, validators, proxy);
+    if (proxy === null) return this.#send(url, parsed, validators, null, this.#agent, startBy);
+    return this.#viaProxy(url, parsed, validators, proxy, startBy);
   }
 
   /**
@@ -115,13 +119,19 @@ export class Fetcher {
    * the address the site's name has here; a name that does not resolve here is left to
    * the proxy (a company's proxy may know names its network does not).
    */
-  async #viaProxy(url: string, parsed: URL, validators: Validators | undefined, proxy: string) {
+  async #viaProxy(
+    url: string,
+    parsed: URL,
+    validators: Validators | undefined,
+    proxy: string,
+    startBy: number | undefined,
+  ) {
     const check = await this.#targetCheck(parsed.hostname, parsed.port || defaultPort(parsed.protocol));
     if (check.verdict === 'refused') {
       const refusal = privateAddressError(check.address, parsed.hostname);
       return failure(url, 'private-address', refusal.message);
     }
-    return this.#send(url, parsed, validators, proxy, this.#proxyAgent(proxy));
+    return this.#send(url, parsed, validators, proxy, this.#proxyAgent(proxy), startBy);
   }
 
   #proxyAgent(proxy: string): UndiciProxyAgent {
@@ -147,6 +157,7 @@ export class Fetcher {
     validators: Validators | undefined,
     proxy: string | null,
     dispatcher: Dispatcher,
+    startBy?: number,
   ): Promise<FetchOutcome> {
     const headers = this.#requestHeaders(url, parsed, validators);
     return new Promise<FetchOutcome>((deliver) => {
@@ -155,7 +166,13 @@ export class Fetcher {
         deliver(outcome);
       };
       const shownProxy = proxy === null ? null : proxyShown(proxy);
-      const exchange = new Exchange(url, parsed, this.#settings, { headers, proxy: shownProxy }, taken);
+      const exchange = new Exchange(
+        url,
+        parsed,
+        this.#settings,
+        { headers, proxy: shownProxy, startBy },
+        taken,
+      );
       try {
         dispatcher.dispatch(
           { origin: exchange.origin, path: exchange.path, method: 'GET', headers: headers as string[] },

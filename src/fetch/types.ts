@@ -57,7 +57,12 @@ export type FetchErrorReason =
   | 'tls'
   | 'protocol'
   | 'network'
-  | 'private-address';
+  | 'private-address'
+  /**
+   * The request could not start by its deadline (the politeness window of its lease):
+   * it was not sent. Never recorded: the crawl gives the lease back, no try spent.
+   */
+  | 'late';
 
 /** Exactly what the WARC writer stores. */
 export interface HttpExchange {

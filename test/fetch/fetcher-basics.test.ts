@@ -231,4 +231,20 @@ describe('Fetcher: ordinary exchanges', () => {
     expect(invalid).toMatchObject({ ok: false, error: 'network', url: 'not a url' });
     expect(ftp).toMatchObject({ ok: false, error: 'network', message: 'unsupported scheme ftp:' });
   });
+
+  it('sends nothing once a request is past its start deadline, and sends it before', async () => {
+    let requests = 0;
+    const server = await startHttpServer((_request, response) => {
+      requests++;
+      response.end('ok');
+    });
+    const fetcher = await setup(server);
+
+    const late = await fetcher.fetch(server.url('/late'), undefined, Date.now() - 1);
+    expect(late).toMatchObject({ ok: false, error: 'late' });
+    const onTime = expectSuccess(await fetcher.fetch(server.url('/on-time'), undefined, Date.now() + 60_000));
+    expect(onTime.body.toString()).toBe('ok');
+    // The server saw the one on time only.
+    expect(requests).toBe(1);
+  });
 });

@@ -6,7 +6,7 @@ import type { FetchFailure, FetchOutcome } from '../types.js';
 import { loadRobotsTxt, type RobotsFetch, type RobotsLoad, type RobotsState } from './robots-fetch.js';
 import { productTokenOf } from './robots-txt.js';
 
-export type { RobotsFetch, RobotsState } from './robots-fetch.js';
+export { LateStartError, type RobotsFetch, type RobotsState } from './robots-fetch.js';
 
 export interface RobotsVerdict {
   allowed: boolean;
@@ -116,7 +116,7 @@ export class RobotsCache {
    * that started the read gets the requests it made (redirects included), to archive
    * them and to count them as requests to the host.
    */
-  async refresh(origin: string): Promise<RobotsRefresh> {
+  async refresh(origin: string, startBy?: number): Promise<RobotsRefresh> {
     const pending = this.#loading.get(origin);
     if (pending !== undefined) {
       await pending;
@@ -124,7 +124,10 @@ export class RobotsCache {
     }
     const requests: FetchOutcome[] = [];
     const recording = async (url: string) => {
-      const outcome = await this.#fetch(url);
+      // The first request is the lease's own: it goes out by the lease's deadline or not at
+      // all, and then nothing is read or cached (the ones after it follow its redirects).
+      const outcome = await this.#fetch(url, requests.length === 0 ? startBy : undefined);
+      if (!outcome.ok && outcome.error === 'late') return outcome;
       requests.push(outcome);
       return outcome;
     };

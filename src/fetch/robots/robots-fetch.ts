@@ -7,7 +7,8 @@ import type { FetchFailure, FetchOutcome } from '../types.js';
 import { allowAll, disallowAll, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
 
 /** A GET that does NOT follow redirects (our Fetcher). */
-export type RobotsFetch = (url: string) => Promise<FetchOutcome>;
+/** Fetches one robots.txt URL; with `startBy`, only if the request can go out by then (else 'late'). */
+export type RobotsFetch = (url: string, startBy?: number) => Promise<FetchOutcome>;
 
 export type RobotsState = 'parsed' | 'allow-all' | 'unavailable';
 
@@ -29,7 +30,22 @@ const TOO_MANY_REQUESTS = 429;
 const ALLOW_ALL = allowAll();
 const DISALLOW_ALL = disallowAll();
 
-/** Fetches `${origin}/robots.txt`, following redirects, and classifies the result. Never rejects. */
+/**
+ * A robots.txt request could not go out by its lease's deadline (the failure 'late'):
+ * nothing was asked of the host, so nothing may be concluded or cached. Whoever waited
+ * for that read hears it too.
+ */
+export class LateStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LateStartError';
+  }
+}
+
+/**
+ * Fetches `${origin}/robots.txt`, following redirects, and classifies the result. Never
+ * rejects, but with LateStartError when its request was not sent for being late.
+ */
 export async function loadRobotsTxt(
   fetch: RobotsFetch,
   origin: string,
@@ -44,6 +60,7 @@ export async function loadRobotsTxt(
       return unreachable(null);
     }
     if (!outcome.ok) {
+      if (outcome.error === 'late') throw new LateStartError(outcome.message);
       // The crawl may not connect there at all: the page fetch will fail the same way and be
       // recorded as 'private-address', which says more than a robots.txt "unavailable".
       if (outcome.error === 'private-address') return unavailable(null);

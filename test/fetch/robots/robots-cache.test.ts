@@ -1,7 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Fetcher } from '../../../src/fetch/fetcher.js';
-import { RobotsCache, type RobotsCacheOptions } from '../../../src/fetch/robots/robots-cache.js';
+import {
+  LateStartError,
+  RobotsCache,
+  type RobotsCacheOptions,
+} from '../../../src/fetch/robots/robots-cache.js';
 import { MAX_ROBOTS_BYTES } from '../../../src/fetch/robots/robots-txt.js';
 import { type Handler, serve, type TestServer } from '../../helpers/http.js';
 
@@ -36,7 +40,11 @@ function testClock(): { now: () => number; advance(ms: number): void } {
 }
 
 function cacheWith(options: Partial<RobotsCacheOptions> = {}): RobotsCache {
-  return new RobotsCache({ fetch: (url) => fetcher.fetch(url), userAgent: USER_AGENT, ...options });
+  return new RobotsCache({
+    fetch: (url, startBy) => fetcher.fetch(url, undefined, startBy),
+    userAgent: USER_AGENT,
+    ...options,
+  });
 }
 
 function requestedPaths(server: TestServer): string[] {
@@ -91,6 +99,19 @@ describe('RobotsCache', () => {
       sitemaps: ['https://example.com/sitemap.xml', 'https://example.com/news.xml'],
       fetchedAt: clock.now(),
     });
+  });
+
+  it('reads nothing and caches nothing when the read could not start by its deadline', async () => {
+    const server = await start('127.0.0.2', (_req, res) => text(res, 200, 'User-agent: *\nDisallow: /x'));
+    const cache = cacheWith();
+
+    await expect(cache.refresh(server.origin, Date.now() - 1)).rejects.toBeInstanceOf(LateStartError);
+    // Not taken for an unreachable robots.txt: nothing is known, and the host saw nothing.
+    expect(cache.cached(`${server.origin}/x`)).toBeUndefined();
+    expect(requestedPaths(server)).toEqual([]);
+    // On time, it is read.
+    expect((await cache.refresh(server.origin, Date.now() + 60_000)).requests).toHaveLength(1);
+    expect(cache.cached(`${server.origin}/x`)?.allowed).toBe(false);
   });
 
   it('knows nothing of an origin before its first check', () => {
