@@ -11,12 +11,18 @@ process.on('exit', () => {
 });
 
 /** Starts `node <args>` with stdin/stdout piped and stderr kept for error messages. */
+/**
+ * Node flags for every measured child, to profile one (BENCH_NODE_ARGS='--cpu-prof
+ * --cpu-prof-dir=/tmp/prof'); node refuses --cpu-prof in NODE_OPTIONS.
+ */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
+
 export function spawnNode(
   args: readonly string[],
   cwd: string,
   stdout: 'pipe' | 'ignore' = 'pipe',
 ): ChildProcess {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['pipe', stdout, 'pipe'] });
+  const child = spawn(process.execPath, [...NODE_ARGS, ...args], { cwd, stdio: ['pipe', stdout, 'pipe'] });
   started.add(child);
   child.once('exit', () => started.delete(child));
   return child;
