@@ -332,10 +332,18 @@ export const OPTIONS = {
   }),
   caFile: option(file, {
     flag: '--ca-file <file>',
-    help: "trust the CA certificates in this PEM file too (besides Node's own)",
+    help: "trust the CA certificates in this PEM file too, for the sites (besides Node's own)",
     docs: {
       section: 'requests',
-      text: "trust the CA certificates in this PEM file as well as Node's own (a company's CA, a test server's); certificates are checked all the same",
+      text: "trust the CA certificates in this PEM file as well as Node's own, for the sites (a company's CA, a test server's); certificates are checked all the same",
+    },
+  }),
+  proxyCaFile: option(file, {
+    flag: '--proxy-ca-file <file>',
+    help: "trust the CA certificates in this PEM file for an https:// proxy (besides Node's own); --ca-file is for the sites",
+    docs: {
+      section: 'requests',
+      text: "trust the CA certificates in this PEM file for an `https://` proxy's own certificate, as well as Node's own (curl's `--proxy-cacert`); `--ca-file` is for the sites, not the proxy",
     },
   }),
   resolve: option(resolveMap, {

@@ -42,6 +42,7 @@ const FETCH_OPTIONS = [
   'proxy',
   'http2',
   'caFile',
+  'proxyCaFile',
   'maxTimeMs',
 ] as const;
 
