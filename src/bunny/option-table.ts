@@ -478,11 +478,11 @@ export const OPTIONS = {
   }),
   recrawlAfterMs: option(duration, {
     flag: '--recrawl-after <duration>',
-    help: 'fetch again the URLs fetched longer ago than this, with If-None-Match / If-Modified-Since',
+    help: 'fetch again the URLs fetched longer ago than this (when a run starts, and as they come due while it runs), with If-None-Match / If-Modified-Since',
     docs: {
       section: 'run',
       default: 'never',
-      text: 'URLs fetched longer ago than this (`7d`, `12h`) are due again, and are asked for with `If-None-Match` / `If-Modified-Since` from what was stored; see [Recrawling](#recrawling)',
+      text: 'URLs fetched longer ago than this (`7d`, `12h`) are due again, when a run starts and as they come due while it runs, and are asked for with `If-None-Match` / `If-Modified-Since` from what was stored; see [Recrawling](#recrawling)',
     },
   }),
   logLevel: option(oneOf(['error', 'warn', 'info', 'debug']), {

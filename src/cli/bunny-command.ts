@@ -60,7 +60,7 @@ const NOT_A_BUNNYS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
-  // A crawl's start asks its store for the URLs due again: cobweb crawl's and cobweb server's.
+  // The crawl's: cobweb crawl's and cobweb server's (a bunny on PostgreSQL takes it from the crawl's row).
   'recrawlAfterMs',
 ] as const;
 
