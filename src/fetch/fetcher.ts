@@ -146,6 +146,19 @@ export class Fetcher {
     const headers = [...this.#requestHeaders(url, parsed, validators), ...route.headers];
     return new Promise<FetchOutcome>((deliver) => {
       const taken = (outcome: FetchOutcome) => {
+        // A 407 is the proxy's own answer, not the site's: a failure, as a refused CONNECT is.
+        if (proxy !== null && outcome.ok && outcome.status === 407) {
+          deliver({
+            ...failure(
+              url,
+              'network',
+              'the proxy answered 407 Proxy Authentication Required: check the login in --proxy',
+            ),
+            startedAt: outcome.startedAt,
+            durationMs: outcome.durationMs,
+          });
+          return;
+        }
         if (outcome.ok && outcome.setCookies.length > 0) this.#cookies?.take(url, outcome.setCookies);
         deliver(outcome);
       };

@@ -107,10 +107,14 @@ describe('cookies', () => {
  * A forward proxy on a loopback address: it sends each request on and keeps its target.
  * With a certificate it is an https:// proxy: clients speak TLS to it first.
  */
-async function forwardProxy(address: string, tls?: TestCert) {
+async function forwardProxy(address: string, tls?: TestCert, login?: string) {
   const seen: { url: string; auth: string | undefined }[] = [];
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ url: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    if (login !== undefined && req.headers['proxy-authorization'] !== login) {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
+      return;
+    }
     const target = new URL(req.url ?? '');
     const { 'proxy-authorization': _, ...headers } = req.headers;
     const upstream = request(
@@ -169,6 +173,25 @@ describe('--proxy', () => {
         false,
         false,
       ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("records a proxy's 407 as a failure of the URL, not as the site's answer", async () => {
+    const login = `Basic ${Buffer.from('user:pw').toString('base64')}`;
+    const proxy = await forwardProxy('127.0.0.4', undefined, login);
+    try {
+      const a = await h.site('127.0.0.2', { '/': page('a') });
+      await h.run([`${a.origin}/`], {
+        proxy: `http://user:wrong@127.0.0.4:${proxy.port}`,
+        ignoreRobots: true,
+        retries: 0,
+      });
+      expect(proxy.seen.map((s) => s.url)).toEqual([`${a.origin}/`]);
+      expect(h.recordOf(`${a.origin}/`)).toMatchObject({ status: null, error: 'network' });
+      expect(h.recordOf(`${a.origin}/`)?.detail).toMatch(/407 Proxy Authentication Required/);
+      expect(a.log).toEqual([]);
     } finally {
       await proxy.close();
     }
