@@ -6,6 +6,12 @@ import type { PageRecord } from '../output/pages-log.js';
 import type { LogLevel, Settings } from './options.js';
 import type { Visit } from './visit.js';
 
+/**
+ * What a part of the server hands its lines to: a line for people at a level (info when
+ * not said), and the fields the --log-file line keeps (`event` and what it is about).
+ */
+export type EventLog = (line: string, level?: LogLevel, fields?: Record<string, unknown>) => void;
+
 /** --log-level's words, most severe first; 'warn' is a LogLevel 'warning'. */
 const ORDER = ['error', 'warn', 'info', 'debug'] as const;
 type Threshold = (typeof ORDER)[number];

@@ -110,6 +110,7 @@ export class Crawler {
         proxy: parts.requests.proxy,
         http2: o.http2 === true,
         ...(parts.requests.ca === undefined ? {} : { ca: parts.requests.ca }),
+        ...(parts.requests.proxyCa === undefined ? {} : { proxyCa: parts.requests.proxyCa }),
         userAgent: o.userAgent,
         connectTimeoutMs: o.connectTimeoutMs,
         firstByteTimeoutMs: o.firstByteTimeoutMs,

@@ -332,10 +332,18 @@ export const OPTIONS = {
   }),
   caFile: option(file, {
     flag: '--ca-file <file>',
-    help: "trust the CA certificates in this PEM file too (besides Node's own)",
+    help: "trust the CA certificates in this PEM file too, for the sites (besides Node's own)",
     docs: {
       section: 'requests',
-      text: "trust the CA certificates in this PEM file as well as Node's own (a company's CA, a test server's); certificates are checked all the same",
+      text: "trust the CA certificates in this PEM file as well as Node's own, for the sites (a company's CA, a test server's); certificates are checked all the same",
+    },
+  }),
+  proxyCaFile: option(file, {
+    flag: '--proxy-ca-file <file>',
+    help: "trust the CA certificates in this PEM file for an https:// proxy (besides Node's own); --ca-file is for the sites",
+    docs: {
+      section: 'requests',
+      text: "trust the CA certificates in this PEM file for an `https://` proxy's own certificate, as well as Node's own (curl's `--proxy-cacert`); `--ca-file` is for the sites, not the proxy",
     },
   }),
   resolve: option(resolveMap, {
@@ -470,11 +478,11 @@ export const OPTIONS = {
   }),
   recrawlAfterMs: option(duration, {
     flag: '--recrawl-after <duration>',
-    help: 'fetch again the URLs fetched longer ago than this, with If-None-Match / If-Modified-Since',
+    help: 'fetch again the URLs fetched longer ago than this (when a run starts, and as they come due while it runs), with If-None-Match / If-Modified-Since',
     docs: {
       section: 'run',
       default: 'never',
-      text: 'URLs fetched longer ago than this (`7d`, `12h`) are due again, and are asked for with `If-None-Match` / `If-Modified-Since` from what was stored; see [Recrawling](#recrawling)',
+      text: 'URLs fetched longer ago than this (`7d`, `12h`) are due again, when a run starts and as they come due while it runs, and are asked for with `If-None-Match` / `If-Modified-Since` from what was stored; see [Recrawling](#recrawling)',
     },
   }),
   logLevel: option(oneOf(['error', 'warn', 'info', 'debug']), {

@@ -9,23 +9,26 @@ import type { Settings } from './options.js';
 export interface RequestSetup {
   /** --cookies FILE's cookies, for the jar. */
   cookies: readonly Cookie[];
-  /** --ca-file's certificates. */
+  /** --ca-file's certificates, for the sites. */
   ca: readonly string[] | undefined;
+  /** --proxy-ca-file's certificates, for an https:// proxy. */
+  proxyCa: readonly string[] | undefined;
   proxy: ProxyChoice;
 }
 
 /**
- * Reads --cookies and --ca-file and picks the proxies (--proxy, else HTTP_PROXY and
+ * Reads --cookies, --ca-file and --proxy-ca-file and picks the proxies (--proxy, else HTTP_PROXY and
  * HTTPS_PROXY, with NO_PROXY): a file that cannot be read or holds nothing usable is a
  * CrawlOptionError naming it, before the crawl touches anything.
  */
 export function requestSetupOf(
-  o: Pick<Settings, 'cookies' | 'caFile' | 'proxy'>,
+  o: Pick<Settings, 'cookies' | 'caFile' | 'proxyCaFile' | 'proxy'>,
   env: NodeJS.ProcessEnv = process.env,
 ): RequestSetup {
   return {
     cookies: o.cookies === undefined ? [] : cookiesFile(o.cookies),
     ca: o.caFile === undefined ? undefined : caFile(o.caFile),
+    proxyCa: o.proxyCaFile === undefined ? undefined : caFile(o.proxyCaFile),
     proxy: proxyChoiceOf(o.proxy, env),
   };
 }

@@ -129,7 +129,7 @@ export interface Revisit {
   /** The link-deciding settings that changed since the last run (openDataDir). */
   changed: readonly (keyof LinkSettings)[];
   retryFailed: boolean;
-  /** --recrawl-after: URLs fetched longer ago than this are queued again. */
+  /** --recrawl-after: URLs fetched longer ago than this are queued again (then, as they come due, by the store). */
   recrawlAfterMs?: number | undefined;
   /** How the lines name the store and the way to fetch the seeds again. */
   hints: SeedHints;

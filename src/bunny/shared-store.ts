@@ -19,6 +19,7 @@ export function frontierSettingsOf(o: Settings): FrontierSettings {
     leaseMs: DEFAULTS.leaseMs,
     maxPages: o.maxPages,
     ...(o.hosts === undefined ? {} : { hosts: o.hosts }),
+    ...(o.recrawlAfterMs === undefined ? {} : { recrawlAfterMs: o.recrawlAfterMs }),
   };
 }
 

@@ -1,12 +1,13 @@
 import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
+import type { StopReason } from '../bunny/crawl-loop.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { checkDataDir, layoutOf, lockDataDir } from '../bunny/data-dir.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
-import { type CrawlOptions, checkCrawlOptions, type LogLevel, withDefaults } from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, withDefaults } from '../bunny/options.js';
 import { requestSetupOf } from '../bunny/request-setup.js';
 import { seedLinks } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
@@ -14,10 +15,12 @@ import { type SentModule, ServerModules } from '../bunny/server-modules.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
+import { type BunnyStop, endBunny } from './bunny-end.js';
 import { runBunnyOnStore } from './bunny-on-store.js';
+import { commandLog, LOG_OPTIONS } from './command-log.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
-import { printed, QUIET_HELP } from './quiet.js';
+import { BUNNY_JSON_HELP, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, longFlagOf } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
 
@@ -42,7 +45,9 @@ const FETCH_OPTIONS = [
   'proxy',
   'http2',
   'caFile',
+  'proxyCaFile',
   'maxTimeMs',
+  ...LOG_OPTIONS,
 ] as const;
 
 /** Options of the server that a bunny has not: its store's folder and seen set, and FETCH_OPTIONS. */
@@ -55,7 +60,7 @@ const NOT_A_BUNNYS = [
   'seen',
   'seenCapacity',
   'seenFpRate',
-  // A crawl's start asks its store for the URLs due again: cobweb crawl's and cobweb server's.
+  // The crawl's: cobweb crawl's and cobweb server's (a bunny on PostgreSQL takes it from the crawl's row).
   'recrawlAfterMs',
 ] as const;
 
@@ -99,7 +104,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     .option('--server <host:port>', 'the cobweb server', parseHostPort)
     .option('--token <token>', "the server's token (else COBWEB_TOKEN)")
     .option('--wait', 'when the crawl is over, keep asking for more instead of exiting')
-    .option('--quiet', QUIET_HELP);
+    .option('--quiet', QUIET_HELP)
+    .option('--json', BUNNY_JSON_HELP);
   return command.action(async (urlArgs: string[], flags: Record<string, unknown>) => {
     const server = flags.server as { host: string; port: number } | undefined;
     if (server !== undefined) refuseCrawlFlags(command);
@@ -116,12 +122,11 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const own = withDefaults(given);
     const requests = requestSetupOf(own);
     const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
-    const quiet = flags.quiet === true;
-    const say = (line: string, level: LogLevel = 'info') => {
-      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
-    };
     const layout = layoutOf(own.data);
     checkDataDir(layout);
+    const { log, say } = commandLog(own, flags.quiet === true);
+    const json = flags.json === true;
+    const started = Date.now();
     const stop = new AbortController();
     let signal: StopSignal | null = null;
     const onSignal = (received: StopSignal) => {
@@ -133,28 +138,44 @@ export function bunnyCommand(outcome: { code: number }): Command {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // --max-time stops the bunny as a signal would, and it exits 0: a limit was reached.
-    const timer = own.maxTimeMs === undefined ? null : setTimeout(() => stop.abort(), own.maxTimeMs);
+    // --max-time stops the bunny as a signal would (the fetches in flight finish and are
+    // written, its leases go back), and it exits 0: a limit was reached.
+    let timedOut = false;
+    const timer =
+      own.maxTimeMs === undefined
+        ? null
+        : setTimeout(() => {
+            timedOut = true;
+            say(`--max-time: ${own.maxTimeMs} ms are up; finishing the fetches in flight`);
+            stop.abort();
+          }, own.maxTimeMs);
     timer?.unref();
+    const stoppedBy = (ended: StopReason): BunnyStop =>
+      signal !== null ? 'signal' : timedOut ? 'max-time' : ended === 'signal' ? 'signal' : ended;
     if (server === undefined) {
       try {
-        const ended = await runBunnyOnStore({
+        await runBunnyOnStore({
           own,
           seeds,
           layout,
           wait: flags.wait === true,
           signal: stop.signal,
           say,
+          log,
           requests,
+          end: (run, ended) => endBunny({ ...run, started }, stoppedBy(ended), log, json),
         });
-        outcome.code = ended === 'signal' && signal !== null ? EXIT[signal] : EXIT.ok;
+        outcome.code = signal !== null ? EXIT[signal] : EXIT.ok;
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
+        if (timer !== null) clearTimeout(timer);
+        log.close();
       }
       return;
     }
-    const closers: (() => unknown)[] = [];
+    const closers: (() => unknown)[] = [() => log.close()];
+    if (timer !== null) closers.push(() => clearTimeout(timer));
     try {
       const frontier = new RemoteFrontier({
         host: server.host,
@@ -206,14 +227,24 @@ export function bunnyCommand(outcome: { code: number }): Command {
         modules,
         warc: { dir: layout.warc, prefix: (id) => `cobweb-c${id}` },
         requests,
-        // The server writes pages.jsonl from the completions: here the lines are only counted.
+        // The server writes pages.jsonl from the completions: here the lines are only counted, and logged.
         write: (lines) => {
+          log.records(lines);
           for (const line of lines) counts.count(line);
         },
+        onSettled: (batch) => log.visits(batch),
       });
       closers.push(() => crawler.close());
-      const which = command.getOptionValueSource('crawl') === 'cli' ? `, crawl ${given.crawl}` : '';
-      say(`bunny ${crawler.crawler} crawling for ${server.host}:${server.port}${which}`);
+      const named = command.getOptionValueSource('crawl') === 'cli';
+      const which = named ? `, crawl ${given.crawl}` : '';
+      const at = `${server.host}:${server.port}`;
+      say(`bunny ${crawler.crawler} crawling for ${at}${which}`, 'info', {
+        event: 'start',
+        crawler: crawler.crawler,
+        server: at,
+        ...(named ? { crawl: given.crawl } : {}),
+        data: layout.root,
+      });
       // The server runs a seed's checks, and records what it refuses.
       if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
       let ended = await crawler.loop.run();
@@ -222,8 +253,19 @@ export function bunnyCommand(outcome: { code: number }): Command {
         if (stop.signal.aborted) break;
         ended = await crawler.loop.run();
       }
-      say(
-        `${ended === 'signal' ? 'stopped by signal' : `the crawl is over (${ended})`}: ${counts.fetched} fetched by this bunny; WARC files: ${crawler.warcFiles.join(', ') || '(none)'}`,
+      await endBunny(
+        {
+          crawler: crawler.crawler,
+          crawl: named ? (given.crawl as string) : null,
+          where: { server: at },
+          frontier,
+          counts,
+          started,
+          warcFiles: crawler.warcFiles,
+        },
+        stoppedBy(ended),
+        log,
+        json,
       );
       outcome.code = signal === null ? EXIT.ok : EXIT[signal];
     } catch (err) {

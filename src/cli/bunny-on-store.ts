@@ -1,11 +1,13 @@
 import { hostname } from 'node:os';
 import { canonicalSeeds, linkRulesOf, startModules } from '../bunny/crawl.js';
+import type { CrawlLog, EventLog } from '../bunny/crawl-log.js';
+import type { StopReason } from '../bunny/crawl-loop.js';
 import { Crawler, closeAll } from '../bunny/crawler.js';
 import { type DataLayout, lockDataDir } from '../bunny/data-dir.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
-import type { LogLevel, Settings } from '../bunny/options.js';
+import type { Settings } from '../bunny/options.js';
 import type { RequestSetup } from '../bunny/request-setup.js';
 import { addSeeds } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
@@ -13,6 +15,7 @@ import { seedLines, sharedHints } from '../bunny/seed-lines.js';
 import { openSharedStore } from '../bunny/shared-store.js';
 import { PagesLog } from '../output/pages-log.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
+import type { BunnyRun } from './bunny-end.js';
 
 /** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
 const WAIT_POLL_MS = 2000;
@@ -23,8 +26,12 @@ export interface StoreBunny {
   layout: DataLayout;
   wait: boolean;
   signal: AbortSignal;
-  say: (line: string, level?: LogLevel) => void;
+  say: EventLog;
+  /** The command's log: each fetch, retry, back-off and refusal at debug. */
+  log: CrawlLog;
   requests: RequestSetup;
+  /** Says how the run ended, while the store is still open. */
+  end: (run: Omit<BunnyRun, 'started'>, ended: StopReason) => Promise<void>;
 }
 
 /**
@@ -33,9 +40,9 @@ export interface StoreBunny {
  * process to start the crawl sets them (a bunny given seed URLs, or `cobweb crawl
  * --store`), and every bunny after it takes them. Each bunny writes its own pages.jsonl
  * and WARC files in its --data; the store keeps one crawl for all of them.
- * Resolves to how the crawl ended for this bunny.
+ * Resolves once it has ended, and `end` has said how.
  */
-export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
+export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
   const closers: (() => unknown)[] = [];
   try {
     const frontier = await openSharedStore(b.own, b.seeds, true);
@@ -73,11 +80,19 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
       requests: b.requests,
       write: (lines) => {
         pages.append(lines);
+        b.log.records(lines);
         for (const line of lines) counts.count(line);
       },
+      onSettled: (batch) => b.log.visits(batch),
     });
     closers.push(() => crawler.close());
-    b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`);
+    b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`, 'info', {
+      event: 'start',
+      crawler: crawler.crawler,
+      store: 'postgres',
+      crawl: frontier.crawlName,
+      data: b.layout.root,
+    });
     await crawler.loop.record(await frontier.reclaimRecords(crawler.crawler));
     if (b.seeds.length > 0) {
       // A seed the crawl only refused before is queued again; one it met otherwise is said.
@@ -93,10 +108,18 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<string> {
       if (b.signal.aborted) break;
       ended = await crawler.loop.run();
     }
-    b.say(
-      `${ended === 'signal' ? 'stopped by signal' : `the crawl is over (${ended})`}: ${counts.fetched} fetched by this bunny; pages in ${b.layout.pages}`,
+    await b.end(
+      {
+        crawler: crawler.crawler,
+        crawl: frontier.crawlName,
+        where: { store: 'postgres' },
+        frontier,
+        counts,
+        warcFiles: crawler.warcFiles,
+        pagesFile: b.layout.pages,
+      },
+      ended,
     );
-    return ended;
   } finally {
     await closeAll(closers.reverse());
   }

@@ -1,5 +1,7 @@
 import { agree, count } from '../bunny/english.js';
 import type { CrawlProgress, CrawlSummary } from '../bunny/options.js';
+import type { RunCounter, RunCounts } from '../bunny/run-counts.js';
+import type { Frontier } from '../frontier/types.js';
 import { describeSeen } from '../seen/describe.js';
 
 function duration(ms: number): string {
@@ -73,8 +75,34 @@ function total(counts: Record<string, number>): number {
 }
 
 /** --json: the summary as one JSON object; a limit that is not there is null (JSON has no Infinity). */
-export function summaryJson(s: CrawlSummary): Record<string, unknown> {
+export function summaryJson(s: object): Record<string, unknown> {
   return JSON.parse(JSON.stringify(s, (_key, value) => (value === Number.POSITIVE_INFINITY ? null : value)));
+}
+
+/**
+ * The numbers a server's or a bunny's summary shares with a crawl's (CrawlProgress): the
+ * store's counts, all runs, and what this run's lines came to.
+ */
+export async function storeSummary(
+  store: Pick<Frontier, 'stats'>,
+  counts: RunCounter,
+  started: number,
+): Promise<CrawlProgress & { thisRun: RunCounts }> {
+  const s = await store.stats();
+  const elapsedMs = Date.now() - started;
+  return {
+    done: s.done,
+    failed: s.failed,
+    queued: s.queued + s.retrying,
+    inFlight: s.leased,
+    rejected: s.rejected,
+    fetchedThisRun: counts.fetched,
+    errorsThisRun: counts.errors,
+    elapsedMs,
+    pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
+    ...(s.seen === undefined ? {} : { seen: s.seen }),
+    thisRun: counts.snapshot(),
+  };
 }
 
 export function summaryText(s: CrawlSummary): string {

@@ -12,3 +12,11 @@ export function printed(level: LogLevel, quiet: boolean): boolean {
 /** --json, for crawl. */
 export const JSON_HELP =
   'print the final summary as one JSON object on stdout (instead of the text summary), for scripts';
+
+/** --json, for server: what it prints when it stops. */
+export const SERVER_JSON_HELP =
+  "when it stops, print its summary as one JSON object on stdout (how it stopped, its crawl's counts, this run's lines), for scripts";
+
+/** --json, for bunny. */
+export const BUNNY_JSON_HELP =
+  "when it stops, print its summary as one JSON object on stdout (how it ended, what it fetched, the crawl's counts), for scripts";

@@ -8,14 +8,9 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import { crawlName, parseHostPort as parseListen } from '../bunny/option-kinds.js';
-import {
-  type CrawlOptions,
-  checkCrawlOptions,
-  DEFAULTS,
-  type LogLevel,
-  withDefaults,
-} from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { revisitStore } from '../bunny/revisit.js';
+import { RunCounter } from '../bunny/run-counts.js';
 import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from '../bunny/shared-store.js';
 import { Feed } from '../console/feed.js';
@@ -30,9 +25,11 @@ import { DEFAULT_LIMITS } from '../server/server.js';
 import { startServerConsole } from '../server/server-console.js';
 import { startServer } from '../server/start.js';
 import { serverToken } from '../server/token.js';
+import { commandLog, LOG_OPTIONS } from './command-log.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
-import { printed, QUIET_HELP } from './quiet.js';
+import { storeSummary, summaryJson } from './progress.js';
+import { QUIET_HELP, SERVER_JSON_HELP } from './quiet.js';
 import { addRuleOptions } from './rule-options.js';
 
 /** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
@@ -110,7 +107,7 @@ export function serverCommand(outcome: { code: number }): Command {
       'hold a crawl (queue, seen set, outputs) for bunnies; steered by show, quit, modstat, log, read, loadmod',
     )
     .argument('[seed...]', 'http(s) URLs to start from (depth 0); bunnies may add more');
-  const read = addRuleOptions(command, QUEUE_OPTIONS, SERVER_DEFAULTS);
+  const read = addRuleOptions(command, [...QUEUE_OPTIONS, ...LOG_OPTIONS], SERVER_DEFAULTS);
   addConfigFlags(command);
   command
     .addOption(
@@ -151,7 +148,8 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(atLeastOne)
         .default(DEFAULT_LIMITS.idleMs, '300000 (5 minutes)'),
     )
-    .option('--quiet', QUIET_HELP);
+    .option('--quiet', QUIET_HELP)
+    .option('--json', SERVER_JSON_HELP);
   return command.action(async (seedArgs: string[], flags: Record<string, unknown>) => {
     const gathered = await gatherOptions(command, read, seedArgs, SERVER_DEFAULTS);
     const given: CrawlOptions = { ...gathered.options, seeds: gathered.seeds };
@@ -161,14 +159,12 @@ export function serverCommand(outcome: { code: number }): Command {
     const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
     const listen = flags.listen as { host: string; port: number };
     const skipSubstrings = flags.skipSubstring as string[];
-    const quiet = flags.quiet === true;
-    const say = (line: string, level: LogLevel = 'info') => {
-      if (printed(level, quiet)) process.stderr.write(`cobweb: ${line}\n`);
-    };
     const layout = layoutOf(o.data);
     checkDataDir(layout);
-    const closers: (() => unknown)[] = [];
+    const { log, say } = commandLog(o, flags.quiet === true);
+    const closers: (() => unknown)[] = [() => log.close()];
     let signal: StopSignal | null = null;
+    const started = Date.now();
     try {
       const modules = await startModules(o, layout.moduleData, say);
       closers.push(() => modules.close());
@@ -256,8 +252,21 @@ export function serverCommand(outcome: { code: number }): Command {
       });
       closers.push(() => running.close());
       const { host, port } = running.server.address;
-      process.stdout.write(
-        `cobweb: server listening on ${host.includes(':') ? `[${host}]` : host}:${port}\n`,
+      const listening = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+      process.stdout.write(`cobweb: server listening on ${listening}\n`);
+      log.event(`server started on ${listening}, data in ${layout.root}`, 'info', {
+        event: 'start',
+        listen: listening,
+        data: layout.root,
+        crawl: own,
+        store: shared === null ? 'sqlite' : 'postgres',
+      });
+      // The own crawl's lines, as the server writes them: what this run did, for the summary.
+      const counts = new RunCounter();
+      closers.push(
+        running.lines.on((lines) => {
+          for (const line of lines) counts.count(line);
+        }),
       );
       if (generated) process.stdout.write(`cobweb: token (also in ${layout.token}): ${token}\n`);
       let stopAsked: (() => void) | null = null;
@@ -320,6 +329,23 @@ export function serverCommand(outcome: { code: number }): Command {
       ]);
       signal = how === 'console' ? null : how;
       stopping = true;
+      const summary = {
+        stoppedBy: how === null ? 'quit' : how === 'console' ? 'console' : 'signal',
+        crawl: own,
+        data: layout.root,
+        listen: listening,
+        bunnies: running.server.bunniesConnected,
+        ...(await storeSummary(store, counts, started)),
+      };
+      log.event(
+        `server stopped (${summary.stoppedBy}): ${count(summary.fetchedThisRun, 'URL')} fetched by its bunnies this run`,
+        'info',
+        {
+          event: 'stop',
+          ...summary,
+        },
+      );
+      if (flags.json === true) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
       await live?.finish(how ?? 'quit');
       if (how === 'console') await running.server.writeLog();
       else if (how !== null) {

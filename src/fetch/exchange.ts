@@ -37,6 +37,19 @@ type Controller = Dispatcher.DispatchController;
 
 const EMPTY = Buffer.alloc(0);
 
+/** A Proxy-Authorization line of a request head, as undici writes it. */
+const PROXY_LOGIN_LINE = /^proxy-authorization:[^\r\n]*\r\n/gim;
+
+/** A flat name/value list without its Proxy-Authorization. */
+function withoutProxyLogin(headers: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i + 1 < headers.length; i += 2) {
+    if ((headers[i] as string).toLowerCase() !== 'proxy-authorization')
+      kept.push(headers[i] as string, headers[i + 1] as string);
+  }
+  return kept;
+}
+
 function concatChunks(chunks: readonly Buffer[], totalBytes: number): Buffer {
   if (chunks.length === 0) return EMPTY;
   // One chunk: hand it out as it is rather than copying it.
@@ -148,8 +161,10 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     this.#protocol = protocol;
     // undici's HTTP/2 head is its header list alone: stored in HTTP/1.1 form, as WARC holds exchanges.
     // Its HTTP/1.1 head string ends before the empty line that closes it.
+    // The proxy's password is not the site's business, nor the archive's.
+    const kept = this.#request.proxy === null ? head : head.replace(PROXY_LOGIN_LINE, '');
     this.#requestHead =
-      protocol === 'h2' ? h2RequestHead(head, this.path) : Buffer.from(`${head}\r\n`, 'latin1');
+      protocol === 'h2' ? h2RequestHead(kept, this.path) : Buffer.from(`${kept}\r\n`, 'latin1');
     // Through a proxy, the socket's far end is the proxy, not the site.
     this.#remoteAddress = this.#request.proxy === null ? remoteAddress : null;
   }
@@ -241,7 +256,8 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       body,
       setCookies: this.#setCookies,
       exchange: {
-        requestHead: this.#requestHead ?? buildRequestHead(this.#url, this.#request.headers),
+        requestHead:
+          this.#requestHead ?? buildRequestHead(this.#url, withoutProxyLogin(this.#request.headers)),
         responseHead: this.#responseHead,
         rawBody: this.#rawBody,
         remoteAddress: this.#remoteAddress,

@@ -1,4 +1,3 @@
-import type { Dispatcher, Agent as UndiciAgent, ProxyAgent as UndiciProxyAgent } from 'undici';
 import {
   createConnector,
   createDialledAddress,
@@ -11,9 +10,10 @@ import { DnsCache } from './dns-cache.js';
 import { privateAddressError } from './errors.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
+import { ProxyAgents, type ProxyRoute } from './proxy-agents.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
 import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome, Validators } from './types.js';
-import { Agent, proxyAgentClass } from './undici-parts.js';
+import { Agent } from './undici-parts.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -45,10 +45,8 @@ export class Fetcher {
   readonly #headersFor: FetcherOptions['headersFor'];
   readonly #cookies: CrawlCookies | undefined;
   readonly #proxy: ProxyChoice;
-  /** One agent per proxy URL, made at its first request. */
-  readonly #proxies = new Map<string, UndiciProxyAgent>();
-  readonly #agentOptions: UndiciAgent.Options;
-  readonly #tls: ReturnType<typeof tlsOptionsOf>;
+  /** The proxies' dispatchers, each made at its first request. */
+  readonly #proxies: ProxyAgents;
   #closed = false;
 
   constructor(options: FetcherOptions) {
@@ -71,18 +69,18 @@ export class Fetcher {
     this.#headersFor = options.headersFor;
     this.#cookies = options.cookies;
     this.#proxy = options.proxy ?? NO_PROXY;
-    this.#tls = tlsOptionsOf({ allowH2: options.http2 === true, ...(options.ca ? { ca: options.ca } : {}) });
+    const tls = tlsOptionsOf({ allowH2: options.http2 === true, ...(options.ca ? { ca: options.ca } : {}) });
     const dialling = {
       connectTimeoutMs,
       lookup: (options.dnsCache ?? new DnsCache()).lookupFunction(),
       ...(options.resolve !== undefined ? { resolve: options.resolve } : {}),
       ...(options.addressPolicy !== undefined ? { addressPolicy: options.addressPolicy } : {}),
-      ...this.#tls,
+      ...tls,
     };
     const connect = createConnector(dialling);
     this.#dialled = createDialledAddress(dialling);
     this.#targetCheck = createTargetCheck(dialling);
-    this.#agentOptions = {
+    const agentOptions = {
       connections: options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN,
       pipelining: 1,
       headersTimeout: firstByteTimeoutMs,
@@ -90,7 +88,13 @@ export class Fetcher {
       bodyTimeout: firstByteTimeoutMs,
       ...(options.http2 === true ? { allowH2: true } : {}),
     };
-    this.#agent = new Agent({ ...this.#agentOptions, connect });
+    this.#agent = new Agent({ ...agentOptions, connect });
+    this.#proxies = new ProxyAgents({
+      agent: agentOptions,
+      connectTimeoutMs,
+      targetCa: tls.ca,
+      proxyCa: options.proxyCa,
+    });
     retainRequestCapture();
   }
 
@@ -110,7 +114,15 @@ export class Fetcher {
       return Promise.resolve(failure(url, 'network', `unsupported scheme ${parsed.protocol}`));
     }
     const proxy = proxyFor(parsed, this.#proxy);
-    if (proxy === null) return this.#send(url, parsed, validators, null, this.#agent, startBy);
+    if (proxy === null) {
+      const direct = {
+        dispatcher: this.#agent,
+        origin: parsed.origin,
+        path: parsed.pathname + parsed.search,
+        headers: [],
+      };
+      return this.#send(url, parsed, validators, null, direct, startBy);
+    }
     return this.#viaProxy(url, parsed, validators, proxy, startBy);
   }
 
@@ -131,24 +143,7 @@ export class Fetcher {
       const refusal = privateAddressError(check.address, parsed.hostname);
       return failure(url, 'private-address', refusal.message);
     }
-    return this.#send(url, parsed, validators, proxy, this.#proxyAgent(proxy), startBy);
-  }
-
-  #proxyAgent(proxy: string): UndiciProxyAgent {
-    let agent = this.#proxies.get(proxy);
-    if (agent === undefined) {
-      const ProxyAgent = proxyAgentClass();
-      agent = new ProxyAgent({
-        uri: proxy,
-        // http:// URLs go as absolute-form requests, https:// ones through a CONNECT tunnel.
-        proxyTunnel: false,
-        ...this.#agentOptions,
-        connectTimeout: this.#settings.timeouts.connectTimeoutMs,
-        requestTls: this.#tls.ca === undefined ? {} : { ca: this.#tls.ca },
-      } as UndiciProxyAgent.Options);
-      this.#proxies.set(proxy, agent);
-    }
-    return agent;
+    return this.#send(url, parsed, validators, proxy, this.#proxies.route(proxy, parsed), startBy);
   }
 
   #send(
@@ -156,12 +151,25 @@ export class Fetcher {
     parsed: URL,
     validators: Validators | undefined,
     proxy: string | null,
-    dispatcher: Dispatcher,
+    route: ProxyRoute,
     startBy?: number,
   ): Promise<FetchOutcome> {
-    const headers = this.#requestHeaders(url, parsed, validators);
+    const headers = [...this.#requestHeaders(url, parsed, validators), ...route.headers];
     return new Promise<FetchOutcome>((deliver) => {
       const taken = (outcome: FetchOutcome) => {
+        // A 407 is the proxy's own answer, not the site's: a failure, as a refused CONNECT is.
+        if (proxy !== null && outcome.ok && outcome.status === 407) {
+          deliver({
+            ...failure(
+              url,
+              'network',
+              'the proxy answered 407 Proxy Authentication Required: check the login in --proxy',
+            ),
+            startedAt: outcome.startedAt,
+            durationMs: outcome.durationMs,
+          });
+          return;
+        }
         if (outcome.ok && outcome.setCookies.length > 0) this.#cookies?.take(url, outcome.setCookies);
         deliver(outcome);
       };
@@ -174,8 +182,8 @@ export class Fetcher {
         taken,
       );
       try {
-        dispatcher.dispatch(
-          { origin: exchange.origin, path: exchange.path, method: 'GET', headers: headers as string[] },
+        route.dispatcher.dispatch(
+          { origin: route.origin, path: route.path, method: 'GET', headers: headers as string[] },
           exchange,
         );
       } catch (error) {
@@ -221,7 +229,7 @@ export class Fetcher {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      await Promise.all([this.#agent.close(), ...[...this.#proxies.values()].map((a) => a.close())]);
+      await Promise.all([this.#agent.close(), this.#proxies.close()]);
     } finally {
       releaseRequestCapture();
     }

@@ -38,8 +38,10 @@ export interface FetcherOptions {
   proxy?: ProxyChoice;
   /** Offer HTTP/2 to https:// servers (ALPN); default HTTP/1.1 only. */
   http2?: boolean;
-  /** PEM CA certificates trusted besides Node's own. */
+  /** PEM CA certificates trusted besides Node's own, for the sites. */
   ca?: readonly string[];
+  /** PEM CA certificates trusted besides Node's own, for an https:// proxy (curl's --proxy-cacert). */
+  proxyCa?: readonly string[];
 }
 
 /** A conditional GET: the validators the stored copy of the URL came with. */

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type {
   Agent as UndiciAgent,
   buildConnector as UndiciBuildConnector,
+  Pool as UndiciPool,
   ProxyAgent as UndiciProxyAgent,
 } from 'undici';
 
@@ -12,6 +13,7 @@ const require = createRequire(import.meta.url);
 
 export const Agent = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
 export const buildConnector = require('undici/lib/core/connect.js') as typeof UndiciBuildConnector;
+export const Pool = require('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 
 /**
  * undici's ProxyAgent, for --proxy only: it tunnels with the dispatcher API's connect(),

@@ -340,7 +340,8 @@ export interface FrontierAdmin {
   /**
    * --recrawl-after: the URLs fetched longer ago than `afterMs` by the store's clock
    * (policy/recrawl.ts) are queued again, each lease then carrying `previous`; resolves
-   * to how many. Called once at the start of a run, so a run still ends.
+   * to how many. Called when a run starts; while it runs, a store given
+   * `recrawlAfterMs` in its settings does the same in its lease calls.
    */
   requeueDue(afterMs: number): Promise<number>;
 }
@@ -419,4 +420,9 @@ export interface FrontierSettings {
   maxPages: number;
   /** Per-host sections (policy/host-rules.ts): their delayMs, perHost and maxPages hold for their hosts. */
   hosts?: HostRules;
+  /**
+   * --recrawl-after: done URLs fetched longer ago than this are queued again by the lease
+   * calls of the running crawl (policy/recrawl.ts dueLookNeeded); absent: never.
+   */
+  recrawlAfterMs?: number;
 }

@@ -1,8 +1,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { EventLog } from '../bunny/crawl-log.js';
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
 import type { ModuleDataFiles } from '../bunny/module-data.js';
-import type { LogLevel } from '../bunny/options.js';
 import { refusedRecord } from '../bunny/page-processor.js';
 import {
   completionFromWire,
@@ -17,12 +17,21 @@ import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from 
 import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
-import type { Bodies, JsonObject, WireCookie, WireRejected } from '../protocol/index.js';
+import {
+  type Bodies,
+  DEFAULT_CRAWL,
+  type JsonObject,
+  type WireCookie,
+  type WireRejected,
+} from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
+import { LeaseWatch } from './lease-watch.js';
 import type { SiteBook, SiteVisit } from './site-book.js';
 
 export interface ServiceParts {
+  /** The crawl's name (--crawl), as the log names it. */
+  name: string;
   store: LocalFrontier;
   /** pages.jsonl (and whoever listens to the lines written). */
   pages: Pick<PagesLog, 'append'>;
@@ -37,7 +46,7 @@ export interface ServiceParts {
   /** What WELCOME tells bunnies to use. */
   settings: JsonObject;
   leaseMs: number;
-  log: (line: string, level?: LogLevel) => void;
+  log: EventLog;
 }
 
 /**
@@ -52,8 +61,20 @@ export class CrawlService {
   private resumed: (() => void)[] = [];
   /** Modules whose records are not written, said once each. */
   private readonly refusedModules = new Set<string>();
+  /** Says when leases go back to the queue unfinished. */
+  private readonly leases: LeaseWatch;
+  /** The crawlers that left (ids are never given twice). */
+  private readonly left = new Set<CrawlerId>();
 
-  constructor(private readonly parts: ServiceParts) {}
+  constructor(private readonly parts: ServiceParts) {
+    this.leases = new LeaseWatch(parts.store, parts.name, parts.log);
+    this.leases.start();
+  }
+
+  /** Stops the service's own timers (the crawl is closing). */
+  stop(): void {
+    this.leases.stop();
+  }
 
   /** Paused (the console): no URL is leased; bunnies finish what they hold. */
   get paused(): boolean {
@@ -99,12 +120,38 @@ export class CrawlService {
     return this.parts.store;
   }
 
-  register(name: string): Promise<CrawlerId> {
-    return this.parts.store.registerCrawler(name);
+  /** A bunny says HELLO: it gets its crawler id. `from`: where it connects from, for the log. */
+  async register(name: string, from: string): Promise<CrawlerId> {
+    const crawler = await this.parts.store.registerCrawler(name);
+    this.parts.log(`bunny ${crawler} (${name}) joined${this.onCrawl()} from ${from}`, 'info', {
+      event: 'crawler',
+      crawler,
+      name,
+      crawl: this.parts.name,
+      from,
+    });
+    // Registering gives back the leases of crawlers found gone.
+    await this.leases.look();
+    return crawler;
   }
 
-  leave(crawler: CrawlerId): Promise<void> {
-    return this.parts.store.leave(crawler);
+  /** A crawler went away (LEAVE, or its connection closed): its leases go back to the queue at once. */
+  async leave(crawler: CrawlerId): Promise<void> {
+    await this.parts.store.leave(crawler);
+    // A bunny's LEAVE is followed by its connection closing: said once.
+    if (this.left.has(crawler)) return;
+    this.left.add(crawler);
+    this.parts.log(`crawler ${crawler} left${this.onCrawl()}`, 'info', {
+      event: 'crawler-left',
+      crawler,
+      crawl: this.parts.name,
+    });
+    await this.leases.look();
+  }
+
+  /** ' crawl NAME' for a crawl other than the default one, as lines name it. */
+  private onCrawl(): string {
+    return this.parts.name === DEFAULT_CRAWL ? '' : ` crawl ${this.parts.name}`;
   }
 
   /**

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
+import type { EventLog } from '../bunny/crawl-log.js';
 import { crawlLayoutOf, type DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
 import type { ModuleDataFiles } from '../bunny/module-data.js';
-import type { LogLevel } from '../bunny/options.js';
 import { Feed } from '../console/feed.js';
 import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
@@ -50,7 +50,7 @@ export interface SharedParts {
   modules: ModuleHost;
   backoff: readonly BackoffStep[];
   leaseMs: number;
-  log: (line: string, level?: LogLevel) => void;
+  log: EventLog;
   /** Time every store call into this feed (the console's --http). */
   storeCalls?: Feed<StoreCall> | undefined;
 }
@@ -113,6 +113,7 @@ export class ServerCrawls {
     this.open.clear();
     for (const c of opened) {
       if (c.status !== 'fulfilled') continue;
+      c.value.held.service.stop();
       c.value.pages.close();
       await c.value.parts.close();
     }
@@ -125,6 +126,7 @@ export class ServerCrawls {
     const { shared } = this;
     const calls = shared.storeCalls;
     const service = new CrawlService({
+      name,
       store: calls === undefined ? parts.store : timedStore(parts.store, (call) => calls.emit(call)),
       pages: {
         append(records) {

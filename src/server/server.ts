@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
+import type { EventLog } from '../bunny/crawl-log.js';
 import type { BunnyView } from '../console/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
@@ -24,6 +25,8 @@ export interface ServerOptions {
   maxConnections: number;
   /** Called once the server stopped on QUIT. */
   onQuit?: () => void;
+  /** Hears each connection opened and closed. */
+  log?: EventLog;
 }
 
 export const DEFAULT_LIMITS: SessionLimits = {
@@ -132,7 +135,16 @@ export class CobwebServer {
     });
     this.sessions.add(session);
     this.traffic.connections++;
-    socket.on('close', () => this.sessions.delete(session));
+    const from = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    this.options.log?.(`connection from ${from}`, 'info', { event: 'connection', from, state: 'open' });
+    socket.on('close', () => {
+      this.sessions.delete(session);
+      this.options.log?.(`connection from ${from} closed`, 'info', {
+        event: 'connection',
+        from,
+        state: 'closed',
+      });
+    });
     if (this.sessions.size > this.options.maxConnections) {
       session.close(
         ErrorCode.TOO_MANY_CONNECTIONS,

@@ -334,14 +334,14 @@ export class Session {
     this.crawlName = name;
     this.crawl ??= this.ctx.crawls.get(name, true) as Promise<HeldCrawl>;
     const crawl = this.crawl;
-    this.hello = crawl.then((c) => c.service.register(body.name));
+    this.hello = crawl.then((c) => c.service.register(body.name, this.from));
     void this.hello.then(
       async (crawler) => {
         const s = (await crawl).service;
         this.counts = {
           crawler,
           name: body.name,
-          address: `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`,
+          address: this.from,
           since: Date.now(),
           leased: 0,
           completed: 0,
@@ -528,9 +528,14 @@ export class Session {
     return this.hello as Promise<CrawlerId>;
   }
 
+  /** Where the connection comes from: ADDRESS:PORT. */
+  private get from(): string {
+    return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`;
+  }
+
   private originalCrawler(): Promise<CrawlerId> {
     const who = `original@${this.socket.remoteAddress}:${this.socket.remotePort}`;
-    this.original ??= this.service().then((s) => s.register(who));
+    this.original ??= this.service().then((s) => s.register(who, this.from));
     return this.original;
   }
 

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { LogLevel } from '../bunny/options.js';
+import type { EventLog } from '../bunny/crawl-log.js';
 import type { Feed } from '../console/feed.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { ModuleHost } from '../modules/module-host.js';
@@ -29,7 +29,7 @@ export interface ServerSetup {
   leaseMs: number;
   limits: SessionLimits;
   maxConnections: number;
-  log: (line: string, level?: LogLevel) => void;
+  log: EventLog;
   onQuit?: () => void;
   /** Time every store call into this feed (the console's --http). */
   storeCalls?: Feed<StoreCall>;
@@ -75,6 +75,7 @@ export async function startServer(setup: ServerSetup): Promise<RunningServer> {
       ...(setup.tokenOnEveryPacket === undefined ? {} : { tokenOnEveryPacket: setup.tokenOnEveryPacket }),
       limits: setup.limits,
       maxConnections: setup.maxConnections,
+      log: setup.log,
       ...(setup.onQuit === undefined ? {} : { onQuit: setup.onQuit }),
     });
     return {

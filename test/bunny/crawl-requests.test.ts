@@ -1,5 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, request } from 'node:http';
+import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { type Handler, listenOnLoopback, page } from '../helpers/http.js';
+import { selfSignedCert, type TestCert } from '../helpers/tls-cert.js';
 import { readWarcDir } from '../helpers/warc.js';
 
 const h = crawlHarness('requests', { builtinModules: false, delayMs: 0, delayFactor: 0, scope: 'any' });
@@ -102,11 +103,18 @@ describe('cookies', () => {
   });
 });
 
-/** A forward proxy on a loopback address: it sends each request on and keeps its target. */
-async function forwardProxy(address: string) {
+/**
+ * A forward proxy on a loopback address: it sends each request on and keeps its target.
+ * With a certificate it is an https:// proxy: clients speak TLS to it first.
+ */
+async function forwardProxy(address: string, tls?: TestCert, login?: string) {
   const seen: { url: string; auth: string | undefined }[] = [];
-  const server = createServer((req, res) => {
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
     seen.push({ url: req.url ?? '', auth: req.headers['proxy-authorization'] });
+    if (login !== undefined && req.headers['proxy-authorization'] !== login) {
+      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test"' }).end();
+      return;
+    }
     const target = new URL(req.url ?? '');
     const { 'proxy-authorization': _, ...headers } = req.headers;
     const upstream = request(
@@ -123,7 +131,9 @@ async function forwardProxy(address: string) {
     );
     upstream.on('error', () => res.writeHead(502).end());
     req.pipe(upstream);
-  });
+  };
+  const server =
+    tls === undefined ? createServer(forward) : createSecureServer({ key: tls.key, cert: tls.cert }, forward);
   // https:// targets come as CONNECT: a tunnel to the target (site-a.test is the test's TLS site).
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     seen.push({ url: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] });
@@ -157,6 +167,31 @@ describe('--proxy', () => {
         [`${a.origin}/robots.txt`, `http://127.0.0.4:${proxy.port}`, null],
         [`${a.origin}/`, `http://127.0.0.4:${proxy.port}`, null],
       ]);
+      // The request went to the proxy in absolute form; its login is not kept in the archive.
+      expect(requests[1]?.block.toString('latin1')).toMatch(new RegExp(`^GET ${a.origin}/ HTTP/1\\.1\r\n`));
+      expect(requests.map((r) => /proxy-authorization/i.test(r.block.toString('latin1')))).toEqual([
+        false,
+        false,
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("records a proxy's 407 as a failure of the URL, not as the site's answer", async () => {
+    const login = `Basic ${Buffer.from('user:pw').toString('base64')}`;
+    const proxy = await forwardProxy('127.0.0.4', undefined, login);
+    try {
+      const a = await h.site('127.0.0.2', { '/': page('a') });
+      await h.run([`${a.origin}/`], {
+        proxy: `http://user:wrong@127.0.0.4:${proxy.port}`,
+        ignoreRobots: true,
+        retries: 0,
+      });
+      expect(proxy.seen.map((s) => s.url)).toEqual([`${a.origin}/`]);
+      expect(h.recordOf(`${a.origin}/`)).toMatchObject({ status: null, error: 'network' });
+      expect(h.recordOf(`${a.origin}/`)?.detail).toMatch(/407 Proxy Authentication Required/);
+      expect(a.log).toEqual([]);
     } finally {
       await proxy.close();
     }
@@ -187,5 +222,83 @@ describe('--proxy', () => {
       await listening.close();
       await proxy.close();
     }
+  });
+
+  describe('an https:// proxy (TLS to the proxy itself)', () => {
+    /** A TLS site for site-a.test on 127.0.0.2, trusted through a CA file of the test's. */
+    async function tlsSite() {
+      const site = createSecureServer({ key: SITE_A_KEY, cert: SITE_A_CERT }, (req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(page(req.url ?? ''));
+      });
+      return listenOnLoopback(site, '127.0.0.2');
+    }
+
+    /** A PEM file beside this test's --data folder. */
+    function pemFile(name: string, text: string): string {
+      const file = `${h.dir}-${name}.pem`;
+      writeFileSync(file, text);
+      return file;
+    }
+    afterEach(() => {
+      for (const name of ['proxy-ca', 'site-ca']) rmSync(`${h.dir}-${name}.pem`, { force: true });
+    });
+
+    it('trusts the proxy by --proxy-ca-file: http:// URLs go in absolute form, https:// ones through CONNECT, private targets are still refused', async () => {
+      const cert = selfSignedCert('127.0.0.4');
+      const proxy = await forwardProxy('127.0.0.4', cert);
+      const secure = await tlsSite();
+      try {
+        const a = await h.site('127.0.0.3', { '/': page('a', ['http://127.0.0.5:9/secret']) });
+        const tlsSeed = `https://site-a.test:${secure.port}/`;
+        const summary = await h.run([`${a.origin}/`, tlsSeed], {
+          proxy: `https://user:pw@127.0.0.4:${proxy.port}`,
+          proxyCaFile: pemFile('proxy-ca', cert.cert),
+          caFile: pemFile('site-ca', SITE_A_CERT),
+          resolve: new Map([[`site-a.test:${secure.port}`, '127.0.0.2']]),
+        });
+        expect(summary.fetchedThisRun).toBe(2);
+        expect(h.recordOf(`${a.origin}/`)?.status).toBe(200);
+        expect(h.recordOf(tlsSeed)?.status).toBe(200);
+        // Both came through the proxy, over TLS (it speaks nothing else), with its login.
+        expect(new Set(proxy.seen.map((s) => s.url))).toEqual(
+          new Set([`${a.origin}/`, `${a.origin}/robots.txt`, `CONNECT site-a.test:${secure.port}`]),
+        );
+        const login = `Basic ${Buffer.from('user:pw').toString('base64')}`;
+        expect(proxy.seen.every((s) => s.auth === login)).toBe(true);
+        expect(a.log.map((r) => r.headers['x-forwarded-by'])).toEqual(['test-proxy', 'test-proxy']);
+        // The target's address is checked here, before the proxy is asked.
+        expect(h.recordOf('http://127.0.0.5:9/secret')?.error).toBe('private-address');
+        expect(proxy.seen.some((s) => s.url.includes('127.0.0.5'))).toBe(false);
+        const requests = (await readWarcDir(join(h.dir, 'warc'))).filter((r) => r.type === 'request');
+        expect(new Set(requests.map((r) => r.field('WARC-Proxy')))).toEqual(
+          new Set([`https://127.0.0.4:${proxy.port}`]),
+        );
+        expect(requests.map((r) => r.field('WARC-IP-Address'))).toEqual(requests.map(() => null));
+        expect(requests.some((r) => /proxy-authorization/i.test(r.block.toString('latin1')))).toBe(false);
+      } finally {
+        await secure.close();
+        await proxy.close();
+      }
+    });
+
+    it("refuses a proxy whose certificate is not trusted: --ca-file is the sites', not the proxy's", async () => {
+      const cert = selfSignedCert('127.0.0.4');
+      const proxy = await forwardProxy('127.0.0.4', cert);
+      try {
+        const a = await h.site('127.0.0.3', { '/': page('a') });
+        const seed = `${a.origin}/`;
+        await h.run([seed], {
+          proxy: `https://127.0.0.4:${proxy.port}`,
+          caFile: pemFile('site-ca', cert.cert),
+          ignoreRobots: true,
+          retries: 0,
+        });
+        expect(h.recordOf(seed)?.error).toBe('tls');
+        expect(proxy.seen).toEqual([]);
+        expect(a.log).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+    });
   });
 });

@@ -1,11 +1,28 @@
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
+import { HOME_ETAG, revisitWeb } from '../helpers/revisit-web.js';
 import { readWarcDir } from '../helpers/warc.js';
 
 const h = crawlHarness('recrawl', { builtinModules: false, delayMs: 0, delayFactor: 0 });
+
+const HOUR = 3_600_000;
+
+/**
+ * Makes every fetch the store remembers `ms` older, as if that long had passed since
+ * (between runs: no crawl has the store open). A run asked to recrawl what is an hour
+ * old then finds the earlier run's pages due, and none of its own.
+ */
+function age(ms: number): void {
+  const db = new Database(join(h.dir, 'frontier.db'));
+  try {
+    db.prepare('UPDATE urls SET fetched_at = fetched_at - ? WHERE fetched_at IS NOT NULL').run(ms);
+  } finally {
+    db.close();
+  }
+}
 
 const MONDAY = 'Mon, 30 Nov 2026 10:00:00 GMT';
 const TUESDAY = 'Tue, 01 Dec 2026 10:00:00 GMT';
@@ -32,16 +49,15 @@ describe('--recrawl-after', () => {
     const seed = `${a.origin}/`;
     expect((await h.run([seed])).fetchedThisRun).toBe(2);
 
-    // Fetched less than an hour ago: nothing is due, nothing is asked.
-    const early = await h.run([seed], { recrawlAfterMs: 3_600_000 });
-    expect(early.fetchedThisRun).toBe(0);
+    // Fetched less than an hour ago: nothing is due, nothing is asked, and the run ends.
+    const early = await h.run([seed], { recrawlAfterMs: HOUR });
+    expect(early).toMatchObject({ fetchedThisRun: 0, stoppedBy: 'finished' });
 
     newsChanged = true;
     const before = a.log.length;
-    // Done more than 1 ms ago, for sure.
-    await sleep(5);
-    const again = await h.run([seed], { recrawlAfterMs: 1 });
-    expect(again.fetchedThisRun).toBe(3);
+    age(2 * HOUR);
+    const again = await h.run([seed], { recrawlAfterMs: HOUR });
+    expect(again).toMatchObject({ fetchedThisRun: 3, stoppedBy: 'finished' });
     const requests = a.log.slice(before).filter((r) => r.path !== '/robots.txt');
     expect(requests.map((r) => r.path).sort()).toEqual(['/', '/news', '/story']);
     const asked = (path: string) => requests.find((r) => r.path === path)?.headers;
@@ -71,8 +87,30 @@ describe('--recrawl-after', () => {
 
     // The 304 kept the validators: asked again, it is asked with the same ETag.
     const third = a.log.length;
-    await sleep(5);
-    await h.run([seed], { recrawlAfterMs: 1, maxPages: 4 });
+    age(2 * HOUR);
+    await h.run([seed], { recrawlAfterMs: HOUR, maxPages: 4 });
     expect(a.log.slice(third).find((r) => r.path === '/')?.headers['if-none-match']).toBe('"home-1"');
+  });
+
+  it('fetches a page again within the same run once it is due, and the run still ends by itself', async () => {
+    const web = await revisitWeb((address, table) => h.site(address, table));
+    const summary = await h.run(web.seeds, { recrawlAfterMs: 2000 });
+    expect(summary.stoppedBy).toBe('finished');
+    // Fetched, then asked for again with its ETag while /hold kept the run going: 304.
+    const asked = web.homeAsked();
+    expect(asked.length).toBeGreaterThanOrEqual(2);
+    expect(asked.map((headers) => headers['if-none-match'])).toEqual([
+      undefined,
+      ...asked.slice(1).map(() => HOME_ETAG),
+    ]);
+    const home = h.pages().filter((r) => r.url === web.seeds[0]);
+    expect(home.map((r) => [r.status, r.notModified])).toEqual([
+      [200, undefined],
+      ...home.slice(1).map(() => [304, true]),
+    ]);
+    expect(home).toHaveLength(asked.length);
+    expect(h.recordOf(web.seeds[1] as string)?.status).toBe(200);
+    expect(summary.fetchedThisRun).toBe(asked.length + 1);
+    expect(summary.queued).toBe(0);
   });
 });

@@ -883,6 +883,55 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(await owner.requeueDue(10_000)).toBe(1);
       expect((await leaseAll(f, c))[0]?.previous).toEqual({ fetchedAt: fetchedAt + 10_001, etag: '"v2"' });
     });
+
+    it('with recrawlAfterMs, a running crawl queues the URLs that come due, and is over only when none is', async () => {
+      const f = await store({ perHost: 10, recrawlAfterMs: 10_000 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 2), [], c);
+      const first = await leaseAll(f, c);
+      const validators = { etag: '"v1"' };
+      await f.complete(
+        first.map((l, i) => completion(l, { kind: 'done', ...(i === 0 ? { validators } : {}) })),
+        c,
+      );
+      const fetchedAt = clock;
+      // Nothing due yet: the crawl is over, as it was before any recrawling.
+      clock += 9_999;
+      expect(await f.lease(10, c)).toMatchObject({ leases: [], ended: 'finished' });
+      // Due now: the same lease call queues and hands them out, with what was stored.
+      clock += 1;
+      const again = await f.lease(10, c);
+      expect(again.ended).toBeNull();
+      expect(again.leases.map((l) => [l.url, l.previous]).sort()).toEqual(
+        [
+          [first[0]?.url, { fetchedAt, ...validators }],
+          [first[1]?.url, { fetchedAt }],
+        ].sort(),
+      );
+      // While one is out, the other, done, is not due again before its time.
+      await f.complete([completion(again.leases[0] as Lease)], c);
+      clock += 5_000;
+      expect(await f.lease(10, c)).toMatchObject({ leases: [], ended: null });
+      await f.complete([completion(again.leases[1] as Lease)], c);
+      expect(await f.lease(10, c)).toMatchObject({ leases: [], ended: 'finished' });
+      clock += 5_000;
+      expect((await f.lease(10, c)).leases.map((l) => l.url)).toEqual([again.leases[0]?.url]);
+    });
+
+    it('with recrawlAfterMs, a crawl at its --max-pages ends there rather than recrawl', async () => {
+      const f = await store({ perHost: 10, recrawlAfterMs: 10_000, maxPages: 2 });
+      const c = await f.registerCrawler('a');
+      await f.add(urls('a.test', 3), [], c);
+      const first = await leaseAll(f, c);
+      expect(first).toHaveLength(2);
+      await f.complete(
+        first.map((l) => completion(l)),
+        c,
+      );
+      clock += 10_000;
+      expect(await f.lease(10, c)).toMatchObject({ leases: [], ended: 'max-pages' });
+      expect(await f.stats()).toMatchObject({ done: 2, queued: 1 });
+    });
   });
 
   describe('the cookie jar', () => {

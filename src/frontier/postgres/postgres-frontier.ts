@@ -4,7 +4,7 @@ import { PendingReleases } from '../pending-releases.js';
 import { crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
-import { RECRAWL_BATCH } from '../policy/recrawl.js';
+import { DUE_LOOK_MS, dueLookNeeded, RECRAWL_BATCH } from '../policy/recrawl.js';
 import { RecentUrls } from '../recent-urls.js';
 import type {
   AddResult,
@@ -89,6 +89,8 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
   private readonly lastTouched = new Map<CrawlerId, number>();
   private closed = false;
   private lastAdopted = 0;
+  /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
+  private nextDueLook = 0;
 
   private constructor(
     private readonly db: Database,
@@ -359,6 +361,12 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     // The queries below read the hosts table: let them see what came back to the queue.
     await tx.hosts.flush();
     const { maxPages, counts } = await this.budget(tx);
+    // --recrawl-after while the crawl runs: the URLs come due go back to the queue.
+    const afterMs = this.settings.recrawlAfterMs;
+    if (dueLookNeeded(afterMs, tx.now, this.nextDueLook, maxPages, crawlCountsOf(plus(counts, tx.delta)))) {
+      this.nextDueLook = tx.now + DUE_LOOK_MS;
+      if ((await requeueDueBatch(tx, afterMs as number)) > 0) await tx.hosts.flush();
+    }
     const want = Math.min(n, pagesLeft(maxPages, crawlCountsOf(plus(counts, tx.delta))));
     const leases = want > 0 ? await claimLeases(tx, want, crawler) : [];
     await tx.hosts.flush();

@@ -23,7 +23,14 @@ import {
   readyAt,
   startDeadline,
 } from '../policy/politeness.js';
-import { previousOf, RECRAWL_BATCH, recrawlCutoff, validatorColumns } from '../policy/recrawl.js';
+import {
+  DUE_LOOK_MS,
+  dueLookNeeded,
+  previousOf,
+  RECRAWL_BATCH,
+  recrawlCutoff,
+  validatorColumns,
+} from '../policy/recrawl.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import { RecentUrls } from '../recent-urls.js';
 import type {
@@ -145,6 +152,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private drained: (() => void)[] = [];
   /** Crawl passes (--passes): only URLs shallower than this are leased; Infinity: all. */
   private passDepth = Number.POSITIVE_INFINITY;
+  /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
+  private nextDueLook = 0;
 
   /** A store with the seen set `options.seen` names (opened and reconciled first), or its own table. */
   static async open(
@@ -404,22 +413,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   async requeueDue(afterMs: number): Promise<number> {
     let queued = 0;
     for (;;) {
-      const n = await this.write((tx) => {
-        const cutoff = recrawlCutoff(tx.now, afterMs);
-        if (cutoff === null) return 0;
-        const rows = this.st.dueAgain.all(cutoff, RECRAWL_BATCH) as {
-          seq: number;
-          host: string;
-          depth: number;
-        }[];
-        for (const r of rows) {
-          this.st.requeueDone.run(r.seq);
-          tx.delta.done--;
-          tx.hosts.queue(tx.hosts.host(r.host), r.depth);
-          tx.delta.queued++;
-        }
-        return rows.length;
-      });
+      const n = await this.write((tx) => this.requeueDueBatch(afterMs, tx));
       queued += n;
       if (n < RECRAWL_BATCH) break;
     }
@@ -737,6 +731,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     for (const seq of this.st.expiredLeases.all(expiredThrough(tx.now)) as number[])
       this.reclaimLease(seq, tx);
     this.requeueDueRetries(tx);
+    this.requeueComeDue(tx);
     // The queries below read the hosts table: let them see what came back to the queue.
     tx.hosts.flush();
     const before = this.totalsWith(tx.delta);
@@ -871,6 +866,38 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       if (!crawlerGone(c, now, this.settings.leaseMs)) live.add(c.id);
     }
     return live;
+  }
+
+  /** One batch of the URLs due again (policy/recrawl.ts) back in the queue; how many. */
+  private requeueDueBatch(afterMs: number, tx: Tx): number {
+    const cutoff = recrawlCutoff(tx.now, afterMs);
+    if (cutoff === null) return 0;
+    const rows = this.st.dueAgain.all(cutoff, RECRAWL_BATCH) as {
+      seq: number;
+      host: string;
+      depth: number;
+    }[];
+    for (const r of rows) {
+      this.st.requeueDone.run(r.seq);
+      tx.delta.done--;
+      tx.hosts.queue(tx.hosts.host(r.host), r.depth);
+      tx.delta.queued++;
+    }
+    return rows.length;
+  }
+
+  /**
+   * --recrawl-after while the crawl runs: a lease call queues the URLs that came due
+   * when dueLookNeeded says to look. Not within crawl passes, whose boundaries a URL
+   * coming back at a depth already passed would move: those wait for the next run.
+   */
+  private requeueComeDue(tx: Tx): void {
+    const afterMs = this.settings.recrawlAfterMs;
+    if (afterMs === undefined || Number.isFinite(this.passDepth)) return;
+    const counts = countsOf(this.totalsWith(tx.delta));
+    if (!dueLookNeeded(afterMs, tx.now, this.nextDueLook, this.maxPages(), counts)) return;
+    this.nextDueLook = tx.now + DUE_LOOK_MS;
+    this.requeueDueBatch(afterMs, tx);
   }
 
   private requeueDueRetries(tx: Tx): void {
