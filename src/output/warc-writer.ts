@@ -58,6 +58,20 @@ export interface WarcWriterOptions {
   gzipLevel?: number;
 }
 
+/**
+ * Where a writer stands in its files, for another thread to go on from: the file it has
+ * open (a descriptor, which every thread of the process shares) and its counts.
+ */
+export interface WarcWriterState {
+  fd: number | null;
+  fileBytes: number;
+  bytesWritten: number;
+  exchangesInFile: number;
+  warcinfoId: string;
+  serial: number;
+  files: string[];
+}
+
 const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
 const DEFAULT_GZIP_LEVEL = 3;
 const WARC_FORMAT = 'WARC File Format 1.1';
@@ -78,7 +92,8 @@ export class WarcWriter {
   #serial = 0;
   #closed = false;
 
-  constructor(options: WarcWriterOptions) {
+  /** `from`: go on where another writer (on another thread) handed over, in its open file. */
+  constructor(options: WarcWriterOptions, from?: WarcWriterState) {
     const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     if (!(maxFileBytes > 0)) throw new RangeError(`maxFileBytes must be positive, got ${maxFileBytes}`);
     const gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
@@ -94,6 +109,36 @@ export class WarcWriter {
     this.#zlib = { level: gzipLevel };
     this.#warcinfoBlock = warcFieldsBlock(warcinfoFields(options));
     fs.mkdirSync(this.#dir, { recursive: true });
+    if (from !== undefined) {
+      this.#fd = from.fd;
+      this.#fileBytes = from.fileBytes;
+      this.#bytesWritten = from.bytesWritten;
+      this.#exchangesInFile = from.exchangesInFile;
+      this.#warcinfoId = from.warcinfoId;
+      this.#serial = from.serial;
+      this.#files.push(...from.files);
+    }
+  }
+
+  /**
+   * Stops writing here and says where this writer stood, its file left open, for a
+   * writer on another thread to go on from (`new WarcWriter(options, state)`). write()
+   * afterwards throws.
+   */
+  handOver(): WarcWriterState {
+    if (this.#closed) throw new Error('WarcWriter is closed');
+    this.#closed = true;
+    const state: WarcWriterState = {
+      fd: this.#fd,
+      fileBytes: this.#fileBytes,
+      bytesWritten: this.#bytesWritten,
+      exchangesInFile: this.#exchangesInFile,
+      warcinfoId: this.#warcinfoId,
+      serial: this.#serial,
+      files: [...this.#files],
+    };
+    this.#fd = null;
+    return state;
   }
 
   /** Bytes written to every file so far, warcinfo records included. */
