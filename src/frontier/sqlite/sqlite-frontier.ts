@@ -142,14 +142,20 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     options: SqliteOpenOptions = {},
   ): Promise<SqliteFrontier> {
     if (options.seen === undefined) return new SqliteFrontier(file, settings, options.now);
-    // The schema first: the gate reads the store's rows to fill the set.
-    new SqliteFrontier(file, settings, options.now, null, true).closeNow();
-    const gate = await SeenGate.acquire(file, options.seen, options.say ?? (() => {}));
+    // The schema first: the gate reads the store's rows to fill the set. Its connection
+    // stays open until the store's own is: the last connection to close a WAL file
+    // checkpoints it and syncs it to disk, work for the end of a crawl, not its start.
+    const schema = schemaConnection(file);
     try {
-      return new SqliteFrontier(file, settings, options.now, gate);
-    } catch (err) {
-      await gate.release();
-      throw err;
+      const gate = await SeenGate.acquire(file, options.seen, options.say ?? (() => {}));
+      try {
+        return new SqliteFrontier(file, settings, options.now, gate);
+      } catch (err) {
+        await gate.release();
+        throw err;
+      }
+    } finally {
+      schema.close();
     }
   }
 
@@ -159,13 +165,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     private readonly now: () => number = Date.now,
     /** The seen set beside the file, held by this process; null: the store's own table. */
     private readonly gate: SeenGate | null = null,
-    schemaOnly = false,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.db = schemaConnection(file);
     try {
-      openSchema(this.db, file);
-      if (gate === null && !schemaOnly) this.takeTableSeen();
+      if (gate === null) this.takeTableSeen();
     } catch (err) {
       this.db.close();
       throw err;
@@ -518,12 +521,6 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       .prepare(`SELECT 1 FROM urls WHERE state = ${URL_STATE.retrying} AND depth < ? LIMIT 1`)
       .get(this.passDepth);
     return retrying === undefined ? 'finished' : null;
-  }
-
-  /** Closes a handle opened only to create the schema. */
-  private closeNow(): void {
-    this.closed = true;
-    this.db.close();
   }
 
   /** The seen set's kind: the store's own table, or the strategy held beside it. */
@@ -1085,4 +1082,17 @@ function seenBlock(s: { kind: string; size: number; [k: string]: unknown }): See
     if (typeof v === 'number') block[key] = v;
   }
   return block;
+}
+
+/** A connection to the store file, its schema created or checked (openSchema). */
+function schemaConnection(file: string): Database.Database {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    openSchema(db, file);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
