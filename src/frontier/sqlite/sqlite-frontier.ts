@@ -115,7 +115,13 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
   /** The store's own table: the seen set when no gate is given. */
   private readonly seen: SqliteSeenSet;
-  private readonly recent = new RecentUrls();
+  /**
+   * URLs the store answered for lately. Pages' links come already thinned by the
+   * analyzers (each leaves out what it sent lately), so a modest cache catches what is
+   * left; 250,000 URLs a generation (the class's default) held some 60 MB of strings
+   * in a long crawl, memory that grew with the crawl up to that bound.
+   */
+  private readonly recent = new RecentUrls(RECENT_URLS_PER_GENERATION);
   private readonly waiters = new Waiters();
   /** Releases waiting for this process's next transaction. */
   private readonly releasing = new PendingReleases(() => {
@@ -1061,6 +1067,9 @@ interface QueuedRow {
  * one hand-out, so a completion of an earlier one (expired, handed on) matches nothing.
  */
 const GENERATIONS = 2 ** 20;
+
+/** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
+const RECENT_URLS_PER_GENERATION = 32_768;
 
 function leaseIdOf(seq: number, gen: number): LeaseId {
   return seq * GENERATIONS + (gen % GENERATIONS);
