@@ -1,6 +1,10 @@
 #!/usr/bin/env node
-// The installed entry point: the compiled CLI lives in dist/ (built by `npm install` via `prepare`).
-import { main } from '../dist/cli/main.js';
+// The installed entry point: the compiled CLI lives in dist/ (built by `npm install` via
+// `prepare`), bundled into dist/cli-bundle/ when the build had esbuild (it loads faster).
+import { existsSync } from 'node:fs';
+
+const bundled = new URL('../dist/cli-bundle/main.js', import.meta.url);
+const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/cli/main.js');
 
 /** Resolves once what was written to the stream so far is out of the process (a pipe may lag). */
 const drained = (stream) => new Promise((resolve) => stream.write('', resolve));
