@@ -59,11 +59,13 @@ export interface WarcWriterOptions {
 }
 
 /**
- * Where a writer stands in its files, for another thread to go on from: the file it has
- * open (a descriptor, which every thread of the process shares) and its counts.
+ * Where a writer stands in its files, for a writer on another thread to go on from: the
+ * file it was writing (the other writer opens it again: a thread must not close a
+ * descriptor another thread opened) and its counts.
  */
 export interface WarcWriterState {
-  fd: number | null;
+  /** The file being written, warcinfo record and all; null: none yet. */
+  file: string | null;
   fileBytes: number;
   bytesWritten: number;
   exchangesInFile: number;
@@ -110,7 +112,8 @@ export class WarcWriter {
     this.#warcinfoBlock = warcFieldsBlock(warcinfoFields(options));
     fs.mkdirSync(this.#dir, { recursive: true });
     if (from !== undefined) {
-      this.#fd = from.fd;
+      // r+: positioned writes go where the other writer left off; nothing is truncated.
+      this.#fd = from.file === null ? null : fs.openSync(from.file, 'r+');
       this.#fileBytes = from.fileBytes;
       this.#bytesWritten = from.bytesWritten;
       this.#exchangesInFile = from.exchangesInFile;
@@ -121,15 +124,15 @@ export class WarcWriter {
   }
 
   /**
-   * Stops writing here and says where this writer stood, its file left open, for a
-   * writer on another thread to go on from (`new WarcWriter(options, state)`). write()
-   * afterwards throws.
+   * Stops writing here and says where this writer stood, for a writer on another thread
+   * to go on from in the same file (`new WarcWriter(options, state)`). The file is closed
+   * here without a sync: the writer that finishes it syncs it. write() afterwards throws.
    */
   handOver(): WarcWriterState {
     if (this.#closed) throw new Error('WarcWriter is closed');
     this.#closed = true;
     const state: WarcWriterState = {
-      fd: this.#fd,
+      file: this.#fd === null ? null : (this.#files[this.#files.length - 1] ?? null),
       fileBytes: this.#fileBytes,
       bytesWritten: this.#bytesWritten,
       exchangesInFile: this.#exchangesInFile,
@@ -137,6 +140,7 @@ export class WarcWriter {
       serial: this.#serial,
       files: [...this.#files],
     };
+    if (this.#fd !== null) fs.closeSync(this.#fd);
     this.#fd = null;
     return state;
   }
