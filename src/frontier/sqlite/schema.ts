@@ -39,10 +39,10 @@ export function openSchema(db: Database.Database, file: string): void {
   db.pragma('synchronous = NORMAL');
   // Several processes may share the file: a writer waits for another's transaction.
   db.pragma('busy_timeout = 10000');
-  // The page cache is memory the process holds for as long as it runs, and a big store
-  // fills whatever it is given: 64 MiB made a crawl's memory grow with its size (past the
-  // cache, pages come from the OS's file cache, a copy away). Sized by measurement: see
-  // docs/architecture.md, "Memory of a crawling process".
+  // The page cache is memory the process holds for as long as it runs, and a growing
+  // store fills whatever it is given (past the cache, pages come from the OS's file
+  // cache, a copy away): 16 MiB rather than 64 keeps a crawl's memory near its 300 MB
+  // budget. See docs/architecture.md, "Memory of a crawling process".
   db.pragma(`cache_size = -${STORE_CACHE_KIB}`);
   db.pragma('temp_store = MEMORY');
   const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
