@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
  * Starts a worker thread on one of cobweb's own modules, given as a URL relative to
@@ -11,8 +11,9 @@ import { Worker } from 'node:worker_threads';
  * worker's execArgv does not reach the worker's entry module, so the worker is started
  * from a two-line bootstrap that registers tsx (a dev dependency) first.
  */
-export function startWorker(moduleUrl: URL, workerData: unknown): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(moduleUrl, { workerData });
+export function startWorker(moduleUrl: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
+  const limits = resourceLimits === undefined ? {} : { resourceLimits };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(moduleUrl, { workerData, ...limits });
   const source = new URL(moduleUrl.href.replace(/\.js$/, '.ts'));
   const tsxApi = pathToFileURL(
     createRequire(import.meta.url)
@@ -22,7 +23,7 @@ export function startWorker(moduleUrl: URL, workerData: unknown): Worker {
   const bootstrap = `import(${JSON.stringify(tsxApi.href)})
     .then((tsx) => { tsx.register(); return import(${JSON.stringify(source.href)}); })
     .catch((err) => { console.error(err); process.exit(1); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
+  return new Worker(bootstrap, { eval: true, workerData, ...limits });
 }
 
 /** Where one buffer sits inside a packed batch. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import type { parse as ParseYaml } from 'yaml';
 import { CrawlOptionError } from './errors.js';
 import { OptionValueError, readFileValue } from './option-kinds.js';
 import type { OptionSpec } from './option-table.js';
@@ -34,6 +35,12 @@ export function readConfigFile(file: string): ConfigFile {
     );
   }
   return { file, options: configOptions(file, data ?? {}) };
+}
+
+/** YAML's parser, loaded only for a YAML config file: a crawl without one does not pay for it. */
+function parseYaml(text: string): unknown {
+  const yaml = createRequire(import.meta.url)('yaml') as { parse: typeof ParseYaml };
+  return yaml.parse(text);
 }
 
 /** The options of a parsed config file, each read by its kind. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import pino, { type Logger } from 'pino';
+import type { Logger, default as Pino } from 'pino';
 import type { FetchReport } from '../frontier/types.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { LogLevel, Settings } from './options.js';
@@ -37,6 +38,8 @@ export class CrawlLog {
     if (o.logFile === undefined) this.file = null;
     else {
       mkdirSync(dirname(o.logFile), { recursive: true });
+      // pino loads only for a crawl that keeps a log file: most do not, and it costs start-up.
+      const pino = createRequire(import.meta.url)('pino') as typeof Pino;
       // Synchronous: a line is in the file when the event is over, a kill -9 loses none.
       const out = pino.destination({ dest: o.logFile, sync: true, append: true });
       this.file = pino({ level: o.logLevel, base: null, timestamp: pino.stdTimeFunctions.isoTime }, out);

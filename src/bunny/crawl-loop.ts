@@ -37,6 +37,16 @@ export type StopReason = CrawlEnd | 'signal';
 /** How many finished fetches per --concurrency slot may wait for their outputs to be written. */
 const MAX_SETTLING_PER_SLOT = 4;
 
+/**
+ * Bytes of fetched exchanges per --concurrency slot the loop may hold before leasing
+ * pauses: pages fetched and not yet written (being parsed, waiting for their batch, on
+ * their way to the WARC file). The page count above bounds them on pages of usual
+ * sizes (about 8 MB of the benchmark's realistic pages at the default 64 slots); this
+ * bounds them on big ones, so what a crawl holds follows --concurrency, never the pages
+ * it happens to meet (32 MiB at 64 slots).
+ */
+export const MAX_HELD_BYTES_PER_SLOT = 512 * 1024;
+
 /** A batch is written when it has this many pages, or FLUSH_WAIT_MS after its first. */
 const FLUSH_BATCH = 64;
 const FLUSH_WAIT_MS = 5;
@@ -60,10 +70,14 @@ export class CrawlLoop {
   fetching = 0;
   /** Fetched, their outputs being written, not yet completed in the store. */
   settling = 0;
+  /** Bytes of the exchanges of those: what leasing more would add to is bounded. */
+  heldBytes = 0;
   fetched = 0;
   errors = 0;
   readonly outcomes: Record<string, number> = {};
   private pending: Visit[] = [];
+  /** Each settling visit's bytes, counted when its fetch ended (they move on from there). */
+  private readonly bytesOf = new Map<Visit, number>();
   private releases: Release[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -118,10 +132,13 @@ export class CrawlLoop {
         const stopping = signal?.aborted === true;
         if (stopping && this.fetching === 0 && this.settling === 0) return 'signal';
         // Writing may fall behind fetching for a while, but not without bound.
-        const room = Math.min(
-          concurrency - this.fetching,
-          MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
-        );
+        const room =
+          this.heldBytes >= MAX_HELD_BYTES_PER_SLOT * concurrency
+            ? 0
+            : Math.min(
+                concurrency - this.fetching,
+                MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
+              );
         let wakeAt: number | null = null;
         if (!stopping && !this.paused && room > 0) {
           const idle = this.fetching === 0 && this.settling === 0;
@@ -187,6 +204,10 @@ export class CrawlLoop {
     this.count(done.page.record);
     this.fetching--;
     this.settling++;
+    let bytes = 0;
+    for (const x of done.warc) bytes += x.buffer.byteLength;
+    this.heldBytes += bytes;
+    this.bytesOf.set(done, bytes);
     // The exchange is over: the host's next request need not wait for our writing.
     this.releases.push({ leaseId: lease.id, report: done.page.report });
     this.pending.push(done);
@@ -301,6 +322,10 @@ export class CrawlLoop {
       this.fatal = err;
     }
     this.settling -= batch.length;
+    for (const f of batch) {
+      this.heldBytes -= this.bytesOf.get(f) ?? 0;
+      this.bytesOf.delete(f);
+    }
     this.notify();
   }
 

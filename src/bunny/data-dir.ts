@@ -141,6 +141,8 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
     const db = new Database(layout.lock, { timeout: 0 });
     try {
       db.pragma('locking_mode = EXCLUSIVE');
+      // The file holds no data, only the lock: no journal to write and sync to disk.
+      db.pragma('journal_mode = MEMORY');
       db.exec('BEGIN EXCLUSIVE');
     } catch (err) {
       db.close();

@@ -16,6 +16,8 @@ export interface ParsePoolOptions {
   threads: number;
   rules: LinkRules;
   followNofollow: boolean;
+  /** HTML bytes parsed on the crawl's thread before the workers start; default PARSE_INLINE_BYTES. */
+  startAfterBytes?: number;
 }
 
 /**
@@ -25,6 +27,22 @@ export interface ParsePoolOptions {
  * this size the worker saves nothing and the round trip only adds latency.
  */
 const INLINE_PARSE_BYTES = 8192;
+
+/**
+ * HTML bytes the crawl's thread parses itself before the parse workers start. A worker
+ * costs tens of milliseconds of CPU to boot (its thread, htmlparser2, the link rules),
+ * about what parsing half a megabyte of pages here costs (some 20 pages of 25 KB): a
+ * short crawl never starts one.
+ */
+export const PARSE_INLINE_BYTES = 512 * 1024;
+
+/**
+ * A parse worker's young generation, in MiB (V8 makes it three semi-spaces: 8 MiB
+ * each). Left to itself V8 grew it to 16 MiB semi-spaces, 32 MiB held per worker for
+ * nothing: a page's garbage dies young either way, and parsing the benchmark's realistic
+ * pages took the same CPU within the noise (4 MiB semi-spaces: about 4% more).
+ */
+const PARSE_YOUNG_GENERATION_MB = 24;
 
 interface Waiting {
   packed: PackedExchange;
@@ -41,16 +59,18 @@ interface ParseThread {
 /**
  * The crawl's parse workers. Each page goes to the worker with the fewest pages on hand,
  * its bytes moved there and back (never copied); the crawl's thread is left the network,
- * the store and the writing. The workers start with the first page, not with the crawl:
- * until one is ready, pages are parsed on the crawl's thread, so a short crawl never
- * waits for a thread to boot. A worker that dies fails the pages it held (their URLs are
- * recorded as failed, 'internal'), and another takes its place.
+ * the store and the writing. The workers start once the crawl's thread has parsed
+ * `startAfterBytes` of HTML itself, and until one is ready pages go on being parsed
+ * there: a short crawl never starts a thread nor waits for one to boot. A worker that
+ * dies fails the pages it held (their URLs are recorded as failed, 'internal'), and
+ * another takes its place.
  */
 export class ParsePool {
   private readonly threads: ParseThread[] = [];
   private inline: PageAnalyzer | null = null;
   private nextId = 1;
   private closed = false;
+  private parsedHere = 0;
 
   constructor(private readonly options: ParsePoolOptions) {}
 
@@ -84,6 +104,7 @@ export class ParsePool {
   private pick(): ParseThread | null {
     const { threads, rules } = this.options;
     if (threads <= 0 || rules.spec === undefined || this.closed) return null;
+    if (this.parsedHere < (this.options.startAfterBytes ?? PARSE_INLINE_BYTES)) return null;
     while (this.threads.length < threads) this.spawn(rules.spec);
     let best: ParseThread | null = null;
     for (const t of this.threads) {
@@ -95,12 +116,15 @@ export class ParsePool {
   private analyzeHere(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): PageAnalysis {
     this.inline ??= new PageAnalyzer(this.options.rules, this.options.followNofollow);
     const body = new Uint8Array(packed.buffer, packed.body.offset, packed.body.length);
+    this.parsedHere += body.length;
     return this.inline.analyze({ ...input, body });
   }
 
   private spawn(rules: LinkRulesSpec): void {
     const setup: ParseSetup = { rules, followNofollow: this.options.followNofollow };
-    const worker = startWorker(new URL('./parse-worker.js', import.meta.url), setup);
+    const worker = startWorker(new URL('./parse-worker.js', import.meta.url), setup, {
+      maxYoungGenerationSizeMb: PARSE_YOUNG_GENERATION_MB,
+    });
     const thread: ParseThread = { worker, ready: false, waiting: new Map() };
     this.threads.push(thread);
     worker.on('message', (reply: ParseReply) => {

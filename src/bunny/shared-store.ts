@@ -1,4 +1,4 @@
-import { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
+import type { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
 import type { FrontierSettings } from '../frontier/types.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
 import { CrawlOptionError } from './errors.js';
@@ -46,6 +46,8 @@ export async function openSharedStore(
   seeds: readonly string[],
   join: boolean,
 ): Promise<PostgresFrontier> {
+  // The PostgreSQL store's code (and node-postgres) loads only for a crawl that uses it.
+  const { PostgresFrontier } = await import('../frontier/postgres/postgres-frontier.js');
   return PostgresFrontier.open(o.store as string, frontierSettingsOf(o), {
     crawl: o.crawl,
     join,

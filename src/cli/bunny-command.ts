@@ -22,7 +22,7 @@ import { EXIT, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { BUNNY_JSON_HELP, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, longFlagOf } from './rule-options.js';
-import { parseHostPort, QUEUE_OPTIONS } from './server-command.js';
+import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [

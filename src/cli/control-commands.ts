@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import type { OriginalPacket, TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
-import { parseCrawlName, parseHostPort } from './server-command.js';
+import { parseCrawlName, parseHostPort } from './server-flags.js';
 
 const ANSWER_TIMEOUT_MS = 60_000;
 

@@ -2,13 +2,51 @@ import { Command, CommanderError } from 'commander';
 import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
 import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
-import { bunnyCommand } from './bunny-command.js';
-import { configCommand } from './config-command.js';
-import { controlCommands } from './control-commands.js';
-import { crawlCommand } from './crawl-command.js';
 import { EXIT } from './exit-codes.js';
-import { reportCommand } from './report-command.js';
-import { serverCommand } from './server-command.js';
+
+type Outcome = { code: number };
+type MakeCommands = (outcome: Outcome) => Command[];
+
+/**
+ * Each command's code, loaded only when the command line names it: a one-page crawl
+ * does not pay for loading the server, the bunny or the control commands (or what they
+ * import). Help, a typo or no command at all loads them all.
+ */
+const COMMANDS: Record<string, () => Promise<MakeCommands>> = {
+  crawl: async () => {
+    const { crawlCommand } = await import('./crawl-command.js');
+    return (o) => [crawlCommand(o)];
+  },
+  server: async () => {
+    const { serverCommand } = await import('./server-command.js');
+    return (o) => [serverCommand(o)];
+  },
+  bunny: async () => {
+    const { bunnyCommand } = await import('./bunny-command.js');
+    return (o) => [bunnyCommand(o)];
+  },
+  report: async () => {
+    const { reportCommand } = await import('./report-command.js');
+    return (o) => [reportCommand(o)];
+  },
+  config: async () => {
+    const { configCommand } = await import('./config-command.js');
+    return (o) => [configCommand(o)];
+  },
+};
+const CONTROL_COMMANDS = ['show', 'quit', 'modstat', 'log', 'read', 'loadmod'];
+const loadControlCommands = async (): Promise<MakeCommands> =>
+  (await import('./control-commands.js')).controlCommands;
+for (const name of CONTROL_COMMANDS) COMMANDS[name] = loadControlCommands;
+
+/** The commands to build for this command line: the one it names, or all of them (in help's order). */
+async function commandsFor(argv: readonly string[]): Promise<MakeCommands[]> {
+  const named = argv[2];
+  const one = named === undefined || !Object.hasOwn(COMMANDS, named) ? undefined : COMMANDS[named];
+  if (one !== undefined) return [await one()];
+  const loaders = [...new Set(Object.values(COMMANDS))];
+  return Promise.all(loaders.map((load) => load()));
+}
 
 // commander's own errors (and its "Did you mean" hint) on one line, without a help dump.
 const oneLineErrors = {
@@ -24,13 +62,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     .version(VERSION)
     .showSuggestionAfterError()
     .exitOverride()
-    .configureOutput(oneLineErrors)
-    .addCommand(crawlCommand(outcome))
-    .addCommand(serverCommand(outcome))
-    .addCommand(bunnyCommand(outcome))
-    .addCommand(reportCommand(outcome))
-    .addCommand(configCommand(outcome));
-  for (const command of controlCommands(outcome)) program.addCommand(command);
+    .configureOutput(oneLineErrors);
+  for (const make of await commandsFor(argv))
+    for (const command of make(outcome)) program.addCommand(command);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(oneLineErrors);
   try {
     await program.parseAsync(argv);

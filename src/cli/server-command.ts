@@ -8,7 +8,13 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import { crawlName, parseHostPort as parseListen } from '../bunny/option-kinds.js';
-import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
+import {
+  type CrawlOptions,
+  checkCrawlOptions,
+  DEFAULTS,
+  type LogLevel,
+  withDefaults,
+} from '../bunny/options.js';
 import { revisitStore } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
@@ -31,63 +37,9 @@ import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { storeSummary, summaryJson } from './progress.js';
 import { QUIET_HELP, SERVER_JSON_HELP } from './quiet.js';
 import { addRuleOptions } from './rule-options.js';
-
-/** The crawl options that belong to the queue (the server's), not to fetching (each bunny's). */
-export const QUEUE_OPTIONS = [
-  'data',
-  'store',
-  'crawl',
-  'fresh',
-  'retryFailed',
-  'maxPages',
-  'maxDepth',
-  'scope',
-  'include',
-  'exclude',
-  'perHost',
-  'delayMs',
-  'delayFactor',
-  'maxDelayMs',
-  'politenessKey',
-  'retries',
-  'retryDelayMs',
-  'hostBackoffMs',
-  'retireAfter',
-  'maxPagesPerHost',
-  'maxPathSegments',
-  'maxSegmentRepeats',
-  'maxQueryParams',
-  'ignoreRobots',
-  'sitemaps',
-  'skipExtensions',
-  'followNofollow',
-  'maxRedirects',
-  'moduleTimeoutMs',
-  'builtinModules',
-  'seen',
-  'seenCapacity',
-  'seenFpRate',
-  'recrawlAfterMs',
-  'http',
-] as const;
+import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
 
 const SERVER_DEFAULTS = { data: './cobweb-server' };
-
-/** --crawl NAME of the control commands, read as the crawl options' --crawl is. */
-export function parseCrawlName(text: string): string {
-  if (!crawlName.check(text))
-    throw new InvalidArgumentError(`expected ${crawlName.expected}, got "${text}".`);
-  return text;
-}
-
-/** --listen HOST:PORT; an IPv6 host in brackets. */
-export function parseHostPort(text: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text.trim());
-  if (m === null || Number(m[2]) > 65535) {
-    throw new InvalidArgumentError(`expected HOST:PORT, like 127.0.0.1:7070, got "${text}".`);
-  }
-  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
-}
 
 function atLeastOne(text: string): number {
   const n = Number(text);

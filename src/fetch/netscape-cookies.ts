@@ -1,4 +1,5 @@
-import { Cookie } from 'tough-cookie';
+import type { Cookie } from 'tough-cookie';
+import { toughCookie } from './tough-cookie.js';
 
 /**
  * A Netscape cookies.txt, as curl (-c) and wget (--save-cookies) write it: one cookie a
@@ -24,7 +25,7 @@ export function parseNetscapeCookies(text: string): { cookies: Cookie[]; bad: nu
       return;
     }
     cookies.push(
-      new Cookie({
+      new (toughCookie().Cookie)({
         key: name,
         value: f.slice(6).join('\t'),
         domain: domain.replace(/^\./, '').toLowerCase(),

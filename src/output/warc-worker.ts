@@ -1,25 +1,33 @@
 /**
  * The WARC writer's thread. Compressing, digesting and writing records costs about
  * 100 µs per page, as much as fetching and parsing it; done here it runs on another
- * core while the crawl loop goes on. Messages come from WarcThread (warc-thread.ts).
+ * core while the crawl loop goes on. It takes over from the writer on the crawl's
+ * thread, in the file that one has open ('adopt'). Messages come from WarcThread
+ * (warc-thread.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type PackedExchange, warcExchangeOf } from './packed-exchange.js';
-import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
+import { WarcWriter, type WarcWriterOptions, type WarcWriterState } from './warc-writer.js';
 
 export type WarcRequest =
+  | { id: number; kind: 'adopt'; state: WarcWriterState }
   | { id: number; kind: 'write'; exchanges: PackedExchange[] }
   | { id: number; kind: 'close' };
-export type WarcReply = { id: number; files: string[]; bytes: number; error?: string };
+export type WarcReply =
+  | { kind: 'ready' }
+  | { kind: 'done'; id: number; files: string[]; bytes: number; error?: string };
 
 const port = parentPort;
 if (port === null) throw new Error('warc-worker.js runs as a worker thread');
-const writer = new WarcWriter(workerData as WarcWriterOptions);
+const options = workerData as WarcWriterOptions;
+let writer: WarcWriter | null = null;
 
 port.on('message', (msg: WarcRequest) => {
   let error: string | undefined;
   try {
-    if (msg.kind === 'write') {
+    if (msg.kind === 'adopt') writer = new WarcWriter(options, msg.state);
+    else if (writer === null) throw new Error('no writer handed over yet');
+    else if (msg.kind === 'write') {
       for (const x of msg.exchanges) writer.write(warcExchangeOf(x));
     } else {
       writer.close();
@@ -27,7 +35,13 @@ port.on('message', (msg: WarcRequest) => {
   } catch (err) {
     error = err instanceof Error ? err.message : String(err);
   }
-  const reply: WarcReply = { id: msg.id, files: [...writer.files], bytes: writer.bytesWritten };
+  const reply: WarcReply = {
+    kind: 'done',
+    id: msg.id,
+    files: [...(writer?.files ?? [])],
+    bytes: writer?.bytesWritten ?? 0,
+  };
   if (error !== undefined) reply.error = error;
   port.postMessage(reply);
 });
+port.postMessage({ kind: 'ready' } satisfies WarcReply);

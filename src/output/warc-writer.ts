@@ -58,6 +58,22 @@ export interface WarcWriterOptions {
   gzipLevel?: number;
 }
 
+/**
+ * Where a writer stands in its files, for a writer on another thread to go on from: the
+ * file it was writing (the other writer opens it again: a thread must not close a
+ * descriptor another thread opened) and its counts.
+ */
+export interface WarcWriterState {
+  /** The file being written, warcinfo record and all; null: none yet. */
+  file: string | null;
+  fileBytes: number;
+  bytesWritten: number;
+  exchangesInFile: number;
+  warcinfoId: string;
+  serial: number;
+  files: string[];
+}
+
 const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
 const DEFAULT_GZIP_LEVEL = 3;
 const WARC_FORMAT = 'WARC File Format 1.1';
@@ -78,7 +94,8 @@ export class WarcWriter {
   #serial = 0;
   #closed = false;
 
-  constructor(options: WarcWriterOptions) {
+  /** `from`: go on where another writer (on another thread) handed over, in its open file. */
+  constructor(options: WarcWriterOptions, from?: WarcWriterState) {
     const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     if (!(maxFileBytes > 0)) throw new RangeError(`maxFileBytes must be positive, got ${maxFileBytes}`);
     const gzipLevel = options.gzipLevel ?? DEFAULT_GZIP_LEVEL;
@@ -94,6 +111,38 @@ export class WarcWriter {
     this.#zlib = { level: gzipLevel };
     this.#warcinfoBlock = warcFieldsBlock(warcinfoFields(options));
     fs.mkdirSync(this.#dir, { recursive: true });
+    if (from !== undefined) {
+      // r+: positioned writes go where the other writer left off; nothing is truncated.
+      this.#fd = from.file === null ? null : fs.openSync(from.file, 'r+');
+      this.#fileBytes = from.fileBytes;
+      this.#bytesWritten = from.bytesWritten;
+      this.#exchangesInFile = from.exchangesInFile;
+      this.#warcinfoId = from.warcinfoId;
+      this.#serial = from.serial;
+      this.#files.push(...from.files);
+    }
+  }
+
+  /**
+   * Stops writing here and says where this writer stood, for a writer on another thread
+   * to go on from in the same file (`new WarcWriter(options, state)`). The file is closed
+   * here without a sync: the writer that finishes it syncs it. write() afterwards throws.
+   */
+  handOver(): WarcWriterState {
+    if (this.#closed) throw new Error('WarcWriter is closed');
+    this.#closed = true;
+    const state: WarcWriterState = {
+      file: this.#fd === null ? null : (this.#files[this.#files.length - 1] ?? null),
+      fileBytes: this.#fileBytes,
+      bytesWritten: this.#bytesWritten,
+      exchangesInFile: this.#exchangesInFile,
+      warcinfoId: this.#warcinfoId,
+      serial: this.#serial,
+      files: [...this.#files],
+    };
+    if (this.#fd !== null) fs.closeSync(this.#fd);
+    this.#fd = null;
+    return state;
   }
 
   /** Bytes written to every file so far, warcinfo records included. */

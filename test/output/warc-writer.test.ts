@@ -284,6 +284,36 @@ describe('WarcWriter', () => {
     ]);
   });
 
+  it('hands over to a writer that goes on in the same file, which the first no longer holds', async () => {
+    const first = new WarcWriter({ dir, software: SOFTWARE });
+    first.write(exchange('https://example.com/1', Buffer.from('one')));
+    first.write(exchange('https://example.com/2', Buffer.from('two')));
+    const state = first.handOver();
+    // A path, not a descriptor: a worker thread must not close what another thread opened.
+    expect(state.file).toBe(first.files[0]);
+    expect(() => first.write(exchange('https://example.com/x', Buffer.from('x')))).toThrow(/closed/);
+    const second = new WarcWriter({ dir, software: SOFTWARE }, state);
+    second.write(exchange('https://example.com/3', Buffer.from('three')));
+    second.close();
+
+    expect(second.files).toEqual(first.files);
+    expect(fs.readdirSync(dir)).toHaveLength(1);
+    expect(second.bytesWritten).toBe(fs.statSync(second.files[0] ?? '').size);
+    const records = await readWarc(second.files[0] ?? '');
+    expect(records.map((r) => r.field('WARC-Target-URI'))).toEqual([
+      null,
+      'https://example.com/1',
+      'https://example.com/1',
+      'https://example.com/2',
+      'https://example.com/2',
+      'https://example.com/3',
+      'https://example.com/3',
+    ]);
+    // The records after the hand-over name the file's one warcinfo record.
+    const warcinfo = records[0]?.field('WARC-Record-ID');
+    expect(records.slice(1).every((r) => r.field('WARC-Warcinfo-ID') === warcinfo)).toBe(true);
+  });
+
   it('creates no file when nothing is written, and refuses writes after close', () => {
     const writer = new WarcWriter({ dir: path.join(dir, 'nested', 'warc'), software: SOFTWARE });
     writer.close();

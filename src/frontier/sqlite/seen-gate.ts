@@ -347,6 +347,8 @@ function lockSeenDir(dir: string, file: string): () => void {
   const db = new Database(join(dir, 'seen.lock'), { timeout: 0 });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
+    // The file holds no data, only the lock: no journal to write and sync to disk.
+    db.pragma('journal_mode = MEMORY');
     db.exec('BEGIN EXCLUSIVE');
   } catch (err) {
     db.close();

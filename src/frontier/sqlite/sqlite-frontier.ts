@@ -135,7 +135,13 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private readonly hostSt: ReturnType<typeof prepareHostStatements>;
   /** The store's own table: the seen set when no gate is given. */
   private readonly seen: SqliteSeenSet;
-  private readonly recent = new RecentUrls();
+  /**
+   * URLs the store answered for lately. Pages' links come already thinned by the
+   * analyzers (each leaves out what it sent lately), so a modest cache catches what is
+   * left; 250,000 URLs a generation (the class's default) held some 60 MB of strings
+   * in a long crawl, memory that grew with the crawl up to that bound.
+   */
+  private readonly recent = new RecentUrls(RECENT_URLS_PER_GENERATION);
   private readonly waiters = new Waiters();
   /** Releases waiting for this process's next transaction. */
   private readonly releasing = new PendingReleases(() => {
@@ -162,14 +168,20 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     options: SqliteOpenOptions = {},
   ): Promise<SqliteFrontier> {
     if (options.seen === undefined) return new SqliteFrontier(file, settings, options.now);
-    // The schema first: the gate reads the store's rows to fill the set.
-    new SqliteFrontier(file, settings, options.now, null, true).closeNow();
-    const gate = await SeenGate.acquire(file, options.seen, options.say ?? (() => {}));
+    // The schema first: the gate reads the store's rows to fill the set. Its connection
+    // stays open until the store's own is: the last connection to close a WAL file
+    // checkpoints it and syncs it to disk, work for the end of a crawl, not its start.
+    const schema = schemaConnection(file);
     try {
-      return new SqliteFrontier(file, settings, options.now, gate);
-    } catch (err) {
-      await gate.release();
-      throw err;
+      const gate = await SeenGate.acquire(file, options.seen, options.say ?? (() => {}));
+      try {
+        return new SqliteFrontier(file, settings, options.now, gate);
+      } catch (err) {
+        await gate.release();
+        throw err;
+      }
+    } finally {
+      schema.close();
     }
   }
 
@@ -179,13 +191,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     private readonly now: () => number = Date.now,
     /** The seen set beside the file, held by this process; null: the store's own table. */
     private readonly gate: SeenGate | null = null,
-    schemaOnly = false,
   ) {
-    mkdirSync(dirname(file), { recursive: true });
-    this.db = new Database(file);
+    this.db = schemaConnection(file);
     try {
-      openSchema(this.db, file);
-      if (gate === null && !schemaOnly) this.takeTableSeen();
+      if (gate === null) this.takeTableSeen();
     } catch (err) {
       this.db.close();
       throw err;
@@ -523,12 +532,6 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       .prepare(`SELECT 1 FROM urls WHERE state = ${URL_STATE.retrying} AND depth < ? LIMIT 1`)
       .get(this.passDepth);
     return retrying === undefined ? 'finished' : null;
-  }
-
-  /** Closes a handle opened only to create the schema. */
-  private closeNow(): void {
-    this.closed = true;
-    this.db.close();
   }
 
   /** The seen set's kind: the store's own table, or the strategy held beside it. */
@@ -1155,6 +1158,9 @@ interface QueuedRow {
  */
 const GENERATIONS = 2 ** 20;
 
+/** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
+const RECENT_URLS_PER_GENERATION = 32_768;
+
 function leaseIdOf(seq: number, gen: number): LeaseId {
   return seq * GENERATIONS + (gen % GENERATIONS);
 }
@@ -1175,4 +1181,17 @@ function seenBlock(s: { kind: string; size: number; [k: string]: unknown }): See
     if (typeof v === 'number') block[key] = v;
   }
   return block;
+}
+
+/** A connection to the store file, its schema created or checked (openSchema). */
+function schemaConnection(file: string): Database.Database {
+  mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  try {
+    openSchema(db, file);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
 }
