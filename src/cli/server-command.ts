@@ -7,12 +7,11 @@ import { count } from '../bunny/english.js';
 import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
-import { crawlName, parseHostPort as parseListen } from '../bunny/option-kinds.js';
+import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
 import {
   type CrawlOptions,
   checkCrawlOptions,
   DEFAULTS,
-  type LogLevel,
   withDefaults,
 } from '../bunny/options.js';
 import { revisitStore } from '../bunny/revisit.js';
