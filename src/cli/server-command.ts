@@ -8,12 +8,7 @@ import { CrawlOptionError } from '../bunny/errors.js';
 import { linkSettingsOf } from '../bunny/marker.js';
 import { openDataDir } from '../bunny/open-data-dir.js';
 import { parseHostPort as parseListen } from '../bunny/option-kinds.js';
-import {
-  type CrawlOptions,
-  checkCrawlOptions,
-  DEFAULTS,
-  withDefaults,
-} from '../bunny/options.js';
+import { type CrawlOptions, checkCrawlOptions, DEFAULTS, withDefaults } from '../bunny/options.js';
 import { revisitStore } from '../bunny/revisit.js';
 import { RunCounter } from '../bunny/run-counts.js';
 import { FOLDER_HINTS, sharedHints } from '../bunny/seed-lines.js';
