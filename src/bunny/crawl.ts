@@ -36,6 +36,7 @@ import {
   withDefaults,
 } from './options.js';
 import { runPasses } from './passes.js';
+import { progressOf } from './progress-of.js';
 import { requestSetupOf } from './request-setup.js';
 import { revisitStore } from './revisit.js';
 import { RunCounter } from './run-counts.js';
@@ -192,22 +193,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       else log(`console on ${url} (its actions need the token in ${layout.token})`, 'info');
     }
 
-    const progress = async (): Promise<CrawlProgress> => {
-      const s = await frontier.stats();
-      const elapsedMs = Date.now() - started;
-      return {
-        done: s.done,
-        failed: s.failed,
-        queued: s.queued + s.retrying,
-        inFlight: s.leased,
-        rejected: s.rejected,
-        fetchedThisRun: counts.fetched,
-        errorsThisRun: counts.errors,
-        elapsedMs,
-        pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
-        ...(s.seen === undefined ? {} : { seen: s.seen }),
-      };
-    };
+    const progress = async (): Promise<CrawlProgress> => progressOf(await frontier.stats(), counts, started);
     const onProgress = o.onProgress;
     if (onProgress !== undefined) {
       const tick = () => void progress().then((p) => callSafely('onProgress', () => onProgress(p), log));

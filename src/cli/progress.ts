@@ -1,5 +1,6 @@
 import { agree, count } from '../bunny/english.js';
 import type { CrawlProgress, CrawlSummary } from '../bunny/options.js';
+import { progressOf } from '../bunny/progress-of.js';
 import type { RunCounter, RunCounts } from '../bunny/run-counts.js';
 import type { Frontier } from '../frontier/types.js';
 import { describeSeen } from '../seen/describe.js';
@@ -88,21 +89,7 @@ export async function storeSummary(
   counts: RunCounter,
   started: number,
 ): Promise<CrawlProgress & { thisRun: RunCounts }> {
-  const s = await store.stats();
-  const elapsedMs = Date.now() - started;
-  return {
-    done: s.done,
-    failed: s.failed,
-    queued: s.queued + s.retrying,
-    inFlight: s.leased,
-    rejected: s.rejected,
-    fetchedThisRun: counts.fetched,
-    errorsThisRun: counts.errors,
-    elapsedMs,
-    pagesPerSec: elapsedMs > 0 ? (counts.fetched * 1000) / elapsedMs : 0,
-    ...(s.seen === undefined ? {} : { seen: s.seen }),
-    thisRun: counts.snapshot(),
-  };
+  return { ...progressOf(await store.stats(), counts, started), thisRun: counts.snapshot() };
 }
 
 export function summaryText(s: CrawlSummary): string {
