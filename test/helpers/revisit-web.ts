@@ -1,4 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { expect } from 'vitest';
+import type { PageRecord } from '../../src/output/pages-log.js';
 import type { Handler, TestServer } from './http.js';
 import { page } from './http.js';
 
@@ -57,4 +59,32 @@ export async function revisitWeb(
     seeds: [`${home.origin}/`, `${hold.origin}/hold`],
     homeAsked: () => home.log.filter((r) => r.path === '/').map((r) => r.headers),
   };
+}
+
+/**
+ * What a run that recrawled while it ran must show, whatever the store: the home page
+ * fetched, then asked for again with its ETag (answered 304, recorded as not modified)
+ * while /hold kept the run going, and every line written; the run ended by itself.
+ */
+export function expectRevisitedInRun(
+  web: RevisitWeb,
+  summary: { stoppedBy: string; fetchedThisRun: number; queued: number },
+  pages: readonly PageRecord[],
+): void {
+  expect(summary.stoppedBy).toBe('finished');
+  const asked = web.homeAsked();
+  expect(asked.length).toBeGreaterThanOrEqual(2);
+  expect(asked.map((headers) => headers['if-none-match'])).toEqual([
+    undefined,
+    ...asked.slice(1).map(() => HOME_ETAG),
+  ]);
+  const home = pages.filter((r) => r.url === web.seeds[0]);
+  expect(home.map((r) => [r.status, r.notModified])).toEqual([
+    [200, undefined],
+    ...home.slice(1).map(() => [304, true]),
+  ]);
+  expect(home).toHaveLength(asked.length);
+  expect(pages.find((r) => r.url === web.seeds[1])?.status).toBe(200);
+  expect(summary.fetchedThisRun).toBe(asked.length + 1);
+  expect(summary.queued).toBe(0);
 }
