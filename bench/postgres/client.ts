@@ -16,6 +16,8 @@ export interface ClientResult {
   firstError: string | null;
   /** Every lease call's time in ms. */
   leaseMs: number[];
+  /** CPU time this process used (user + system) in the measured time, in ms. */
+  cpuMs: number;
 }
 
 const [repo, spec, index, tag, batchArg, filledArg] = process.argv.slice(2);
@@ -66,7 +68,8 @@ const [startAt, endAt] = await new Promise<number[]>((resolve) => {
   });
 });
 await new Promise((r) => setTimeout(r, Math.max(0, (startAt as number) - Date.now())));
-const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [] };
+const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [], cpuMs: 0 };
+const cpuAtStart = process.cpuUsage();
 const failed = (err: unknown) => {
   result.errors++;
   result.firstError ??= err instanceof Error ? err.message : String(err);
@@ -95,6 +98,8 @@ while (Date.now() < (endAt as number)) {
     .catch(failed);
 }
 await completing;
+const cpu = process.cpuUsage(cpuAtStart);
+result.cpuMs = (cpu.user + cpu.system) / 1000;
 process.stdout.write(`${JSON.stringify(result)}\n`);
 await frontier.leave(crawler);
 await frontier.close();

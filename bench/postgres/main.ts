@@ -5,23 +5,15 @@
 //   npm run bench:postgres                       sizes 10^5 and 10^6
 //   npm run bench:postgres -- --huge             also 10^7
 //   npm run bench:postgres -- --sizes 1e5 --clients 1,4 --seconds 5 --batch 64
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import pg from 'pg';
-import type * as OpenStore from '../../src/frontier/open-store.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
-import type { ClientResult } from './client.js';
-import { BENCH_FRONTIER, filledUrl, hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
-
-const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLIENT = join(repoDir, 'bench', 'postgres', 'client.ts');
-
-/** The server settings of the run: durable commits (fsync on), memory for a 10^6-URL table. */
-const PG_SETTINGS = { shared_buffers: '512MB', max_wal_size: '4GB', checkpoint_timeout: '15min' };
+import { fill, openStore, percentile, runClients } from './runs.js';
+import { PG_SETTINGS } from './server-settings.js';
+import { hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
 
 interface Args {
   sizes: number[];
@@ -105,82 +97,6 @@ function sqliteContender(): Contender {
   };
 }
 
-async function openStore(spec: string) {
-  const store = (await import(
-    pathToFileURL(join(repoDir, 'dist', 'frontier', 'open-store.js')).href
-  )) as typeof OpenStore;
-  return store.openFrontier(spec, BENCH_FRONTIER);
-}
-
-/** Queues `n` URLs of depth 0 over hostsFor(n) hosts, in add() calls of 5,000. */
-async function fill(spec: string, n: number): Promise<number> {
-  const f = await openStore(spec);
-  const c = await f.registerCrawler('fill');
-  const hosts = hostsFor(n);
-  const started = Date.now();
-  for (let at = 0; at < n; at += 5000) {
-    const links = [];
-    for (let i = at; i < Math.min(n, at + 5000); i++)
-      links.push({ url: filledUrl(i, hosts), depth: 0, via: null });
-    await f.add(links, [], c);
-  }
-  await f.leave(c);
-  await f.close();
-  return (Date.now() - started) / 1000;
-}
-
-/** Starts the clients, and once all are connected, gives them one start and one end time. */
-async function runClients(
-  c: Contender,
-  clients: number,
-  args: Args,
-  filled: number,
-  tag: string,
-): Promise<ClientResult[]> {
-  const children = Array.from({ length: clients }, (_, i) =>
-    spawn(
-      process.execPath,
-      ['--import', 'tsx', CLIENT, repoDir, c.spec, String(i), tag, String(args.batch), String(filled)],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    ),
-  );
-  // One client failing fails the run: the others are not left retrying against a store that goes away.
-  const killAll = () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  };
-  const ready: Promise<void>[] = [];
-  const results = children.map(
-    (child) =>
-      new Promise<ClientResult>((resolvePromise, reject) => {
-        let out = '';
-        let said: () => void = () => {};
-        ready.push(new Promise<void>((r) => (said = r)));
-        child.stdout.on('data', (d) => {
-          out += String(d);
-          if (out.includes('ready\n')) said();
-        });
-        child.on('exit', (code) => {
-          said();
-          if (code !== 0) {
-            killAll();
-            reject(new Error(`a ${c.store} client exited with ${code}`));
-          } else resolvePromise(JSON.parse(out.trim().split('\n').pop() as string) as ClientResult);
-        });
-      }),
-  );
-  await Promise.all(ready);
-  const startAt = Date.now() + 200;
-  for (const child of children) child.stdin.write(`${startAt} ${startAt + args.seconds * 1000}\n`);
-  return Promise.all(results);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
-
 async function rowsOf(f: Awaited<ReturnType<typeof openStore>>): Promise<number> {
   const s = await f.stats();
   return s.queued + s.leased + s.retrying + s.done + s.failed + s.rejected;
@@ -207,7 +123,14 @@ async function main(): Promise<number> {
             const before = await openStore(c.spec);
             const queued = (await before.stats()).queued;
             await before.close();
-            const results = await runClients(c, clients, args, size, `r${clients}`);
+            const results = await runClients({
+              spec: c.spec,
+              clients,
+              seconds: args.seconds,
+              batch: args.batch,
+              filled: size,
+              tag: `r${clients}`,
+            });
             const completed = results.reduce((sum, r) => sum + r.completed, 0);
             const latencies = results.flatMap((r) => r.leaseMs).sort((a, b) => a - b);
             const after = await openStore(c.spec);
