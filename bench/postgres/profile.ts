@@ -283,9 +283,11 @@ function sampleActivity(client: pg.Client): {
          FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1`,
       );
       for (const row of r.rows) s.states.set(row.what, (s.states.get(row.what) ?? 0) + row.n);
+      // Who waits for a lock, in which statement (its first words), for what kind of lock.
       const w = await client.query<{ what: string; n: number }>(
-        `SELECT locktype || ' ' || coalesce(relation::regclass::text, '') || ' ' || mode AS what, count(*)::int AS n
-         FROM pg_locks WHERE NOT granted GROUP BY 1`,
+        `SELECT l.locktype || ' ' || coalesce(l.relation::regclass::text, '') || ' ' || l.mode || ', in: '
+                  || left(regexp_replace(a.query, 's+', ' ', 'g'), 60) AS what, count(*)::int AS n
+         FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted GROUP BY 1`,
       );
       for (const row of w.rows) s.lockWaits.set(row.what, (s.lockWaits.get(row.what) ?? 0) + row.n);
       s.samples++;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { fingerprintText } from '../../src/frontier/postgres/link-inserts.js';
 import { PostgresFrontier } from '../../src/frontier/postgres/postgres-frontier.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 import { TEST_SETTINGS } from './stores.js';
@@ -15,6 +16,15 @@ async function rows<R>(sql: string): Promise<R[]> {
     return (await client.query(sql)).rows as R[];
   } finally {
     await client.end();
+  }
+}
+
+/** Until `what` holds (asked every 20 ms; a test that waits in vain fails at 30 s). */
+async function waitFor(what: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!(await what())) {
+    if (Date.now() > until) throw new Error('waited 30 s in vain');
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -55,6 +65,64 @@ describe('the PostgreSQL store', () => {
     expect(due?.previous).toEqual({ fetchedAt: Number(updatedAt) });
     expect(await again.cookies()).toEqual([]);
     await again.close();
+  });
+
+  it('a host whose queue count says more than it holds gives what it holds, and its row is set right', async () => {
+    const store = await PostgresFrontier.open(postgres.db, { ...TEST_SETTINGS, perHost: 4 });
+    const c = await store.registerCrawler('a');
+    await store.add(
+      [
+        { url: 'http://x.test/1', depth: 0, via: null },
+        { url: 'http://x.test/2', depth: 0, via: null },
+        { url: 'http://y.test/1', depth: 0, via: null },
+      ],
+      [],
+      c,
+    );
+    // The claim writes the host rows as if each host gave all its count said: here x.test cannot.
+    await rows(`UPDATE hosts SET queued = 4 WHERE host = 'x.test'`);
+    const leased = (await store.lease(10, c)).leases;
+    expect(leased.map((l) => l.url).sort()).toEqual([
+      'http://x.test/1',
+      'http://x.test/2',
+      'http://y.test/1',
+    ]);
+    expect(
+      await rows(
+        `SELECT host, queued, in_flight FROM hosts WHERE host IN ('x.test', 'y.test') ORDER BY host`,
+      ),
+    ).toEqual([
+      { host: 'x.test', queued: 0, in_flight: 2 },
+      { host: 'y.test', queued: 0, in_flight: 1 },
+    ]);
+    expect(await store.stats()).toMatchObject({ queued: 0, leased: 3 });
+    await store.close();
+  });
+
+  it('a link to queue recorded meanwhile as rejected by a process without its host lock is not queued again', async () => {
+    const store = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await store.registerCrawler('a');
+    const url = 'http://x.test/contested';
+    // Another process records the URL as rejected (it holds no host lock for that) and has not committed yet.
+    const other = new pg.Client({ connectionString: postgres.db });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query(
+      `INSERT INTO crawler_links (crawl, fingerprint, url, host, depth, status, error, added_at)
+       SELECT id, $1, $2, 'x.test', 1, 5, 'depth', 0 FROM crawls WHERE name = 'default'`,
+      [fingerprintText(url), url],
+    );
+    // This one's probe does not see it; its insert waits for the other's row, then finds it taken.
+    const adding = store.add([{ url, depth: 0, via: null }], [], c);
+    await waitFor(
+      async () => (await rows(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).length > 0,
+    );
+    await other.query('COMMIT');
+    await other.end();
+    expect(await adding).toEqual({ added: 0, records: [] });
+    expect(await rows(`SELECT status FROM crawler_links WHERE url = '${url}'`)).toEqual([{ status: 5 }]);
+    expect((await store.stats()).queued).toBe(0);
+    await store.close();
   });
 
   it('keeps crawls apart: each has its own queue, seen set and page budget', async () => {
