@@ -6,11 +6,12 @@
 //   npm run bench:postgres -- --huge             also 10^7
 //   npm run bench:postgres -- --sizes 1e5 --clients 1,4 --seconds 5 --batch 64
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
+import { postmasterPid, serverCpuSeconds } from './cpu.js';
 import { fill, openStore, percentile, runClients } from './runs.js';
 import { PG_SETTINGS } from './server-settings.js';
 import { hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
@@ -31,7 +32,13 @@ interface Row {
   urlsPerSec: number;
   p50: number;
   p99: number;
-  mbPerMillion: number;
+  /** CPU seconds per 1,000 URLs completed: the database server's (PostgreSQL; null for SQLite), the clients'. */
+  serverCpu: number | null;
+  clientCpu: number;
+  /** The 1-minute load average during the run: lowest and highest. */
+  loads: [number, number];
+  /** Measured after the last run at a size (null before): the fill and every outlink the runs added. */
+  mbPerMillion: number | null;
   /** Failed calls, and the first failure's message. */
   errors: number;
   firstError: string | null;
@@ -55,19 +62,25 @@ function parseArgs(argv: readonly string[]): Args {
   return a;
 }
 
-/** A store to measure: its spec, and how big it is on disk. */
+/** A store to measure: its spec, how big it is on disk, and the CPU its server used so far. */
 interface Contender {
   store: string;
   spec: string;
   bytes(): Promise<number>;
+  /** Seconds; null: no server (the clients do the store's work). */
+  serverCpu(): number | null;
   dispose(): Promise<void>;
 }
 
 async function postgresContender(cluster: PgCluster): Promise<Contender> {
   const spec = await cluster.createDatabase();
+  const client = new pg.Client({ connectionString: spec });
+  await client.connect();
+  const postmaster = await postmasterPid(client).finally(() => client.end());
   return {
     store: 'postgres',
     spec,
+    serverCpu: () => serverCpuSeconds(postmaster),
     async bytes() {
       const client = new pg.Client({ connectionString: spec });
       await client.connect();
@@ -88,6 +101,7 @@ function sqliteContender(): Contender {
   return {
     store: 'sqlite',
     spec: `sqlite:${join(dir, 'frontier.db')}`,
+    serverCpu: () => null,
     async bytes() {
       return readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
     },
@@ -123,6 +137,9 @@ async function main(): Promise<number> {
             const before = await openStore(c.spec);
             const queued = (await before.stats()).queued;
             await before.close();
+            const loads: number[] = [];
+            const loadTimer = setInterval(() => loads.push(loadavg()[0] as number), 1000);
+            let serverAtStart: number | null = null;
             const results = await runClients({
               spec: c.spec,
               clients,
@@ -130,12 +147,15 @@ async function main(): Promise<number> {
               batch: args.batch,
               filled: size,
               tag: `r${clients}`,
+              onStart: () => {
+                serverAtStart = c.serverCpu();
+              },
             });
+            clearInterval(loadTimer);
+            const serverAtEnd = c.serverCpu();
             const completed = results.reduce((sum, r) => sum + r.completed, 0);
             const latencies = results.flatMap((r) => r.leaseMs).sort((a, b) => a - b);
-            const after = await openStore(c.spec);
-            const total = await rowsOf(after);
-            await after.close();
+            const k = completed / 1000;
             const row: Row = {
               store: c.store,
               size,
@@ -144,15 +164,29 @@ async function main(): Promise<number> {
               urlsPerSec: completed / args.seconds,
               p50: percentile(latencies, 50),
               p99: percentile(latencies, 99),
-              mbPerMillion: (await c.bytes()) / 2 ** 20 / (total / 1e6),
+              serverCpu:
+                serverAtStart === null || serverAtEnd === null ? null : (serverAtEnd - serverAtStart) / k,
+              clientCpu: results.reduce((sum, r) => sum + r.cpuMs, 0) / 1000 / k,
+              loads:
+                loads.length === 0
+                  ? [loadavg()[0] as number, loadavg()[0] as number]
+                  : [Math.min(...loads), Math.max(...loads)],
+              mbPerMillion: null,
               errors: results.reduce((sum, r) => sum + r.errors, 0),
               firstError: results.find((r) => r.firstError !== null)?.firstError ?? null,
             };
             rows.push(row);
             log(
-              `${c.store} ${clients} clients at ${queued} queued: ${row.urlsPerSec.toFixed(0)} URLs/s, lease p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms`,
+              `${c.store} ${clients} clients at ${queued} queued: ${row.urlsPerSec.toFixed(0)} URLs/s, lease p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, load ${row.loads[0].toFixed(1)}-${row.loads[1].toFixed(1)}`,
             );
           }
+          // The size once the runs at this size are over (a checkpoint between runs would make
+          // every page's next change in the next run write a full page image to the WAL).
+          const after = await openStore(c.spec);
+          const total = await rowsOf(after);
+          await after.close();
+          const last = rows[rows.length - 1] as Row;
+          last.mbPerMillion = (await c.bytes()) / 2 ** 20 / (total / 1e6);
         } finally {
           await c.dispose();
         }
@@ -175,17 +209,26 @@ async function main(): Promise<number> {
 
 /** Both stores side by side: one line per size and client count. */
 function table(rows: readonly Row[]): string {
+  const cores = availableParallelism();
   const lines = [
-    '| queued at start | clients | postgres URLs/s | postgres lease p50 / p99 ms | sqlite URLs/s | sqlite lease p50 / p99 ms |',
-    '|---|---|---|---|---|---|',
+    `| queued at start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const pgRows = rows.filter((r) => r.store === 'postgres');
   const sqliteRows = rows.filter((r) => r.store === 'sqlite');
+  const load = (r: Row | undefined) =>
+    r === undefined ? '-' : `${r.loads[0].toFixed(1)}-${r.loads[1].toFixed(1)}`;
   pgRows.forEach((p, i) => {
     const s = sqliteRows[i];
     const cell = (r: Row | undefined) =>
       r === undefined ? ['-', '-'] : [r.urlsPerSec.toFixed(0), `${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`];
-    lines.push(`| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${cell(s).join(' | ')} |`);
+    const pgCpu = `${p.serverCpu === null ? '-' : p.serverCpu.toFixed(3)} + ${p.clientCpu.toFixed(3)}`;
+    // What the machine would do if the store and its clients had every core at this CPU per URL.
+    const alone = p.serverCpu === null ? '-' : ((cores * 1000) / (p.serverCpu + p.clientCpu)).toFixed(0);
+    const sqliteCpu = s === undefined ? '-' : s.clientCpu.toFixed(3);
+    lines.push(
+      `| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${pgCpu} | ${alone} | ${cell(s).join(' | ')} | ${sqliteCpu} | ${load(p)}; ${load(s)} |`,
+    );
   });
   for (const r of rows.filter((x) => x.errors > 0)) {
     lines.push('');
@@ -201,7 +244,7 @@ function table(rows: readonly Row[]): string {
     // measured after the last run at each size: the fill and every outlink the runs added
     const last = sizes.map((n) => rows.filter((r) => r.store === store && r.size === n).pop());
     lines.push(
-      `| ${store} | ${last.map((r) => (r === undefined ? '-' : r.mbPerMillion.toFixed(0))).join(' | ')} |`,
+      `| ${store} | ${last.map((r) => (r?.mbPerMillion == null ? '-' : r.mbPerMillion.toFixed(0))).join(' | ')} |`,
     );
   }
   return `${lines.join('\n')}\n`;
