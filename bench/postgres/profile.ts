@@ -286,7 +286,7 @@ function sampleActivity(client: pg.Client): {
       // Who waits for a lock, in which statement (its first words), for what kind of lock.
       const w = await client.query<{ what: string; n: number }>(
         `SELECT l.locktype || ' ' || coalesce(l.relation::regclass::text, '') || ' ' || l.mode || ', in: '
-                  || left(regexp_replace(a.query, 's+', ' ', 'g'), 60) AS what, count(*)::int AS n
+                  || left(regexp_replace(a.query, '[[:space:]]+', ' ', 'g'), 60) AS what, count(*)::int AS n
          FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted GROUP BY 1`,
       );
       for (const row of w.rows) s.lockWaits.set(row.what, (s.lockWaits.get(row.what) ?? 0) + row.n);

@@ -37,6 +37,7 @@ describe('the PostgreSQL store', () => {
     expect(await rows('SELECT version FROM cobweb_migrations ORDER BY version')).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });
@@ -64,6 +65,28 @@ describe('the PostgreSQL store', () => {
     const [due] = (await again.lease(1, d)).leases;
     expect(due?.previous).toEqual({ fetchedAt: Number(updatedAt) });
     expect(await again.cookies()).toEqual([]);
+    await again.close();
+  });
+
+  it('brings a database of schema 2 up to date: its counts are kept, spread over 256 slots', async () => {
+    const first = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await first.registerCrawler('a');
+    await first.add(
+      ['http://x.test/1', 'http://x.test/2', 'http://y.test/'].map((url) => ({ url, depth: 0, via: null })),
+      [],
+      c,
+    );
+    await first.close();
+    // Back to what the cobweb before made: 32 slots, the counts in them.
+    await rows(`UPDATE crawl_counts SET queued = (SELECT sum(queued) FROM crawl_counts) WHERE slot = 0;
+      UPDATE crawl_counts SET queued = 0 WHERE slot <> 0;
+      DELETE FROM crawl_counts WHERE slot >= 32; DELETE FROM cobweb_migrations WHERE version = 3`);
+    const again = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    expect(await rows('SELECT count(*)::int AS n FROM crawl_counts')).toEqual([{ n: 256 }]);
+    expect(await again.stats()).toMatchObject({ queued: 3, leased: 0 });
+    const d = await again.registerCrawler('b');
+    expect((await again.lease(10, d)).leases).toHaveLength(2);
+    expect(await again.stats()).toMatchObject({ queued: 1, leased: 2 });
     await again.close();
   });
 

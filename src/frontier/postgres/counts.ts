@@ -16,8 +16,11 @@ export interface Counts {
 
 const COLUMNS = ['queued', 'claimed', 'retrying', 'done', 'failed', 'rejected', 'stale', 'expired'] as const;
 
-/** Slots of crawl_counts: more than the connections that write at once, so they rarely share one. */
-export const COUNT_SLOTS = 32;
+/**
+ * Slots of crawl_counts: more than the connections that write at once, so they rarely
+ * share one (migration 3 took them from 32 to 256). A crawl has a row for each.
+ */
+export const COUNT_SLOTS = 256;
 
 export function noCounts(): Counts {
   return { queued: 0, claimed: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 };
