@@ -5,14 +5,15 @@
 //   npm run bench:postgres                       sizes 10^5 and 10^6
 //   npm run bench:postgres -- --huge             also 10^7
 //   npm run bench:postgres -- --sizes 1e5 --clients 1,4 --seconds 5 --batch 64
+//   npm run bench:postgres -- --build DIR         another build's dist/ (a before/after)
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
 import { postmasterPid, serverCpuSeconds } from './cpu.js';
-import { fill, openStore, percentile, runClients } from './runs.js';
+import { fill, openStore, percentile, repoDir, runClients } from './runs.js';
 import { PG_SETTINGS } from './server-settings.js';
 import { hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
 
@@ -21,6 +22,8 @@ interface Args {
   clients: number[];
   seconds: number;
   batch: number;
+  /** A folder with the dist/ to measure: this checkout's, or another build. */
+  build: string;
 }
 
 interface Row {
@@ -45,7 +48,7 @@ interface Row {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { sizes: [1e5, 1e6], clients: [1, 4, 16], seconds: 10, batch: 64 };
+  const a: Args = { sizes: [1e5, 1e6], clients: [1, 4, 16], seconds: 10, batch: 64, build: repoDir };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const list = () => (argv[++i] ?? '').split(',').map(Number);
@@ -54,7 +57,9 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--clients') a.clients = list();
     else if (arg === '--seconds') a.seconds = Number(argv[++i]);
     else if (arg === '--batch') a.batch = Number(argv[++i]);
-    else throw new Error(`unknown option ${arg}: use --huge, --sizes, --clients, --seconds or --batch`);
+    else if (arg === '--build') a.build = resolve(argv[++i] ?? '.');
+    else
+      throw new Error(`unknown option ${arg}: use --huge, --sizes, --clients, --seconds, --batch or --build`);
   }
   const whole = (n: number) => Number.isInteger(n) && n > 0;
   if (![...a.sizes, ...a.clients, a.seconds, a.batch].every(whole))
@@ -131,10 +136,10 @@ async function main(): Promise<number> {
       for (const make of [() => postgresContender(cluster), async () => sqliteContender()]) {
         const c = await make();
         try {
-          const fillSeconds = await fill(c.spec, size);
+          const fillSeconds = await fill(c.spec, size, args.build);
           log(`${c.store}: ${size} URLs queued over ${hostsFor(size)} hosts in ${fillSeconds.toFixed(1)} s`);
           for (const clients of args.clients) {
-            const before = await openStore(c.spec);
+            const before = await openStore(c.spec, args.build);
             const queued = (await before.stats()).queued;
             await before.close();
             const loads: number[] = [];
@@ -147,6 +152,7 @@ async function main(): Promise<number> {
               batch: args.batch,
               filled: size,
               tag: `r${clients}`,
+              build: args.build,
               onStart: () => {
                 serverAtStart = c.serverCpu();
               },
@@ -182,7 +188,7 @@ async function main(): Promise<number> {
           }
           // The size once the runs at this size are over (a checkpoint between runs would make
           // every page's next change in the next run write a full page image to the WAL).
-          const after = await openStore(c.spec);
+          const after = await openStore(c.spec, args.build);
           const total = await rowsOf(after);
           await after.close();
           const last = rows[rows.length - 1] as Row;
@@ -196,6 +202,7 @@ async function main(): Promise<number> {
     await cluster.stop();
   }
   process.stdout.write(`${describeMachine()}\n`);
+  if (args.build !== repoDir) process.stdout.write(`build measured: ${args.build}\n`);
   process.stdout.write(
     `work: lease ${args.batch} + complete them with ${NEW_OUTLINKS + KNOWN_OUTLINKS} outlinks each (${NEW_OUTLINKS} new, ${KNOWN_OUTLINKS} met before), ${args.seconds} s per run; PostgreSQL ${Object.entries(
       PG_SETTINGS,

@@ -5,6 +5,7 @@
 // pg_stat_activity every 20 ms), lock waits, and the statements by total time.
 //   npm run bench:postgres:profile -- --sizes 1e5,1e6 --clients 1,4,16 --seconds 10
 //   ... --builds .scratch/before,. --rounds 3   two builds (folders with a dist/), run by turns
+//   ... --set wal_compression=lz4               a server setting besides the benchmark's
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -22,6 +23,8 @@ interface Args {
   builds: string[];
   rounds: number;
   top: number;
+  /** Server settings besides the benchmark's (--set name=value). */
+  settings: Record<string, string>;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -33,6 +36,7 @@ function parseArgs(argv: readonly string[]): Args {
     builds: [repoDir],
     rounds: 1,
     top: 12,
+    settings: {},
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -43,13 +47,17 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--batch') a.batch = Number(next());
     else if (arg === '--rounds') a.rounds = Number(next());
     else if (arg === '--top') a.top = Number(next());
-    else if (arg === '--builds')
+    else if (arg === '--set') {
+      const [k, v] = next().split('=');
+      if (k === undefined || v === undefined) throw new Error('--set takes name=value');
+      a.settings[k] = v;
+    } else if (arg === '--builds')
       a.builds = next()
         .split(',')
         .map((d) => resolve(d));
     else
       throw new Error(
-        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top or --builds`,
+        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top, --set or --builds`,
       );
   }
   return a;
@@ -91,12 +99,13 @@ async function main(): Promise<number> {
       shared_preload_libraries: 'pg_stat_statements',
       'pg_stat_statements.track_planning': 'on',
       track_wal_io_timing: 'on',
+      ...args.settings,
     },
   });
   const out = (line = '') => process.stdout.write(`${line}\n`);
   out(describeMachine());
   out(
-    `server: ${Object.entries(PG_SETTINGS)
+    `server: ${Object.entries({ ...PG_SETTINGS, ...args.settings })
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')}, fsync and synchronous_commit on`,
   );
