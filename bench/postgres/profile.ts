@@ -6,6 +6,7 @@
 //   npm run bench:postgres:profile -- --sizes 1e5,1e6 --clients 1,4,16 --seconds 10
 //   ... --builds .scratch/before,. --rounds 3   two builds (folders with a dist/), run by turns
 //   ... --set wal_compression=lz4               a server setting besides the benchmark's
+//   ... --socket                                 the clients connect over the Unix socket, not TCP
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -25,6 +26,8 @@ interface Args {
   top: number;
   /** Server settings besides the benchmark's (--set name=value). */
   settings: Record<string, string>;
+  /** The clients connect over the server's Unix socket instead of TCP to 127.0.0.1. */
+  socket: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -37,6 +40,7 @@ function parseArgs(argv: readonly string[]): Args {
     rounds: 1,
     top: 12,
     settings: {},
+    socket: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -51,13 +55,14 @@ function parseArgs(argv: readonly string[]): Args {
       const [k, v] = next().split('=');
       if (k === undefined || v === undefined) throw new Error('--set takes name=value');
       a.settings[k] = v;
-    } else if (arg === '--builds')
+    } else if (arg === '--socket') a.socket = true;
+    else if (arg === '--builds')
       a.builds = next()
         .split(',')
         .map((d) => resolve(d));
     else
       throw new Error(
-        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top, --set or --builds`,
+        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top, --set, --socket or --builds`,
       );
   }
   return a;
@@ -107,14 +112,17 @@ async function main(): Promise<number> {
   out(
     `server: ${Object.entries({ ...PG_SETTINGS, ...args.settings })
       .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}, fsync and synchronous_commit on`,
+      .join(
+        ' ',
+      )}, fsync and synchronous_commit on; the clients connect over ${args.socket ? 'the Unix socket' : 'TCP to 127.0.0.1'}`,
   );
   const name = (build: string) => (build === repoDir ? 'this build' : build);
   try {
     for (const size of args.sizes) {
       const specs = new Map<string, string>();
       for (const build of args.builds) {
-        const spec = await cluster.createDatabase();
+        const tcp = await cluster.createDatabase();
+        const spec = args.socket ? cluster.socketUrl(tcp) : tcp;
         specs.set(build, spec);
         const seconds = await fill(spec, size, build);
         out(`${name(build)}: filled ${size} in ${seconds.toFixed(1)} s`);
