@@ -32,7 +32,7 @@ import type {
   StoredLink,
   StoredQuery,
 } from '../types.js';
-import { claimLeases, lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './claim.js';
+import { claimLeases } from './claim.js';
 import { applyReleases, completeBatch } from './completion.js';
 import { cookiesOf, saveCookies } from './cookies.js';
 import { addCounts, crawlCountsOf, noCounts, plus, readCounts } from './counts.js';
@@ -41,6 +41,7 @@ import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawl
 import { Database } from './database.js';
 import { HostRows } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
+import { lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './lease-look.js';
 import { candidatesOf, firstOfEach, queueHosts, stageLinks, unseen } from './link-inserts.js';
 import { migrate } from './migrations.js';
 import { Params } from './params.js';
