@@ -6,6 +6,7 @@
 //   npm run bench:postgres -- --huge             also 10^7
 //   npm run bench:postgres -- --sizes 1e5 --clients 1,4 --seconds 5 --batch 64
 //   npm run bench:postgres -- --build DIR         another build's dist/ (a before/after)
+//   npm run bench:postgres -- --warmup 3          seconds of work before each measured run
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -24,6 +25,8 @@ interface Args {
   batch: number;
   /** A folder with the dist/ to measure: this checkout's, or another build. */
   build: string;
+  /** Seconds the clients work before each measured run. */
+  warmup: number;
 }
 
 interface Row {
@@ -48,7 +51,14 @@ interface Row {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { sizes: [1e5, 1e6], clients: [1, 4, 16], seconds: 10, batch: 64, build: repoDir };
+  const a: Args = {
+    sizes: [1e5, 1e6],
+    clients: [1, 4, 16],
+    seconds: 10,
+    batch: 64,
+    build: repoDir,
+    warmup: 3,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const list = () => (argv[++i] ?? '').split(',').map(Number);
@@ -58,8 +68,11 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--seconds') a.seconds = Number(argv[++i]);
     else if (arg === '--batch') a.batch = Number(argv[++i]);
     else if (arg === '--build') a.build = resolve(argv[++i] ?? '.');
+    else if (arg === '--warmup') a.warmup = Number(argv[++i]);
     else
-      throw new Error(`unknown option ${arg}: use --huge, --sizes, --clients, --seconds, --batch or --build`);
+      throw new Error(
+        `unknown option ${arg}: use --huge, --sizes, --clients, --seconds, --warmup, --batch or --build`,
+      );
   }
   const whole = (n: number) => Number.isInteger(n) && n > 0;
   if (![...a.sizes, ...a.clients, a.seconds, a.batch].every(whole))
@@ -139,9 +152,7 @@ async function main(): Promise<number> {
           const fillSeconds = await fill(c.spec, size, args.build);
           log(`${c.store}: ${size} URLs queued over ${hostsFor(size)} hosts in ${fillSeconds.toFixed(1)} s`);
           for (const clients of args.clients) {
-            const before = await openStore(c.spec, args.build);
-            const queued = (await before.stats()).queued;
-            await before.close();
+            let queued = 0;
             const loads: number[] = [];
             const loadTimer = setInterval(() => loads.push(loadavg()[0] as number), 1000);
             let serverAtStart: number | null = null;
@@ -153,8 +164,12 @@ async function main(): Promise<number> {
               filled: size,
               tag: `r${clients}`,
               build: args.build,
-              onStart: () => {
+              warmupSeconds: args.warmup,
+              onStart: async () => {
                 serverAtStart = c.serverCpu();
+                const now = await openStore(c.spec, args.build);
+                queued = (await now.stats()).queued;
+                await now.close();
               },
             });
             clearInterval(loadTimer);
@@ -204,7 +219,7 @@ async function main(): Promise<number> {
   process.stdout.write(`${describeMachine()}\n`);
   if (args.build !== repoDir) process.stdout.write(`build measured: ${args.build}\n`);
   process.stdout.write(
-    `work: lease ${args.batch} + complete them with ${NEW_OUTLINKS + KNOWN_OUTLINKS} outlinks each (${NEW_OUTLINKS} new, ${KNOWN_OUTLINKS} met before), ${args.seconds} s per run; PostgreSQL ${Object.entries(
+    `work: lease ${args.batch} + complete them with ${NEW_OUTLINKS + KNOWN_OUTLINKS} outlinks each (${NEW_OUTLINKS} new, ${KNOWN_OUTLINKS} met before), ${args.seconds} s measured per run after ${args.warmup} s of the same work; PostgreSQL ${Object.entries(
       PG_SETTINGS,
     )
       .map(([k, v]) => `${k}=${v}`)
@@ -218,7 +233,7 @@ async function main(): Promise<number> {
 function table(rows: readonly Row[]): string {
   const cores = availableParallelism();
   const lines = [
-    `| queued at start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
+    `| queued at measured start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const pgRows = rows.filter((r) => r.store === 'postgres');

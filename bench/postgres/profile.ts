@@ -28,6 +28,8 @@ interface Args {
   settings: Record<string, string>;
   /** The clients connect over the server's Unix socket instead of TCP to 127.0.0.1. */
   socket: boolean;
+  /** Seconds the clients work before each measured run. */
+  warmup: number;
 }
 
 function parseArgs(argv: readonly string[]): Args {
@@ -41,6 +43,7 @@ function parseArgs(argv: readonly string[]): Args {
     top: 12,
     settings: {},
     socket: false,
+    warmup: 3,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -56,13 +59,14 @@ function parseArgs(argv: readonly string[]): Args {
       if (k === undefined || v === undefined) throw new Error('--set takes name=value');
       a.settings[k] = v;
     } else if (arg === '--socket') a.socket = true;
+    else if (arg === '--warmup') a.warmup = Number(next());
     else if (arg === '--builds')
       a.builds = next()
         .split(',')
         .map((d) => resolve(d));
     else
       throw new Error(
-        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top, --set, --socket or --builds`,
+        `unknown option ${arg}: use --sizes, --clients, --seconds, --batch, --rounds, --top, --set, --socket, --warmup or --builds`,
       );
   }
   return a;
@@ -183,6 +187,7 @@ async function measureRun(
       filled: size,
       tag: `p${clients}r${round}`,
       build,
+      warmupSeconds: args.warmup,
       onStart: async () => {
         // The statements are counted over every round of a build at a client count.
         if (round === 1)
