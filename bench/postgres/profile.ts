@@ -169,8 +169,6 @@ async function measureRun(
   await sampler.connect();
   try {
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-    // As the benchmark does between runs (it measures the size): every page's next change writes a full image.
-    await admin.query('CHECKPOINT');
     const postmaster = await postmasterPid(admin);
     // set when the measured time starts
     const at: {

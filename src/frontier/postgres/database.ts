@@ -51,14 +51,6 @@ export class Database {
       idleTimeoutMillis: 30_000,
     });
     this.pool.on('error', () => {});
-    // Every statement is prepared once per connection (named), with arrays for its rows:
-    // planned once, its generic plan (index lookups for each element) is the one wanted
-    // whatever the arrays hold, and planning the claim's and the completion's statements
-    // anew at every call (custom plans, the default for the first calls and whenever they
-    // look cheaper) cost as much as running them.
-    this.pool.on('connect', (client) => {
-      client.query('SET plan_cache_mode = force_generic_plan').catch(() => {});
-    });
   }
 
   /** The pool itself, for the migrations' session lock. */
