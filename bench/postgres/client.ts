@@ -18,6 +18,8 @@ export interface ClientResult {
   leaseMs: number[];
   /** CPU time this process used (user + system) between START and END, in ms. */
   cpuMs: number;
+  /** Lease calls between START and END answered with no lease (the client asks again 1 ms later). */
+  empty: number;
 }
 
 const [repo, spec, index, tag, batchArg, filledArg] = process.argv.slice(2);
@@ -70,7 +72,7 @@ const [warmAt, startAt, endAt] = (await new Promise<number[]>((resolve) => {
   });
 })) as [number, number, number];
 await new Promise((r) => setTimeout(r, Math.max(0, warmAt - Date.now())));
-const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [], cpuMs: 0 };
+const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [], cpuMs: 0, empty: 0 };
 // Taken in the loop, not by timers: a store that answers synchronously (SQLite) never
 // lets a timer run until the loop is over.
 let cpuAtStart: NodeJS.CpuUsage | null = null;
@@ -94,6 +96,7 @@ while (Date.now() < endAt) {
   if (measured(asked)) result.leaseMs.push(performance.now() - t);
   if (leased.leases.length === 0) {
     if (leased.ended !== null) break;
+    if (measured(asked)) result.empty++;
     await new Promise((r) => setTimeout(r, 1));
     continue;
   }

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
-import { postmasterPid, serverCpuSeconds } from './cpu.js';
+import { measureServerCpu, postmasterPid, type ServerCpu } from './cpu.js';
 import { fill, openStore, percentile, repoDir, runClients } from './runs.js';
 import { PG_SETTINGS } from './server-settings.js';
 import { hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
@@ -39,7 +39,7 @@ interface Row {
   p50: number;
   p99: number;
   /** CPU seconds per 1,000 URLs completed: the database server's (PostgreSQL; null for SQLite), the clients'. */
-  serverCpu: number | null;
+  serverCpu: ServerCpu | null;
   clientCpu: number;
   /** The 1-minute load average during the run: lowest and highest. */
   loads: [number, number];
@@ -85,8 +85,8 @@ interface Contender {
   store: string;
   spec: string;
   bytes(): Promise<number>;
-  /** Seconds; null: no server (the clients do the store's work). */
-  serverCpu(): number | null;
+  /** Starts measuring the server's CPU; null: no server (the clients do the store's work). */
+  measureServer(): { stop: () => ServerCpu } | null;
   dispose(): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ async function postgresContender(cluster: PgCluster): Promise<Contender> {
   return {
     store: 'postgres',
     spec,
-    serverCpu: () => serverCpuSeconds(postmaster),
+    measureServer: () => measureServerCpu(postmaster),
     async bytes() {
       const client = new pg.Client({ connectionString: spec });
       await client.connect();
@@ -119,7 +119,7 @@ function sqliteContender(): Contender {
   return {
     store: 'sqlite',
     spec: `sqlite:${join(dir, 'frontier.db')}`,
-    serverCpu: () => null,
+    measureServer: () => null,
     async bytes() {
       return readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
     },
@@ -155,7 +155,7 @@ async function main(): Promise<number> {
             let queued = 0;
             const loads: number[] = [];
             const loadTimer = setInterval(() => loads.push(loadavg()[0] as number), 1000);
-            let serverAtStart: number | null = null;
+            let server: { stop: () => ServerCpu } | null = null;
             const results = await runClients({
               spec: c.spec,
               clients,
@@ -166,14 +166,14 @@ async function main(): Promise<number> {
               build: args.build,
               warmupSeconds: args.warmup,
               onStart: async () => {
-                serverAtStart = c.serverCpu();
+                server = c.measureServer();
                 const now = await openStore(c.spec, args.build);
                 queued = (await now.stats()).queued;
                 await now.close();
               },
             });
             clearInterval(loadTimer);
-            const serverAtEnd = c.serverCpu();
+            const serverCpu = (server as { stop: () => ServerCpu } | null)?.stop() ?? null;
             const completed = results.reduce((sum, r) => sum + r.completed, 0);
             const latencies = results.flatMap((r) => r.leaseMs).sort((a, b) => a - b);
             const k = completed / 1000;
@@ -186,7 +186,9 @@ async function main(): Promise<number> {
               p50: percentile(latencies, 50),
               p99: percentile(latencies, 99),
               serverCpu:
-                serverAtStart === null || serverAtEnd === null ? null : (serverAtEnd - serverAtStart) / k,
+                serverCpu === null
+                  ? null
+                  : { backends: serverCpu.backends / k, background: serverCpu.background / k },
               clientCpu: results.reduce((sum, r) => sum + r.cpuMs, 0) / 1000 / k,
               loads:
                 loads.length === 0
@@ -233,7 +235,7 @@ async function main(): Promise<number> {
 function table(rows: readonly Row[]): string {
   const cores = availableParallelism();
   const lines = [
-    `| queued at measured start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
+    `| queued at measured start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server's connections + its background work + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const pgRows = rows.filter((r) => r.store === 'postgres');
@@ -244,9 +246,15 @@ function table(rows: readonly Row[]): string {
     const s = sqliteRows[i];
     const cell = (r: Row | undefined) =>
       r === undefined ? ['-', '-'] : [r.urlsPerSec.toFixed(0), `${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`];
-    const pgCpu = `${p.serverCpu === null ? '-' : p.serverCpu.toFixed(3)} + ${p.clientCpu.toFixed(3)}`;
+    const pgCpu =
+      p.serverCpu === null
+        ? '-'
+        : `${p.serverCpu.backends.toFixed(3)} + ${p.serverCpu.background.toFixed(3)} + ${p.clientCpu.toFixed(3)}`;
     // What the machine would do if the store and its clients had every core at this CPU per URL.
-    const alone = p.serverCpu === null ? '-' : ((cores * 1000) / (p.serverCpu + p.clientCpu)).toFixed(0);
+    const alone =
+      p.serverCpu === null
+        ? '-'
+        : ((cores * 1000) / (p.serverCpu.backends + p.serverCpu.background + p.clientCpu)).toFixed(0);
     const sqliteCpu = s === undefined ? '-' : s.clientCpu.toFixed(3);
     lines.push(
       `| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${pgCpu} | ${alone} | ${cell(s).join(' | ')} | ${sqliteCpu} | ${load(p)}; ${load(s)} |`,

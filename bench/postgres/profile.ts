@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import pg from 'pg';
 import { startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
-import { machineCpuSeconds, postmasterPid, serverCpuSeconds } from './cpu.js';
+import { machineCpuSeconds, measureServerCpu, postmasterPid, type ServerCpu } from './cpu.js';
 import { fill, percentile, repoDir, runClients } from './runs.js';
 import { PG_SETTINGS } from './server-settings.js';
 
@@ -77,7 +77,11 @@ interface Figures {
   completed: number;
   errors: number;
   leaseMs: number[];
+  /** Lease calls answered with no lease. */
+  empty: number;
   serverCpu: number;
+  /** Of serverCpu, the background processes' (autovacuum, checkpointer, WAL writer). */
+  backgroundCpu: number;
   clientCpu: number;
   /** The whole machine's CPU seconds in the run: busy (every process) and idle. */
   busy: number;
@@ -172,7 +176,11 @@ async function measureRun(
     const postmaster = await postmasterPid(admin);
     // set when the measured time starts
     const at: {
-      begin?: { server: number; machine: ReturnType<typeof machineCpuSeconds>; wal: WalRow };
+      begin?: {
+        server: { stop: () => ServerCpu };
+        machine: ReturnType<typeof machineCpuSeconds>;
+        wal: WalRow;
+      };
       sampling?: ReturnType<typeof sampleActivity>;
     } = {};
     const loads: number[] = [];
@@ -193,7 +201,7 @@ async function measureRun(
             'SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)',
           );
         at.begin = {
-          server: serverCpuSeconds(postmaster),
+          server: measureServerCpu(postmaster),
           machine: machineCpuSeconds(),
           wal: await wal(admin),
         };
@@ -205,13 +213,16 @@ async function measureRun(
     const sample = await at.sampling.stop();
     const start = at.begin;
     // The clients stop asking at the end time but finish the calls in flight: close enough at 10 s.
+    const server = start.server.stop();
     const machine = machineCpuSeconds();
     const walEnd = await wal(admin);
     return {
       completed: results.reduce((s, r) => s + r.completed, 0),
       errors: results.reduce((s, r) => s + r.errors, 0),
       leaseMs: results.flatMap((r) => r.leaseMs),
-      serverCpu: serverCpuSeconds(postmaster) - start.server,
+      empty: results.reduce((s, r) => s + r.empty, 0),
+      serverCpu: server.backends + server.background,
+      backgroundCpu: server.background,
       clientCpu: results.reduce((s, r) => s + r.cpuMs, 0) / 1000,
       busy: machine.busy - start.machine.busy,
       idle: machine.idle - start.machine.idle,
@@ -230,7 +241,7 @@ async function measureRun(
 function summary(f: Figures, args: Args): string {
   const k = f.completed / 1000;
   const sorted = [...f.leaseMs].sort((a, b) => a - b);
-  return `${(f.completed / args.seconds).toFixed(0)} URLs/s, CPU s per 1,000 URLs: server ${(f.serverCpu / k).toFixed(3)}, clients ${(f.clientCpu / k).toFixed(3)}; lease p50 ${percentile(sorted, 50).toFixed(1)} ms; load ${Math.min(...f.loads).toFixed(1)}-${Math.max(...f.loads).toFixed(1)}${f.errors > 0 ? `; ${f.errors} calls failed` : ''}`;
+  return `${(f.completed / args.seconds).toFixed(0)} URLs/s, CPU s per 1,000 URLs: server ${(f.serverCpu / k).toFixed(3)}, clients ${(f.clientCpu / k).toFixed(3)}; lease p50 ${percentile(sorted, 50).toFixed(1)} ms, ${f.leaseMs.length} lease calls (${f.empty} with none); load ${Math.min(...f.loads).toFixed(1)}-${Math.max(...f.loads).toFixed(1)}${f.errors > 0 ? `; ${f.errors} calls failed` : ''}`;
 }
 
 /** The rounds of one build together: sums, and the spread of the per-round figures. */
@@ -253,7 +264,7 @@ function report(runs: readonly Figures[], args: Args, out: (line?: string) => vo
     `${(completed / (args.seconds * runs.length)).toFixed(0)} URLs/s; lease p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms; load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
   );
   out(
-    `CPU s per 1,000 URLs: server ${(serverCpu / k).toFixed(3)} (rounds ${spread((r) => r.serverCpu / (r.completed / 1000))}), clients ${(clientCpu / k).toFixed(3)} (rounds ${spread((r) => r.clientCpu / (r.completed / 1000))})`,
+    `CPU s per 1,000 URLs: server ${(serverCpu / k).toFixed(3)} (${(sum((r) => r.backgroundCpu) / k).toFixed(3)} of it in background processes; rounds ${spread((r) => r.serverCpu / (r.completed / 1000))}), clients ${(clientCpu / k).toFixed(3)} (rounds ${spread((r) => r.clientCpu / (r.completed / 1000))})`,
   );
   out(
     `of the machine's ${(busy + idle).toFixed(1)} CPU s: server ${pct(serverCpu)}, clients ${pct(clientCpu)}, other work ${pct(busy - serverCpu - clientCpu)}, idle ${pct(idle)}`,
