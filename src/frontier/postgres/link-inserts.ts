@@ -83,11 +83,15 @@ export function queueHosts(candidates: readonly LinkCandidate[]): string[] {
 }
 
 /**
- * The fingerprints the crawl holds among these, through its unique index: one scan of it
- * for the whole array. The links' data is sent only for the new ones.
+ * The fingerprints the crawl holds among these: one lookup in the seen index for each.
+ * Written as a LATERAL subquery with LIMIT 1, which the planner can only run as a lookup
+ * per element: `fingerprint = ANY($2)` was planned, for a table of a few 10^5 rows not
+ * vacuumed lately, as a sequential scan with the array hashed (12,600 blocks and a second
+ * a call, against 1,900 blocks and a few ms).
  */
-const PROBE = `SELECT coalesce(array_agg(fingerprint), '{}') AS known FROM crawler_links
-  WHERE crawl = $1 AND fingerprint = ANY($2::int8[])`;
+const PROBE = `SELECT coalesce(array_agg(u.fp), '{}') AS known
+  FROM unnest($2::int8[]) AS u(fp)
+  CROSS JOIN LATERAL (SELECT 1 FROM crawler_links c WHERE c.crawl = $1 AND c.fingerprint = u.fp LIMIT 1) AS hit`;
 
 /**
  * The candidates the crawl has not met. The hosts of the links to queue must be locked
