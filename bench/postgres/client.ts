@@ -1,5 +1,5 @@
 // One benchmark client in its own process: leases a batch, completes it with outlinks, until told to stop.
-// Run: node --import tsx bench/postgres/client.ts REPO SPEC INDEX TAG BATCH FILLED, then "START END" (epoch ms) on stdin
+// Run: node --import tsx bench/postgres/client.ts REPO SPEC INDEX TAG BATCH FILLED, then "WARM START END" (epoch ms) on stdin
 // Prints one JSON line: ClientResult.
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -9,13 +9,17 @@ import type { Completion, Lease } from '../../src/frontier/types.js';
 import { BENCH_FRONTIER, filledUrlOnHost, hostOf, hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
 
 export interface ClientResult {
-  /** Leases completed (not stale) between START_AT and END_AT. */
+  /** Leases completed (not stale) between START and END. */
   completed: number;
   /** Calls that failed (SQLite: the file stayed locked past its busy timeout), and the first one's message. */
   errors: number;
   firstError: string | null;
-  /** Every lease call's time in ms. */
+  /** The time in ms of every lease call asked for between START and END. */
   leaseMs: number[];
+  /** CPU time this process used (user + system) between START and END, in ms. */
+  cpuMs: number;
+  /** Lease calls between START and END answered with no lease (the client asks again 1 ms later). */
+  empty: number;
 }
 
 const [repo, spec, index, tag, batchArg, filledArg] = process.argv.slice(2);
@@ -55,25 +59,33 @@ function completionOf(l: Lease): Completion {
   return { leaseId: l.id, outcome: { kind: 'done' }, report: { fetchMs: 1 }, outlinks, rejected: [] };
 }
 
-// Ready: the process has started and connected. The run's start and end come on stdin,
-// once every client is ready, so that a slow start does not eat into the measured time.
+// Ready: the process has started and connected. The run's times come on stdin, once every
+// client is ready, so that a slow start does not eat into the measured time: work starts
+// at WARM, and what is measured is from START to END (a crawler runs for hours: its code
+// compiled by the JIT, its connections' catalog caches and plans made).
 process.stdout.write('ready\n');
-const [startAt, endAt] = await new Promise<number[]>((resolve) => {
+const [warmAt, startAt, endAt] = (await new Promise<number[]>((resolve) => {
   let text = '';
   process.stdin.on('data', (d) => {
     text += String(d);
     if (text.includes('\n')) resolve(text.trim().split(' ').map(Number));
   });
-});
-await new Promise((r) => setTimeout(r, Math.max(0, (startAt as number) - Date.now())));
-const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [] };
+})) as [number, number, number];
+await new Promise((r) => setTimeout(r, Math.max(0, warmAt - Date.now())));
+const result: ClientResult = { completed: 0, errors: 0, firstError: null, leaseMs: [], cpuMs: 0, empty: 0 };
+// Taken in the loop, not by timers: a store that answers synchronously (SQLite) never
+// lets a timer run until the loop is over.
+let cpuAtStart: NodeJS.CpuUsage | null = null;
 const failed = (err: unknown) => {
   result.errors++;
   result.firstError ??= err instanceof Error ? err.message : String(err);
 };
+const measured = (t: number) => t >= startAt && t <= endAt;
 // As a crawl loop does, the next lease is asked for while the last batch is being completed.
 let completing: Promise<void> = Promise.resolve();
-while (Date.now() < (endAt as number)) {
+while (Date.now() < endAt) {
+  const asked = Date.now();
+  if (cpuAtStart === null && asked >= startAt) cpuAtStart = process.cpuUsage();
   const t = performance.now();
   const leased = await frontier.lease(batch, crawler).catch((err: unknown) => {
     failed(err);
@@ -81,20 +93,23 @@ while (Date.now() < (endAt as number)) {
   });
   await completing;
   if (leased === null) continue;
-  result.leaseMs.push(performance.now() - t);
+  if (measured(asked)) result.leaseMs.push(performance.now() - t);
   if (leased.leases.length === 0) {
     if (leased.ended !== null) break;
+    if (measured(asked)) result.empty++;
     await new Promise((r) => setTimeout(r, 1));
     continue;
   }
   completing = frontier
     .complete(leased.leases.map(completionOf), crawler)
     .then((done) => {
-      if (Date.now() <= (endAt as number)) result.completed += leased.leases.length - done.stale.length;
+      if (measured(Date.now())) result.completed += leased.leases.length - done.stale.length;
     })
     .catch(failed);
 }
 await completing;
+const cpu = process.cpuUsage(cpuAtStart ?? undefined);
+result.cpuMs = (cpu.user + cpu.system) / 1000;
 process.stdout.write(`${JSON.stringify(result)}\n`);
 await frontier.leave(crawler);
 await frontier.close();

@@ -5,29 +5,28 @@
 //   npm run bench:postgres                       sizes 10^5 and 10^6
 //   npm run bench:postgres -- --huge             also 10^7
 //   npm run bench:postgres -- --sizes 1e5 --clients 1,4 --seconds 5 --batch 64
-import { spawn } from 'node:child_process';
+//   npm run bench:postgres -- --build DIR         another build's dist/ (a before/after)
+//   npm run bench:postgres -- --warmup 3          seconds of work before each measured run
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
-import type * as OpenStore from '../../src/frontier/open-store.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { describeMachine } from '../report.js';
-import type { ClientResult } from './client.js';
-import { BENCH_FRONTIER, filledUrl, hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
-
-const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLIENT = join(repoDir, 'bench', 'postgres', 'client.ts');
-
-/** The server settings of the run: durable commits (fsync on), memory for a 10^6-URL table. */
-const PG_SETTINGS = { shared_buffers: '512MB', max_wal_size: '4GB', checkpoint_timeout: '15min' };
+import { measureServerCpu, postmasterPid, type ServerCpu } from './cpu.js';
+import { fill, openStore, percentile, repoDir, runClients } from './runs.js';
+import { PG_SETTINGS } from './server-settings.js';
+import { hostsFor, KNOWN_OUTLINKS, NEW_OUTLINKS } from './work.js';
 
 interface Args {
   sizes: number[];
   clients: number[];
   seconds: number;
   batch: number;
+  /** A folder with the dist/ to measure: this checkout's, or another build. */
+  build: string;
+  /** Seconds the clients work before each measured run. */
+  warmup: number;
 }
 
 interface Row {
@@ -39,14 +38,27 @@ interface Row {
   urlsPerSec: number;
   p50: number;
   p99: number;
-  mbPerMillion: number;
+  /** CPU seconds per 1,000 URLs completed: the database server's (PostgreSQL; null for SQLite), the clients'. */
+  serverCpu: ServerCpu | null;
+  clientCpu: number;
+  /** The 1-minute load average during the run: lowest and highest. */
+  loads: [number, number];
+  /** Measured after the last run at a size (null before): the fill and every outlink the runs added. */
+  mbPerMillion: number | null;
   /** Failed calls, and the first failure's message. */
   errors: number;
   firstError: string | null;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { sizes: [1e5, 1e6], clients: [1, 4, 16], seconds: 10, batch: 64 };
+  const a: Args = {
+    sizes: [1e5, 1e6],
+    clients: [1, 4, 16],
+    seconds: 10,
+    batch: 64,
+    build: repoDir,
+    warmup: 3,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const list = () => (argv[++i] ?? '').split(',').map(Number);
@@ -55,7 +67,12 @@ function parseArgs(argv: readonly string[]): Args {
     else if (arg === '--clients') a.clients = list();
     else if (arg === '--seconds') a.seconds = Number(argv[++i]);
     else if (arg === '--batch') a.batch = Number(argv[++i]);
-    else throw new Error(`unknown option ${arg}: use --huge, --sizes, --clients, --seconds or --batch`);
+    else if (arg === '--build') a.build = resolve(argv[++i] ?? '.');
+    else if (arg === '--warmup') a.warmup = Number(argv[++i]);
+    else
+      throw new Error(
+        `unknown option ${arg}: use --huge, --sizes, --clients, --seconds, --warmup, --batch or --build`,
+      );
   }
   const whole = (n: number) => Number.isInteger(n) && n > 0;
   if (![...a.sizes, ...a.clients, a.seconds, a.batch].every(whole))
@@ -63,19 +80,25 @@ function parseArgs(argv: readonly string[]): Args {
   return a;
 }
 
-/** A store to measure: its spec, and how big it is on disk. */
+/** A store to measure: its spec, how big it is on disk, and the CPU its server used so far. */
 interface Contender {
   store: string;
   spec: string;
   bytes(): Promise<number>;
+  /** Starts measuring the server's CPU; null: no server (the clients do the store's work). */
+  measureServer(): { stop: () => ServerCpu } | null;
   dispose(): Promise<void>;
 }
 
 async function postgresContender(cluster: PgCluster): Promise<Contender> {
   const spec = await cluster.createDatabase();
+  const client = new pg.Client({ connectionString: spec });
+  await client.connect();
+  const postmaster = await postmasterPid(client).finally(() => client.end());
   return {
     store: 'postgres',
     spec,
+    measureServer: () => measureServerCpu(postmaster),
     async bytes() {
       const client = new pg.Client({ connectionString: spec });
       await client.connect();
@@ -96,6 +119,7 @@ function sqliteContender(): Contender {
   return {
     store: 'sqlite',
     spec: `sqlite:${join(dir, 'frontier.db')}`,
+    measureServer: () => null,
     async bytes() {
       return readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
     },
@@ -103,82 +127,6 @@ function sqliteContender(): Contender {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function openStore(spec: string) {
-  const store = (await import(
-    pathToFileURL(join(repoDir, 'dist', 'frontier', 'open-store.js')).href
-  )) as typeof OpenStore;
-  return store.openFrontier(spec, BENCH_FRONTIER);
-}
-
-/** Queues `n` URLs of depth 0 over hostsFor(n) hosts, in add() calls of 5,000. */
-async function fill(spec: string, n: number): Promise<number> {
-  const f = await openStore(spec);
-  const c = await f.registerCrawler('fill');
-  const hosts = hostsFor(n);
-  const started = Date.now();
-  for (let at = 0; at < n; at += 5000) {
-    const links = [];
-    for (let i = at; i < Math.min(n, at + 5000); i++)
-      links.push({ url: filledUrl(i, hosts), depth: 0, via: null });
-    await f.add(links, [], c);
-  }
-  await f.leave(c);
-  await f.close();
-  return (Date.now() - started) / 1000;
-}
-
-/** Starts the clients, and once all are connected, gives them one start and one end time. */
-async function runClients(
-  c: Contender,
-  clients: number,
-  args: Args,
-  filled: number,
-  tag: string,
-): Promise<ClientResult[]> {
-  const children = Array.from({ length: clients }, (_, i) =>
-    spawn(
-      process.execPath,
-      ['--import', 'tsx', CLIENT, repoDir, c.spec, String(i), tag, String(args.batch), String(filled)],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    ),
-  );
-  // One client failing fails the run: the others are not left retrying against a store that goes away.
-  const killAll = () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  };
-  const ready: Promise<void>[] = [];
-  const results = children.map(
-    (child) =>
-      new Promise<ClientResult>((resolvePromise, reject) => {
-        let out = '';
-        let said: () => void = () => {};
-        ready.push(new Promise<void>((r) => (said = r)));
-        child.stdout.on('data', (d) => {
-          out += String(d);
-          if (out.includes('ready\n')) said();
-        });
-        child.on('exit', (code) => {
-          said();
-          if (code !== 0) {
-            killAll();
-            reject(new Error(`a ${c.store} client exited with ${code}`));
-          } else resolvePromise(JSON.parse(out.trim().split('\n').pop() as string) as ClientResult);
-        });
-      }),
-  );
-  await Promise.all(ready);
-  const startAt = Date.now() + 200;
-  for (const child of children) child.stdin.write(`${startAt} ${startAt + args.seconds * 1000}\n`);
-  return Promise.all(results);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 async function rowsOf(f: Awaited<ReturnType<typeof openStore>>): Promise<number> {
@@ -201,18 +149,34 @@ async function main(): Promise<number> {
       for (const make of [() => postgresContender(cluster), async () => sqliteContender()]) {
         const c = await make();
         try {
-          const fillSeconds = await fill(c.spec, size);
+          const fillSeconds = await fill(c.spec, size, args.build);
           log(`${c.store}: ${size} URLs queued over ${hostsFor(size)} hosts in ${fillSeconds.toFixed(1)} s`);
           for (const clients of args.clients) {
-            const before = await openStore(c.spec);
-            const queued = (await before.stats()).queued;
-            await before.close();
-            const results = await runClients(c, clients, args, size, `r${clients}`);
+            let queued = 0;
+            const loads: number[] = [];
+            const loadTimer = setInterval(() => loads.push(loadavg()[0] as number), 1000);
+            let server: { stop: () => ServerCpu } | null = null;
+            const results = await runClients({
+              spec: c.spec,
+              clients,
+              seconds: args.seconds,
+              batch: args.batch,
+              filled: size,
+              tag: `r${clients}`,
+              build: args.build,
+              warmupSeconds: args.warmup,
+              onStart: async () => {
+                server = c.measureServer();
+                const now = await openStore(c.spec, args.build);
+                queued = (await now.stats()).queued;
+                await now.close();
+              },
+            });
+            clearInterval(loadTimer);
+            const serverCpu = (server as { stop: () => ServerCpu } | null)?.stop() ?? null;
             const completed = results.reduce((sum, r) => sum + r.completed, 0);
             const latencies = results.flatMap((r) => r.leaseMs).sort((a, b) => a - b);
-            const after = await openStore(c.spec);
-            const total = await rowsOf(after);
-            await after.close();
+            const k = completed / 1000;
             const row: Row = {
               store: c.store,
               size,
@@ -221,15 +185,31 @@ async function main(): Promise<number> {
               urlsPerSec: completed / args.seconds,
               p50: percentile(latencies, 50),
               p99: percentile(latencies, 99),
-              mbPerMillion: (await c.bytes()) / 2 ** 20 / (total / 1e6),
+              serverCpu:
+                serverCpu === null
+                  ? null
+                  : { backends: serverCpu.backends / k, background: serverCpu.background / k },
+              clientCpu: results.reduce((sum, r) => sum + r.cpuMs, 0) / 1000 / k,
+              loads:
+                loads.length === 0
+                  ? [loadavg()[0] as number, loadavg()[0] as number]
+                  : [Math.min(...loads), Math.max(...loads)],
+              mbPerMillion: null,
               errors: results.reduce((sum, r) => sum + r.errors, 0),
               firstError: results.find((r) => r.firstError !== null)?.firstError ?? null,
             };
             rows.push(row);
             log(
-              `${c.store} ${clients} clients at ${queued} queued: ${row.urlsPerSec.toFixed(0)} URLs/s, lease p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms`,
+              `${c.store} ${clients} clients at ${queued} queued: ${row.urlsPerSec.toFixed(0)} URLs/s, lease p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, load ${row.loads[0].toFixed(1)}-${row.loads[1].toFixed(1)}`,
             );
           }
+          // The size once the runs at this size are over (a checkpoint between runs would make
+          // every page's next change in the next run write a full page image to the WAL).
+          const after = await openStore(c.spec, args.build);
+          const total = await rowsOf(after);
+          await after.close();
+          const last = rows[rows.length - 1] as Row;
+          last.mbPerMillion = (await c.bytes()) / 2 ** 20 / (total / 1e6);
         } finally {
           await c.dispose();
         }
@@ -239,8 +219,9 @@ async function main(): Promise<number> {
     await cluster.stop();
   }
   process.stdout.write(`${describeMachine()}\n`);
+  if (args.build !== repoDir) process.stdout.write(`build measured: ${args.build}\n`);
   process.stdout.write(
-    `work: lease ${args.batch} + complete them with ${NEW_OUTLINKS + KNOWN_OUTLINKS} outlinks each (${NEW_OUTLINKS} new, ${KNOWN_OUTLINKS} met before), ${args.seconds} s per run; PostgreSQL ${Object.entries(
+    `work: lease ${args.batch} + complete them with ${NEW_OUTLINKS + KNOWN_OUTLINKS} outlinks each (${NEW_OUTLINKS} new, ${KNOWN_OUTLINKS} met before), ${args.seconds} s measured per run after ${args.warmup} s of the same work; PostgreSQL ${Object.entries(
       PG_SETTINGS,
     )
       .map(([k, v]) => `${k}=${v}`)
@@ -252,17 +233,32 @@ async function main(): Promise<number> {
 
 /** Both stores side by side: one line per size and client count. */
 function table(rows: readonly Row[]): string {
+  const cores = availableParallelism();
   const lines = [
-    '| queued at start | clients | postgres URLs/s | postgres lease p50 / p99 ms | sqlite URLs/s | sqlite lease p50 / p99 ms |',
-    '|---|---|---|---|---|---|',
+    `| queued at measured start | clients | postgres URLs/s | postgres lease p50 / p99 ms | postgres CPU s per 1,000 URLs: server's connections + its background work + clients | postgres URLs/s at that CPU on ${cores} free cores | sqlite URLs/s | sqlite lease p50 / p99 ms | sqlite CPU s per 1,000 URLs | load average (postgres run; sqlite run) |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   const pgRows = rows.filter((r) => r.store === 'postgres');
   const sqliteRows = rows.filter((r) => r.store === 'sqlite');
+  const load = (r: Row | undefined) =>
+    r === undefined ? '-' : `${r.loads[0].toFixed(1)}-${r.loads[1].toFixed(1)}`;
   pgRows.forEach((p, i) => {
     const s = sqliteRows[i];
     const cell = (r: Row | undefined) =>
       r === undefined ? ['-', '-'] : [r.urlsPerSec.toFixed(0), `${r.p50.toFixed(2)} / ${r.p99.toFixed(2)}`];
-    lines.push(`| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${cell(s).join(' | ')} |`);
+    const pgCpu =
+      p.serverCpu === null
+        ? '-'
+        : `${p.serverCpu.backends.toFixed(3)} + ${p.serverCpu.background.toFixed(3)} + ${p.clientCpu.toFixed(3)}`;
+    // What the machine would do if the store and its clients had every core at this CPU per URL.
+    const alone =
+      p.serverCpu === null
+        ? '-'
+        : ((cores * 1000) / (p.serverCpu.backends + p.serverCpu.background + p.clientCpu)).toFixed(0);
+    const sqliteCpu = s === undefined ? '-' : s.clientCpu.toFixed(3);
+    lines.push(
+      `| ${p.queued} | ${p.clients} | ${cell(p).join(' | ')} | ${pgCpu} | ${alone} | ${cell(s).join(' | ')} | ${sqliteCpu} | ${load(p)}; ${load(s)} |`,
+    );
   });
   for (const r of rows.filter((x) => x.errors > 0)) {
     lines.push('');
@@ -278,7 +274,7 @@ function table(rows: readonly Row[]): string {
     // measured after the last run at each size: the fill and every outlink the runs added
     const last = sizes.map((n) => rows.filter((r) => r.store === store && r.size === n).pop());
     lines.push(
-      `| ${store} | ${last.map((r) => (r === undefined ? '-' : r.mbPerMillion.toFixed(0))).join(' | ')} |`,
+      `| ${store} | ${last.map((r) => (r?.mbPerMillion == null ? '-' : r.mbPerMillion.toFixed(0))).join(' | ')} |`,
     );
   }
   return `${lines.join('\n')}\n`;

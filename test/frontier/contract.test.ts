@@ -113,6 +113,51 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect((await f.stats()).queued).toBe(2);
     });
 
+    it('knows the URLs another handle added, in adds and in completions alike', async (ctx) => {
+      if (kind.oneProcess !== undefined) return ctx.skip();
+      const first = await store();
+      const a = await first.registerCrawler('a');
+      await first.add(
+        [
+          { url: 'http://a.test/', depth: 0, via: null },
+          { url: 'http://a.test/known', depth: 1, via: 'http://a.test/' },
+        ],
+        [{ url: 'http://b.test/', depth: 1, via: 'http://a.test/', reason: 'scope' }],
+        a,
+      );
+      // A second handle remembers nothing of what the first one sent: the store alone knows.
+      const second = await store();
+      const b = await second.registerCrawler('b');
+      const again = await second.add(
+        [
+          { url: 'http://a.test/known', depth: 1, via: null },
+          { url: 'http://a.test/new', depth: 1, via: null },
+        ],
+        [{ url: 'http://b.test/', depth: 1, via: null, reason: 'scope' }],
+        b,
+      );
+      expect(again).toEqual({ added: 1, records: [] });
+      const [home] = (await second.lease(10, b)).leases.filter((l) => l.url === 'http://a.test/');
+      const done = await second.complete(
+        [
+          completion(
+            home as Lease,
+            { kind: 'done' },
+            {
+              outlinks: [
+                { url: 'http://a.test/new', depth: 1, via: 'http://a.test/' },
+                { url: 'http://a.test/known', depth: 1, via: 'http://a.test/' },
+                { url: 'http://a.test/third', depth: 1, via: 'http://a.test/' },
+              ],
+            },
+          ),
+        ],
+        b,
+      );
+      expect(done.added).toBe(1);
+      expect(await second.stats()).toMatchObject({ queued: 3, leased: 0, done: 1, rejected: 1 });
+    });
+
     it('says which hosts are busy, for the console, when it can', async (ctx) => {
       const f = await store({ perHost: 1, delayMs: 1000 });
       const hosts = f as AnyFrontier & Partial<FrontierHosts>;

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { fingerprintText } from '../../src/frontier/postgres/link-inserts.js';
 import { PostgresFrontier } from '../../src/frontier/postgres/postgres-frontier.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 import { TEST_SETTINGS } from './stores.js';
@@ -18,6 +19,15 @@ async function rows<R>(sql: string): Promise<R[]> {
   }
 }
 
+/** Until `what` holds (asked every 20 ms; a test that waits in vain fails at 30 s). */
+async function waitFor(what: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (!(await what())) {
+    if (Date.now() > until) throw new Error('waited 30 s in vain');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe('the PostgreSQL store', () => {
   it('ten stores opening a new database at once migrate it once', async () => {
     const stores = await Promise.all(
@@ -27,6 +37,7 @@ describe('the PostgreSQL store', () => {
     expect(await rows('SELECT version FROM cobweb_migrations ORDER BY version')).toEqual([
       { version: 1 },
       { version: 2 },
+      { version: 3 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });
@@ -55,6 +66,86 @@ describe('the PostgreSQL store', () => {
     expect(due?.previous).toEqual({ fetchedAt: Number(updatedAt) });
     expect(await again.cookies()).toEqual([]);
     await again.close();
+  });
+
+  it('brings a database of schema 2 up to date: its counts are kept, spread over 256 slots', async () => {
+    const first = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await first.registerCrawler('a');
+    await first.add(
+      ['http://x.test/1', 'http://x.test/2', 'http://y.test/'].map((url) => ({ url, depth: 0, via: null })),
+      [],
+      c,
+    );
+    await first.close();
+    // Back to what the cobweb before made: 32 slots, the counts in them.
+    await rows(`UPDATE crawl_counts SET queued = (SELECT sum(queued) FROM crawl_counts) WHERE slot = 0;
+      UPDATE crawl_counts SET queued = 0 WHERE slot <> 0;
+      DELETE FROM crawl_counts WHERE slot >= 32; DELETE FROM cobweb_migrations WHERE version = 3`);
+    const again = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    expect(await rows('SELECT count(*)::int AS n FROM crawl_counts')).toEqual([{ n: 256 }]);
+    expect(await again.stats()).toMatchObject({ queued: 3, leased: 0 });
+    const d = await again.registerCrawler('b');
+    expect((await again.lease(10, d)).leases).toHaveLength(2);
+    expect(await again.stats()).toMatchObject({ queued: 1, leased: 2 });
+    await again.close();
+  });
+
+  it('a host whose queue count says more than it holds gives what it holds, and its row is set right', async () => {
+    const store = await PostgresFrontier.open(postgres.db, { ...TEST_SETTINGS, perHost: 4 });
+    const c = await store.registerCrawler('a');
+    await store.add(
+      [
+        { url: 'http://x.test/1', depth: 0, via: null },
+        { url: 'http://x.test/2', depth: 0, via: null },
+        { url: 'http://y.test/1', depth: 0, via: null },
+      ],
+      [],
+      c,
+    );
+    // The claim writes the host rows as if each host gave all its count said: here x.test cannot.
+    await rows(`UPDATE hosts SET queued = 4 WHERE host = 'x.test'`);
+    const leased = (await store.lease(10, c)).leases;
+    expect(leased.map((l) => l.url).sort()).toEqual([
+      'http://x.test/1',
+      'http://x.test/2',
+      'http://y.test/1',
+    ]);
+    expect(
+      await rows(
+        `SELECT host, queued, in_flight FROM hosts WHERE host IN ('x.test', 'y.test') ORDER BY host`,
+      ),
+    ).toEqual([
+      { host: 'x.test', queued: 0, in_flight: 2 },
+      { host: 'y.test', queued: 0, in_flight: 1 },
+    ]);
+    expect(await store.stats()).toMatchObject({ queued: 0, leased: 3 });
+    await store.close();
+  });
+
+  it('a link to queue recorded meanwhile as rejected by a process without its host lock is not queued again', async () => {
+    const store = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await store.registerCrawler('a');
+    const url = 'http://x.test/contested';
+    // Another process records the URL as rejected (it holds no host lock for that) and has not committed yet.
+    const other = new pg.Client({ connectionString: postgres.db });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query(
+      `INSERT INTO crawler_links (crawl, fingerprint, url, host, depth, status, error, added_at)
+       SELECT id, $1, $2, 'x.test', 1, 5, 'depth', 0 FROM crawls WHERE name = 'default'`,
+      [fingerprintText(url), url],
+    );
+    // This one's probe does not see it; its insert waits for the other's row, then finds it taken.
+    const adding = store.add([{ url, depth: 0, via: null }], [], c);
+    await waitFor(
+      async () => (await rows(`SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'`)).length > 0,
+    );
+    await other.query('COMMIT');
+    await other.end();
+    expect(await adding).toEqual({ added: 0, records: [] });
+    expect(await rows(`SELECT status FROM crawler_links WHERE url = '${url}'`)).toEqual([{ status: 5 }]);
+    expect((await store.stats()).queued).toBe(0);
+    await store.close();
   });
 
   it('keeps crawls apart: each has its own queue, seen set and page budget', async () => {

@@ -62,6 +62,8 @@ export interface PgCluster {
   port: number;
   /** postgres://cobweb:PASSWORD@127.0.0.1:PORT/DB */
   url(database: string): string;
+  /** The same database over the server's Unix socket (trusted: no password). */
+  socketUrl(tcpUrl: string): string;
   /** A new, empty database; resolves to its connection string. */
   createDatabase(): Promise<string>;
   /** pg_ctl restart (fast): every connection is cut, the server comes back on the same port. */
@@ -142,6 +144,10 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
   return {
     port,
     url,
+    socketUrl(tcpUrl) {
+      const db = new URL(tcpUrl).pathname.slice(1);
+      return `postgres://${PG_USER}@/${db}?host=${encodeURIComponent(dir)}&port=${port}`;
+    },
     async createDatabase() {
       const name = `cobweb_test_${++databases}`;
       const client = new pg.Client({ connectionString: url('postgres') });

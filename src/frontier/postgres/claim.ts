@@ -5,15 +5,16 @@ import { leaseExpiry } from '../policy/lease-expiry.js';
 import {
   afterLease,
   leasesThisTurn,
-  NEVER,
   type PolitenessSettings,
   readyAt,
   startDeadline,
 } from '../policy/politeness.js';
 import { previousOf } from '../policy/recrawl.js';
 import type { CrawlerId, Lease } from '../types.js';
-import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
+import { countsUpdate, noCounts } from './counts.js';
+import type { HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
+import { Params, withParts } from './params.js';
 import { LINK_KIND, LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
@@ -28,44 +29,51 @@ const S = LINK_STATUS;
 const START_WINDOW_FLOOR_MS = 20;
 
 /**
- * The hosts whose turn it is, shallowest queue head first, locked for this transaction.
- * SKIP LOCKED: a host another process is leasing from or completing right now is not
- * waited for; this one takes the next host. With --politeness-key ip a host is ready
- * when its address's row is.
+ * The claim, in one statement with what it writes: for each locked host, its first k
+ * queued URLs (depth, then insertion order) become claimed, each with a new lease id; the
+ * (k+1)-th, if any, is the host's new queue head. The host locks make the URL rows this
+ * host's alone. The host rows (HostRows.pendingUpdate, written only if every host gave
+ * its k) and the counts (by the rows taken) are written by the same statement.
  */
-const READY_HOSTS = `SELECT ${HOST_COLUMNS} FROM hosts
-  WHERE crawl = $1 AND queued > 0 AND NOT retired AND ready_at <= $2
-  ORDER BY min_depth, ready_at LIMIT $3 FOR UPDATE SKIP LOCKED`;
-const READY_HOSTS_SHARED = `SELECT ${HOST_COLUMNS.split(', ')
-  .map((c) => `h.${c}`)
-  .join(', ')} FROM hosts h JOIN hosts b ON b.crawl = h.crawl AND b.host = h.budget
-  WHERE h.crawl = $1 AND h.queued > 0 AND NOT h.retired AND b.ready_at <= $2
-  ORDER BY h.min_depth, b.ready_at LIMIT $3 FOR UPDATE OF h SKIP LOCKED`;
-
-/**
- * The claim, in one statement: for each locked host, its first k queued URLs (depth,
- * then insertion order) become claimed, each with a new lease id; the (k+1)-th, if any,
- * is the host's new queue head. The host locks make the URL rows this host's alone.
- */
-const CLAIM = `WITH pick AS (
-    SELECT p.host, p.k, l.id, l.depth, l.rn
-    FROM unnest($2::text[], $3::int[]) AS p(host, k)
+const claimSql = (p: Params, plan: readonly Turn[], hostRows: string | null, counts: string, at: ClaimAt) => {
+  const parts = {
+    pick: `SELECT p.host, p.k, l.id, l.depth, l.rn
+    FROM unnest(${p.add(plan.map((t) => t.host))}::text[], ${p.add(plan.map((t) => t.k))}::int[]) AS p(host, k)
     CROSS JOIN LATERAL (
       SELECT id, depth, row_number() OVER (ORDER BY depth, id) AS rn FROM crawler_links
-      WHERE crawl = $1 AND host = p.host AND status = ${S.queued}
-      ORDER BY depth, id LIMIT p.k + 1) AS l
-  ), taken AS (
-    UPDATE crawler_links AS c SET status = ${S.claimed}, leases = c.leases + 1,
-      lease_expires = $4, crawler_id = $5, released = false, updated_at = $6
+      WHERE crawl = ${at.crawl} AND host = p.host AND status = ${S.queued}
+      ORDER BY depth, id LIMIT p.k + 1) AS l`,
+    taken: `UPDATE crawler_links AS c SET status = ${S.claimed}, leases = c.leases + 1,
+      lease_expires = ${p.add(at.expiresAt)}, crawler_id = ${p.add(at.crawler)}, released = false, updated_at = ${p.add(at.now)}
     FROM pick WHERE c.id = pick.id AND pick.rn <= pick.k
     RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts,
-      c.fetched_at, c.etag, c.last_modified, c.captured_at
-  )
-  SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts, fetched_at, etag, last_modified,
-    captured_at
+      c.fetched_at, c.etag, c.last_modified, c.captured_at`,
+    heads: `SELECT host, depth FROM pick WHERE rn = k + 1`,
+    host_rows: hostRows,
+    counts,
+  };
+  return `${withParts(parts)}SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts, fetched_at,
+    etag, last_modified, captured_at
   FROM taken
   UNION ALL
-  SELECT true, NULL, NULL, NULL, host, depth, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM pick WHERE rn = k + 1`;
+  SELECT true, NULL, NULL, NULL, host, depth, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM heads`;
+};
+
+interface ClaimAt {
+  crawl: string;
+  expiresAt: number;
+  crawler: CrawlerId;
+  now: number;
+}
+
+/** One host's turn: how many of its URLs the claim takes. */
+interface Turn {
+  host: string;
+  k: number;
+}
+
+/** The number of rows the claim took, for the statement's other parts. */
+const TAKEN = '(SELECT count(*) FROM taken)';
 
 interface ClaimRow {
   head: boolean;
@@ -85,25 +93,33 @@ interface ClaimRow {
 }
 
 /**
- * Up to `want` leases from the hosts ready now, never more in flight per budget than
- * --per-host, never two request starts closer than its gap (policy/politeness.ts says
- * how many each host's turn may take, by when its request must start, and when the
- * host's next turn comes). Hosts come shallowest head first, and the leases are handed
- * out by depth. With --politeness-key ip a host not yet on its address gets its one
- * placement lease (needsAddress), which makes no request.
+ * Up to `want` leases from the ready hosts (lookForLeases), never more in flight per
+ * budget than --per-host, never two request starts closer than its gap (policy/
+ * politeness.ts says how many each host's turn may take, by when its request must start,
+ * and when the host's next turn comes). Hosts come shallowest head first, and the leases
+ * are handed out by depth. With --politeness-key ip a host not yet on its address gets
+ * its one placement lease (needsAddress), which makes no request.
+ *
+ * The host rows are computed before the claim, as every host giving its k URLs leaves
+ * them, so that one statement claims and writes; in the rare case a host's count was
+ * stale and it gave fewer, they are computed again from what was taken and written later.
  */
-export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Promise<Lease[]> {
+export async function claimLeases(
+  tx: Tx,
+  want: number,
+  crawler: CrawlerId,
+  ready: readonly HostRecord[],
+): Promise<Lease[]> {
   const shared = tx.settings.key === 'ip';
   const politeness = {
     ...tx.settings,
     startWindowFloorMs: START_WINDOW_FLOOR_MS,
   } satisfies PolitenessSettings;
-  const ready = await tx.q<HostRecord>(shared ? READY_HOSTS_SHARED : READY_HOSTS, [tx.crawl, tx.now, want]);
   if (ready.length === 0) return [];
   for (const r of ready) tx.hosts.adopt(r);
   await tx.hosts.lockBudgets();
   // How many each host's turn takes, from its budget as the turns before it left it.
-  const plan: { host: string; k: number }[] = [];
+  const plan: Turn[] = [];
   const planned = new Map<string, ReturnType<typeof tx.hosts.budget>>();
   let room = want;
   for (const r of ready) {
@@ -123,71 +139,90 @@ export async function claimLeases(tx: Tx, want: number, crawler: CrawlerId): Pro
   }
   if (plan.length === 0) return [];
   const expiresAt = leaseExpiry(tx.now, tx.settings);
-  const rows = await tx.q<ClaimRow>(CLAIM, [
-    tx.crawl,
-    plan.map((p) => p.host),
-    plan.map((p) => p.k),
-    expiresAt,
-    crawler,
-    tx.now,
-  ]);
-  const leases: Lease[] = [];
+  const keys = plan.flatMap((t) => [t.host, tx.hosts.host(t.host).budget]);
+  const saved = tx.hosts.save(keys);
+  // As if every host gives its k: the usual case, written by the claim statement.
+  const startBy = takeTurns(tx, politeness, plan, (t) => t.k);
+  const total = plan.reduce((sum, t) => sum + t.k, 0);
+  const p = new Params();
+  const hostRows = tx.hosts.pendingUpdate(p, {
+    heads: 'heads',
+    claimed: new Set(plan.map((t) => t.host)),
+    when: `${TAKEN} = ${p.add(total)}`,
+  });
+  const counts = countsUpdate(p, tx.crawl, tx.delta, { queued: `-${TAKEN}`, claimed: TAKEN }) as string;
+  const crawl = p.add(tx.crawl);
+  const rows = await tx.q<ClaimRow>(
+    claimSql(p, plan, hostRows?.sql ?? null, counts, { crawl, expiresAt, crawler, now: tx.now }),
+    p.values,
+  );
+  // The counts are written, the claim's included.
+  Object.assign(tx.delta, noCounts());
   const takenOf = new Map<string, ClaimRow[]>();
   const headOf = new Map<string, number>();
+  let taken = 0;
   for (const r of rows) {
     if (r.head) headOf.set(r.host, r.depth);
-    else takenOf.set(r.host, [...(takenOf.get(r.host) ?? []), r]);
+    else {
+      takenOf.set(r.host, [...(takenOf.get(r.host) ?? []), r]);
+      taken++;
+    }
+  }
+  if (taken === total) {
+    hostRows?.written();
+  } else {
+    // A host had fewer queued URLs than its count said: its turn took only those.
+    tx.hosts.restore(saved);
+    const fewer = takeTurns(tx, politeness, plan, (t) => takenOf.get(t.host)?.length ?? 0);
+    for (const [host, by] of fewer) startBy.set(host, by);
   }
   for (const { host } of plan) {
+    // The table is the truth: no row past the ones taken means the count was stale.
     const h = tx.hosts.host(host);
-    const taken = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
-    let b = tx.hosts.budget(h.budget);
-    const placed = isPlaced(h.budget, shared);
-    const own = settingsForHost(politeness, host);
-    const startBy = startDeadline(b, own, tx.now, placed);
-    for (const r of taken) {
-      b = afterLease(b, own, tx.now, placed);
+    const head = headOf.get(host);
+    h.queued = head === undefined ? 0 : h.queued;
+    if (head !== undefined) h.minDepth = head;
+  }
+  const leases: Lease[] = [];
+  for (const { host } of plan) {
+    const placed = isPlaced(tx.hosts.host(host).budget, shared);
+    const mine = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
+    for (const r of mine) {
       const row = {
         ...r,
         kind: r.kind === LINK_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
         previous: previousOf(r),
       };
-      leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy, placed }));
+      leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy: startBy.get(host), placed }));
     }
-    tx.hosts.setBudget(h.budget, b);
-    // The table is the truth: no row past the ones taken means the count was stale.
-    const head = headOf.get(host);
-    h.queued = head === undefined ? 0 : h.queued - taken.length;
-    if (head !== undefined) h.minDepth = head;
-    tx.hosts.touch(h);
-    tx.delta.queued -= taken.length;
-    tx.delta.claimed += taken.length;
   }
   // Breadth-first across hosts: the batch goes out shallowest first.
   return leases.sort((a, b) => a.depth - b.depth);
 }
 
-const NEXT_HOST = `SELECT min(ready_at) AS t FROM hosts WHERE crawl = $1 AND queued > 0 AND NOT retired`;
-const NEXT_HOST_SHARED = `SELECT min(b.ready_at) AS t FROM hosts h JOIN hosts b ON b.crawl = h.crawl AND b.host = h.budget
-  WHERE h.crawl = $1 AND h.queued > 0 AND NOT h.retired`;
-const NEXT_EXPIRY_OR_RETRY = `SELECT
-  (SELECT min(lease_expires) FROM crawler_links WHERE crawl = $1 AND status = ${S.claimed}) AS expiry,
-  (SELECT min(due_at) FROM crawler_links WHERE crawl = $1 AND status = ${S.retrying}) AS retry`;
-
-/** When a lease runs out or a retry comes due: the only news a store with nothing ready can have. */
-export async function nextExpiryOrRetry(tx: Pick<Tx, 'q' | 'crawl'>): Promise<number | null> {
-  const [r] = await tx.q<{ expiry: number | null; retry: number | null }>(NEXT_EXPIRY_OR_RETRY, [tx.crawl]);
-  const known = [r?.expiry ?? null, r?.retry ?? null].filter((t): t is number => t !== null);
-  return known.length === 0 ? null : Math.min(...known);
-}
-
-/** The next moment a host's turn comes, a lease runs out or a retry comes due. */
-export async function nextReadyAt(tx: Pick<Tx, 'q' | 'crawl' | 'settings'>): Promise<number | null> {
-  const [r] = await tx.q<{ t: number | null }>(tx.settings.key === 'ip' ? NEXT_HOST_SHARED : NEXT_HOST, [
-    tx.crawl,
-  ]);
-  const host = r?.t ?? null;
-  const other = await nextExpiryOrRetry(tx);
-  const known = [host === null || host >= NEVER ? null : host, other].filter((t): t is number => t !== null);
-  return known.length === 0 ? null : Math.min(...known);
+/**
+ * Moves each host's budget on by the leases its turn took (`count`), in plan order, and
+ * takes them off its queue (the claim statement sets the queue from the table); returns
+ * the start deadline of each host's leases.
+ */
+function takeTurns(
+  tx: Tx,
+  politeness: PolitenessSettings & Pick<Tx['settings'], 'hosts' | 'key'>,
+  plan: readonly Turn[],
+  count: (t: Turn) => number,
+): Map<string, number | undefined> {
+  const startBy = new Map<string, number | undefined>();
+  for (const t of plan) {
+    const h = tx.hosts.host(t.host);
+    const placed = isPlaced(h.budget, tx.settings.key === 'ip');
+    const own = settingsForHost(politeness, t.host);
+    let b = tx.hosts.budget(h.budget);
+    startBy.set(t.host, startDeadline(b, own, tx.now, placed));
+    const n = count(t);
+    for (let i = 0; i < n; i++) b = afterLease(b, own, tx.now, placed);
+    tx.hosts.setBudget(h.budget, b);
+    h.queued -= n;
+    tx.hosts.touch(h);
+  }
+  return startBy;
 }

@@ -2,14 +2,23 @@ import { addressBudget } from '../host-row.js';
 import { settingsForHost } from '../policy/host-rules.js';
 import { afterFetch, mergeBudgets } from '../policy/politeness.js';
 import { validatorColumns } from '../policy/recrawl.js';
-import type { CompleteResult, Completion, CrawlerId, FetchReport, LeaseId, Release } from '../types.js';
-import { hostsOfLinks } from './host-keys.js';
-import type { HostRow } from './host-rows.js';
+import type {
+  CompleteResult,
+  Completion,
+  CrawlerId,
+  FetchReport,
+  LeaseId,
+  Outcome,
+  Release,
+} from '../types.js';
+import { HOST_COLUMNS, type HostRecord, type HostRow } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
-import { insertLinks } from './link-inserts.js';
+import { firstOfEach, type LinkCandidate, queueHosts, stageLinks, unseen } from './link-inserts.js';
+import { Params } from './params.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import { LINK_STATUS } from './status.js';
 import type { ClaimedRow, Tx } from './tx.js';
+import { writeAll } from './writes.js';
 
 const S = LINK_STATUS;
 
@@ -17,16 +26,6 @@ const S = LINK_STATUS;
 const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
   WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE`;
 const MARK_RELEASED = `UPDATE crawler_links SET released = true WHERE id = ANY($1::int8[])`;
-const DONE = `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
-    lease_expires = NULL, crawler_id = $1, has_form = u.has_form, updated_at = $2, fetched_at = $2,
-    etag = u.etag, last_modified = u.last_modified, captured_at = u.captured_at
-  FROM unnest($3::int8[], $4::bool[], $5::text[], $6::text[], $7::int8[])
-    AS u(id, has_form, etag, last_modified, captured_at)
-  WHERE l.id = u.id`;
-const FINAL = `UPDATE crawler_links SET status = $2, attempts = attempts + $3, error = $4, lease_expires = NULL,
-    crawler_id = $5, updated_at = $6 WHERE id = $1`;
-const RETRYING = `UPDATE crawler_links SET status = ${S.retrying}, attempts = attempts + 1, error = $2,
-    due_at = $3, lease_expires = NULL, updated_at = $4 WHERE id = $1`;
 /** A host's fetches in flight, less those whose reports this transaction has applied already. */
 const LEASED_OF_HOST = `SELECT count(*)::int AS n FROM crawler_links
   WHERE crawl = $1 AND host = $2 AND status = ${S.claimed} AND NOT released AND id <> ALL($3::int8[])`;
@@ -61,32 +60,101 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
 }
 
 /**
- * A batch of completions in one transaction: outcomes, freed hosts, and every page's
- * outlinks in one insert. A completion whose lease expired and went to someone else
- * changes nothing and comes back stale.
+ * The claimed rows of the leases (by row id; the caller checks the lease ids) and every
+ * host the batch changes, locked in one statement: the rows by id, then the hosts in key
+ * order, as separate statements would. Hosts not made yet are not here (lockNew).
+ */
+const LOCK = `WITH held AS MATERIALIZED (
+    SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+    WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE),
+  locked AS MATERIALIZED (
+    SELECT ${HOST_COLUMNS} FROM hosts
+    WHERE crawl = $2 AND host = ANY(ARRAY(SELECT unnest($3::text[]) UNION SELECT host FROM held))
+    ORDER BY host FOR UPDATE)
+  SELECT (SELECT coalesce(json_agg(held), '[]') FROM held) AS held,
+         (SELECT coalesce(json_agg(locked), '[]') FROM locked) AS hosts`;
+
+const DONE_PART = (p: Params, crawler: CrawlerId, now: number, done: readonly DoneRow[]) =>
+  `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
+    lease_expires = NULL, crawler_id = ${p.add(crawler)}, has_form = u.has_form, updated_at = ${p.add(now)},
+    fetched_at = ${p.add(now)}, etag = u.etag, last_modified = u.last_modified, captured_at = u.captured_at
+  FROM unnest(${p.add(done.map((d) => d.id))}::int8[], ${p.add(done.map((d) => d.hasForm))}::bool[],
+    ${p.add(done.map((d) => d.validators[0]))}::text[], ${p.add(done.map((d) => d.validators[1]))}::text[],
+    ${p.add(done.map((d) => d.validators[2]))}::int8[]) AS u(id, has_form, etag, last_modified, captured_at)
+  WHERE l.id = u.id`;
+
+/**
+ * The other outcomes in one UPDATE, each column as its own statement would set it: failed
+ * and refused are final (the completer is kept), a retry waits for due_at, a deferred
+ * URL is queued again (of a host given up on, requeue1 fails them at once instead).
+ */
+const SETTLED_PART = (p: Params, crawler: CrawlerId, now: number, rows: readonly SettledRow[]) =>
+  `UPDATE crawler_links AS l SET status = u.status, attempts = l.attempts + u.tries,
+    error = CASE WHEN u.status = ${S.queued} THEN l.error ELSE u.error END, lease_expires = NULL,
+    due_at = CASE WHEN u.status = ${S.retrying} THEN u.due_at WHEN u.status = ${S.queued} THEN NULL ELSE l.due_at END,
+    crawler_id = CASE WHEN u.status IN (${S.failed}, ${S.rejected}) THEN ${p.add(crawler)}::int8 ELSE l.crawler_id END,
+    updated_at = ${p.add(now)}
+  FROM unnest(${p.add(rows.map((r) => r.id))}::int8[], ${p.add(rows.map((r) => r.status))}::int2[],
+    ${p.add(rows.map((r) => r.tries))}::int[], ${p.add(rows.map((r) => r.error))}::text[],
+    ${p.add(rows.map((r) => r.dueAt))}::int8[]) AS u(id, status, tries, error, due_at)
+  WHERE l.id = u.id`;
+
+interface DoneRow {
+  id: number;
+  hasForm: boolean;
+  validators: ReturnType<typeof validatorColumns>;
+}
+
+interface SettledRow {
+  id: number;
+  status: number;
+  tries: number;
+  error: string | null;
+  dueAt: number | null;
+}
+
+/**
+ * A batch of completions in one transaction of three statements: the leases and hosts
+ * locked (one statement), the outlinks the crawl holds found (one), and everything
+ * written (one: outcomes, new links, host rows, counts). A completion whose lease expired
+ * and went to someone else changes nothing and comes back stale.
  */
 export async function completeBatch(
   tx: Tx,
   batch: readonly Completion[],
+  /** Each completion's outlinks and rejected links, hashed (candidatesOf). */
+  links: readonly (readonly LinkCandidate[])[],
   crawler: CrawlerId,
   /** Also take the records nobody was given (see adoptOrphans). */
   adopt = true,
 ): Promise<CompleteResult> {
-  const held = await heldLeases(
-    tx,
-    batch.map((c) => c.leaseId),
-  );
-  const live = batch.filter((c) => held.has(c.leaseId));
+  const ids = batch.map((c) => c.leaseId);
+  if (ids.length === 0) return { added: 0, records: tx.records, stale: [] };
+  const allCandidates = firstOfEach(links);
+  const [locked] = await tx.q<{ held: ClaimedRow[]; hosts: HostRecord[] }>(LOCK, [
+    rowIdsOf(ids),
+    tx.crawl,
+    queueHosts(allCandidates),
+  ]);
+  const held = new Map((locked?.held ?? []).map((r) => [r.lease_id, r]));
+  for (const h of locked?.hosts ?? []) tx.hosts.adopt(h);
+  // One completion per lease: a lease id given twice in a batch counts once.
+  const seen = new Set<LeaseId>();
+  const live = batch.filter((c) => held.has(c.leaseId) && !seen.has(c.leaseId) && seen.add(c.leaseId));
   const stale = batch.filter((c) => !held.has(c.leaseId)).map((c) => c.leaseId);
   tx.delta.stale += stale.length;
-  const outlinks = live.flatMap((c) => c.outlinks);
-  const rejected = live.flatMap((c) => c.rejected);
-  // Every host this batch changes, locked at once in key order.
-  await tx.hosts.lock([
-    ...live.map((c) => (held.get(c.leaseId) as ClaimedRow).host),
-    ...hostsOfLinks(outlinks),
-  ]);
-  const done: { id: number; hasForm: boolean; validators: ReturnType<typeof validatorColumns> }[] = [];
+  const candidates =
+    live.length === batch.length
+      ? allCandidates
+      : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion)));
+  await tx.hosts.lockNew(
+    tx.hosts.notLocked([
+      ...live.map((c) => (held.get(c.leaseId) as ClaimedRow).host),
+      ...queueHosts(candidates),
+    ]),
+  );
+  const done: DoneRow[] = [];
+  const settled: SettledRow[] = [];
   const reported: number[] = [];
   for (const c of live) {
     const lease = held.get(c.leaseId) as ClaimedRow;
@@ -100,53 +168,63 @@ export async function completeBatch(
       });
       tx.delta.done++;
     } else {
-      await settle(tx, lease, c, crawler);
+      const row = await settle(tx, lease, c.outcome, crawler);
+      if (row !== null) settled.push(row);
     }
   }
-  if (done.length > 0) {
-    await tx.q(DONE, [
-      crawler,
-      tx.now,
-      done.map((d) => d.id),
-      done.map((d) => d.hasForm),
-      done.map((d) => d.validators[0]),
-      done.map((d) => d.validators[1]),
-      done.map((d) => d.validators[2]),
-    ]);
-  }
-  const added = await insertLinks(tx, outlinks, rejected, crawler);
+  const fresh = await unseen(tx, candidates);
+  const p = new Params();
+  const staged = stageLinks(tx, fresh, crawler, p);
+  await writeAll(
+    tx,
+    p,
+    {
+      done: done.length === 0 ? null : DONE_PART(p, crawler, tx.now, done),
+      settled: settled.length === 0 ? null : SETTLED_PART(p, crawler, tx.now, settled),
+    },
+    staged,
+  );
   for (const host of new Set(live.map((c) => (held.get(c.leaseId) as ClaimedRow).host)))
     await retireIfDead(tx, host, crawler);
   if (adopt) await adoptOrphans(tx, crawler);
-  return { added, records: tx.records, stale };
+  return { added: staged.added, records: tx.records, stale };
 }
 
-/** Writes a completed lease's outcome, other than done (those go in one statement). */
-async function settle(tx: Tx, lease: ClaimedRow, c: Completion, crawler: CrawlerId): Promise<void> {
-  const o = c.outcome;
+/**
+ * A completed lease's outcome other than done, as a row of the settled UPDATE; null when
+ * it was written already (a URL of a host given up on is failed by requeue1 at once).
+ */
+async function settle(
+  tx: Tx,
+  lease: ClaimedRow,
+  o: Exclude<Outcome, { kind: 'done' }>,
+  crawler: CrawlerId,
+): Promise<SettledRow | null> {
   switch (o.kind) {
-    case 'done':
-      return;
     case 'failed':
-      await tx.q(FINAL, [lease.id, S.failed, 1, o.error, crawler, tx.now]);
       tx.delta.failed++;
-      return;
+      return { id: lease.id, status: S.failed, tries: 1, error: o.error, dueAt: null };
     case 'refused':
-      await tx.q(FINAL, [lease.id, S.rejected, 0, o.reason, crawler, tx.now]);
       tx.delta.rejected++;
-      return;
+      return { id: lease.id, status: S.rejected, tries: 0, error: o.reason, dueAt: null };
     case 'retry':
       // A host given up on takes no retry: requeue1 fails the URL instead.
       if (tx.hosts.host(lease.host).retired) {
         await requeue1(tx, lease.id, lease.host, lease.depth, 1, crawler);
-        return;
+        return null;
       }
-      await tx.q(RETRYING, [lease.id, o.error, tx.now + o.afterMs, tx.now]);
       tx.delta.retrying++;
-      return;
-    case 'deferred':
-      await requeue1(tx, lease.id, lease.host, lease.depth, 0, crawler);
-      return;
+      return { id: lease.id, status: S.retrying, tries: 1, error: o.error, dueAt: tx.now + o.afterMs };
+    case 'deferred': {
+      const h = tx.hosts.host(lease.host);
+      if (h.retired) {
+        await requeue1(tx, lease.id, lease.host, lease.depth, 0, crawler);
+        return null;
+      }
+      tx.hosts.queue(h, lease.depth);
+      tx.delta.queued++;
+      return { id: lease.id, status: S.queued, tries: 0, error: null, dueAt: null };
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CrawlCounts } from '../policy/crawl-budget.js';
 import type { Query } from './database.js';
+import { Params, type Part } from './params.js';
 
 /** The crawl's counts, or the changes one transaction makes to them. */
 export interface Counts {
@@ -15,29 +16,54 @@ export interface Counts {
 
 const COLUMNS = ['queued', 'claimed', 'retrying', 'done', 'failed', 'rejected', 'stale', 'expired'] as const;
 
-/** Slots of crawl_counts: more than the connections that write at once, so they rarely share one. */
-export const COUNT_SLOTS = 32;
+/**
+ * Slots of crawl_counts: more than the connections that write at once, so they rarely
+ * share one (migration 3 took them from 32 to 256). A crawl has a row for each.
+ */
+export const COUNT_SLOTS = 256;
 
 export function noCounts(): Counts {
   return { queued: 0, claimed: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 };
 }
 
-const READ = `SELECT ${COLUMNS.map((c) => `coalesce(sum(${c}), 0)::bigint AS ${c}`).join(', ')}
+/** The crawl's counts, summed over its slots ($1: the crawl); a statement of its own or a subquery of one. */
+export const COUNTS_SQL = `SELECT ${COLUMNS.map((c) => `coalesce(sum(${c}), 0)::bigint AS ${c}`).join(', ')}
   FROM crawl_counts WHERE crawl = $1`;
 
 /** The crawl's counts as this transaction sees them (its own changes written already). */
 export async function readCounts(q: Query, crawl: number): Promise<Counts> {
-  const [row] = await q<Counts>(READ, [crawl]);
+  const [row] = await q<Counts>(COUNTS_SQL, [crawl]);
   return row ?? noCounts();
 }
 
-const ADD = `UPDATE crawl_counts SET ${COLUMNS.map((c, i) => `${c} = ${c} + $${i + 2}`).join(', ')}
-  WHERE crawl = $1 AND slot = pg_backend_pid() % ${COUNT_SLOTS}`;
+/**
+ * The UPDATE that adds a transaction's changes to its connection's slot, to run on its
+ * own or in the WITH list of a statement that writes more; null when nothing changed.
+ * `more`: SQL of counts only the statement itself knows (the rows it inserted), added too.
+ */
+export function countsUpdate(
+  p: Params,
+  crawl: number,
+  d: Counts,
+  more: Partial<Record<keyof Counts, string>> = {},
+): Part {
+  const changed = COLUMNS.filter((c) => d[c] !== 0 || more[c] !== undefined);
+  if (changed.length === 0) return null;
+  const sets = changed.map((c) => {
+    const terms: string[] = [c];
+    if (d[c] !== 0) terms.push(p.add(d[c]));
+    if (more[c] !== undefined) terms.push(`(${more[c]})`);
+    return `${c} = ${terms.join(' + ')}`;
+  });
+  return `UPDATE crawl_counts SET ${sets.join(', ')}
+  WHERE crawl = ${p.add(crawl)} AND slot = pg_backend_pid() % ${COUNT_SLOTS}`;
+}
 
 /** Adds a transaction's changes to its connection's slot (nothing when nothing changed). */
 export async function addCounts(q: Query, crawl: number, d: Counts): Promise<void> {
-  if (COLUMNS.every((c) => d[c] === 0)) return;
-  await q(ADD, [crawl, ...COLUMNS.map((c) => d[c])]);
+  const p = new Params();
+  const sql = countsUpdate(p, crawl, d);
+  if (sql !== null) await q(sql, p.values);
 }
 
 export function plus(a: Counts, b: Counts): Counts {

@@ -17,6 +17,8 @@ export class PostgresUnreachableError extends Error {
 interface PgError {
   code?: string;
   message?: string;
+  /** The constraint a violation is of. */
+  constraint?: string;
 }
 
 /** SQLSTATEs and socket codes of a server that is restarting, starting or gone for a moment. */
@@ -44,11 +46,21 @@ export function isTransient(err: unknown): boolean {
   );
 }
 
-/** Deadlock or serialization failure: PostgreSQL rolled the transaction back; run it again. */
+/**
+ * Deadlock or serialization failure: PostgreSQL rolled the transaction back; run it again.
+ * So is a URL inserted twice into the seen set: links to queue are inserted without ON
+ * CONFLICT once a probe under their hosts' locks found them new (link-inserts.ts), and a
+ * transaction that records the same URL as rejected, without that host's lock, can commit
+ * in between. Run again, the probe finds it.
+ */
 export function isConflict(err: unknown): boolean {
-  const code = (err as PgError | null)?.code;
-  return code === '40P01' || code === '40001';
+  const e = err as PgError | null;
+  if (e?.code === '23505') return e.constraint === SEEN_SET;
+  return e?.code === '40P01' || e?.code === '40001';
 }
+
+/** The unique index that is each crawl's seen set (migration 1's name for it). */
+const SEEN_SET = 'crawler_links_crawl_fingerprint_key';
 
 /**
  * The error a user can fix, as one line that says what to do, or null. The password is

@@ -145,6 +145,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'crawl_counts: 256 slots',
+    sql: `
+      -- A transaction adds to the slot of its connection (pid mod the slots) and holds that
+      -- row until it commits; with tens of crawling processes, 32 slots were shared often
+      -- enough that transactions waited for each other's commits there.
+      INSERT INTO crawl_counts (crawl, slot)
+        SELECT c.id, s FROM crawls c CROSS JOIN generate_series(32, 255) AS s
+        ON CONFLICT DO NOTHING;
+    `,
+  },
 ];
 
 /** Any number: the same one in every cobweb, so two processes starting at once take turns. */

@@ -32,24 +32,26 @@ import type {
   StoredLink,
   StoredQuery,
 } from '../types.js';
-import { claimLeases, nextExpiryOrRetry, nextReadyAt } from './claim.js';
+import { claimLeases } from './claim.js';
 import { applyReleases, completeBatch } from './completion.js';
 import { cookiesOf, saveCookies } from './cookies.js';
-import { addCounts, type Counts, crawlCountsOf, noCounts, plus, readCounts } from './counts.js';
+import { addCounts, crawlCountsOf, noCounts, plus, readCounts } from './counts.js';
 import { openCrawl } from './crawl-row.js';
 import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawlers.js';
 import { Database } from './database.js';
-import { hostsOfLinks } from './host-keys.js';
 import { HostRows } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
-import { insertLinks } from './link-inserts.js';
+import { lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './lease-look.js';
+import { candidatesOf, firstOfEach, queueHosts, stageLinks, unseen } from './link-inserts.js';
 import { migrate } from './migrations.js';
+import { Params } from './params.js';
 import { requeueDueBatch } from './recrawl.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
 import { LINK_STATUS } from './status.js';
 import { findStored, requeueStored } from './stored.js';
 import type { Tx } from './tx.js';
+import { writeAll } from './writes.js';
 
 const S = LINK_STATUS;
 
@@ -138,10 +140,13 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
   ): Promise<AddResult> {
     const fresh = links.filter((l) => !this.recent.has(l.url));
     const refused = rejected.filter((r) => !this.recent.has(r.url));
+    const candidates = firstOfEach([candidatesOf(fresh, refused)]);
     const result = await this.write(async (tx) => {
-      await tx.hosts.lock(hostsOfLinks(fresh));
-      const added = await insertLinks(tx, fresh, refused, crawler);
-      return { added, records: tx.records };
+      await tx.hosts.lock(queueHosts(candidates));
+      const p = new Params();
+      const staged = stageLinks(tx, await unseen(tx, candidates), crawler, p);
+      await writeAll(tx, p, {}, staged);
+      return { added: staged.added, records: tx.records };
     });
     this.remember([...fresh, ...refused]);
     if (result.added > 0) this.waiters.notify();
@@ -183,7 +188,8 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     // Records nobody was given are rare (a lease of a retired host ran out): looked for once a second.
     const adopt = Date.now() - this.lastAdopted >= 1000;
     if (adopt) this.lastAdopted = Date.now();
-    const result = await this.write((tx) => completeBatch(tx, trimmed, crawler, adopt));
+    const links = trimmed.map((c) => candidatesOf(c.outlinks, c.rejected));
+    const result = await this.write((tx) => completeBatch(tx, trimmed, links, crawler, adopt));
     const stale = new Set(result.stale);
     this.remember(
       trimmed.filter((c) => !stale.has(c.leaseId)).flatMap((c) => [...c.outlinks, ...c.rejected]),
@@ -349,47 +355,63 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     await this.db.close();
   }
 
-  /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
+  /**
+   * lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget.
+   * Usually two statements: what to look at (lookForLeases: the backlog, the budget, the
+   * ready hosts) and the claim with all it writes (claimLeases).
+   */
   private async claim(n: number, crawler: CrawlerId, tx: Tx): Promise<LeaseBatch> {
     // Heard from: at most once a second, a row write each lease would be waste.
     if (tx.now - (this.lastTouched.get(crawler) ?? 0) >= 1000) {
       await touchCrawler(tx, crawler);
       this.lastTouched.set(crawler, tx.now);
     }
-    await reclaimExpired(tx);
-    await requeueDueRetries(tx);
-    // The queries below read the hosts table: let them see what came back to the queue.
+    // The ready hosts are read from the table: releases this transaction applied go there first.
     await tx.hosts.flush();
-    const { maxPages, counts } = await this.budget(tx);
+    // With a page budget, lease calls take turns on the crawl's row, so two crawlers cannot
+    // both spend the last pages; the counts are read after the lock (next statement), so
+    // they include what the call before committed.
+    if (Number.isFinite(this.settings.maxPages))
+      await tx.q('SELECT 1 FROM crawls WHERE id = $1 FOR UPDATE', [tx.crawl]);
+    const look = await lookForLeases(tx, n);
+    let ready = look.ready;
+    let requeued = false;
+    if (look.backlog) {
+      await reclaimExpired(tx);
+      await requeueDueRetries(tx);
+      requeued = true;
+    }
     // --recrawl-after while the crawl runs: the URLs come due go back to the queue.
     const afterMs = this.settings.recrawlAfterMs;
-    if (dueLookNeeded(afterMs, tx.now, this.nextDueLook, maxPages, crawlCountsOf(plus(counts, tx.delta)))) {
+    if (
+      dueLookNeeded(
+        afterMs,
+        tx.now,
+        this.nextDueLook,
+        look.maxPages,
+        crawlCountsOf(plus(look.counts, tx.delta)),
+      )
+    ) {
       this.nextDueLook = tx.now + DUE_LOOK_MS;
-      if ((await requeueDueBatch(tx, afterMs as number)) > 0) await tx.hosts.flush();
+      if ((await requeueDueBatch(tx, afterMs as number)) > 0) requeued = true;
     }
-    const want = Math.min(n, pagesLeft(maxPages, crawlCountsOf(plus(counts, tx.delta))));
-    const leases = want > 0 ? await claimLeases(tx, want, crawler) : [];
-    await tx.hosts.flush();
-    const ended = crawlEnd(maxPages, crawlCountsOf(plus(counts, tx.delta)));
+    if (requeued) {
+      await tx.hosts.flush();
+      ready = await readyHosts(tx, n);
+    }
+    const before = plus(look.counts, tx.delta);
+    const want = Math.min(n, pagesLeft(look.maxPages, crawlCountsOf(before)));
+    const leases = want > 0 ? await claimLeases(tx, want, crawler, ready) : [];
+    const after = {
+      ...before,
+      queued: before.queued - leases.length,
+      claimed: before.claimed + leases.length,
+    };
+    const ended = crawlEnd(look.maxPages, crawlCountsOf(after));
     let next: number | null = null;
     if (ended !== null || want === 0) next = await nextExpiryOrRetry(tx);
     else if (leases.length < want) next = await nextReadyAt(tx);
     return { leases, ended, nextReadyAt: next };
-  }
-
-  /**
-   * The page budget and the counts it is spent against. With a budget, the crawl's row
-   * is locked first, so lease calls take turns and two crawlers cannot both spend the
-   * last pages; the counts are read after the lock, so they include what the call
-   * before committed.
-   */
-  private async budget(tx: Tx): Promise<{ maxPages: number; counts: Counts }> {
-    const lock = Number.isFinite(this.settings.maxPages) ? ' FOR UPDATE' : '';
-    const [row] = await tx.q<{ max_pages: number | null }>(
-      `SELECT max_pages FROM crawls WHERE id = $1${lock}`,
-      [tx.crawl],
-    );
-    return { maxPages: row?.max_pages ?? Number.POSITIVE_INFINITY, counts: await readCounts(tx.q, tx.crawl) };
   }
 
   private remember(links: readonly { url: string }[]): void {
