@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { optionTable, SECTIONS } from '../../scripts/option-table-text.js';
 import { configOptions } from '../../src/bunny/config-file.js';
 import type { OptionSpec } from '../../src/bunny/option-table.js';
 import { OPTIONS } from '../../src/bunny/options.js';
 import { codeBlockAfter } from '../helpers/doc-blocks.js';
-import { optionTable, SECTIONS } from './option-table-text.js';
 
 const README = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -21,9 +21,10 @@ function readmeTable(section: string): string | null {
 
 describe("the README's option tables", () => {
   it.each(SECTIONS)('the %s table is the option table', (section) => {
-    expect(readmeTable(section), `README.md needs <!-- options: ${section} --> before its table`).toBe(
-      optionTable(section),
-    );
+    expect(
+      readmeTable(section),
+      `README.md needs <!-- options: ${section} --> before its table; npm run docs:options writes the table`,
+    ).toBe(optionTable(section));
   });
 
   it('has every option of the command line in one of them', () => {

@@ -1,10 +1,11 @@
-import type { DocSection, OptionSpec } from '../../src/bunny/option-table.js';
-import { OPTIONS } from '../../src/bunny/options.js';
+import type { DocSection, OptionSpec } from '../src/bunny/option-table.js';
+import { OPTIONS } from '../src/bunny/options.js';
 
 /**
  * The README's option tables as the option table says they are: one row per option,
  * `| option | default | what it does |`, the option as the command line spells it and
- * by its config key. test/docs/option-tables.test.ts holds the README to these.
+ * by its config key. test/docs/option-tables.test.ts holds the README to these, and
+ * scripts/option-tables.ts writes them into it.
  */
 export function optionTable(section: DocSection): string {
   const rows = ['| option | default | what it does |', '|---|---|---|'];
