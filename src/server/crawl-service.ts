@@ -1,5 +1,3 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { EventLog } from '../bunny/crawl-log.js';
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
 import type { ModuleDataFiles } from '../bunny/module-data.js';
@@ -16,6 +14,7 @@ import {
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
 import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import { ModuleRecordsLog } from '../output/module-records-log.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import {
   type Bodies,
@@ -28,6 +27,9 @@ import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
 import { LeaseWatch } from './lease-watch.js';
 import type { SiteBook, SiteVisit } from './site-book.js';
+
+/** One record a bunny's module emitted, as a completion carries it. */
+type ModuleRecord = NonNullable<Completion['moduleRecords']>[number];
 
 export interface ServiceParts {
   /** The crawl's name (--crawl), as the log names it. */
@@ -61,6 +63,7 @@ export class CrawlService {
   private resumed: (() => void)[] = [];
   /** Modules whose records are not written, said once each. */
   private readonly refusedModules = new Set<string>();
+  private readonly moduleRecords: ModuleRecordsLog;
   /** Says when leases go back to the queue unfinished. */
   private readonly leases: LeaseWatch;
   /** The crawlers that left (ids are never given twice). */
@@ -69,11 +72,13 @@ export class CrawlService {
   constructor(private readonly parts: ServiceParts) {
     this.leases = new LeaseWatch(parts.store, parts.name, parts.log);
     this.leases.start();
+    this.moduleRecords = new ModuleRecordsLog((module) => parts.moduleData.file(module));
   }
 
   /** Stops the service's own timers (the crawl is closing). */
   stop(): void {
     this.leases.stop();
+    this.moduleRecords.close();
   }
 
   /** Paused (the console): no URL is leased; bunnies finish what they hold. */
@@ -223,6 +228,7 @@ export class CrawlService {
     const held = new Set(extended.map((l) => l.id));
     const lines: Record<string, unknown>[] = [];
     const visits: SiteVisit[] = [];
+    const moduleRecords: ModuleRecord[] = [];
     for (const c of completions) {
       if (!held.has(c.leaseId)) continue;
       if (c.record !== undefined && c.record !== null) {
@@ -231,8 +237,9 @@ export class CrawlService {
           visits.push({ url: c.record.url, address: addressOf(c) });
         }
       }
-      this.writeModuleRecords(c.moduleRecords ?? []);
+      for (const r of c.moduleRecords ?? []) moduleRecords.push(r);
     }
+    this.writeModuleRecords(moduleRecords);
     this.parts.pages.append(lines as unknown as PageRecord[]);
     this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
@@ -400,17 +407,17 @@ export class CrawlService {
     }
   }
 
-  private writeModuleRecords(records: readonly { module: string; record: Record<string, unknown> }[]): void {
+  /** A batch's module records, one append per module. */
+  private writeModuleRecords(records: readonly ModuleRecord[]): void {
+    if (records.length === 0) return;
     const byModule = new Map<string, string[]>();
     for (const { module, record } of records) {
       if (!this.mayWrite(module)) continue;
-      byModule.set(module, [...(byModule.get(module) ?? []), JSON.stringify(record)]);
+      let lines = byModule.get(module);
+      if (lines === undefined) byModule.set(module, (lines = []));
+      lines.push(JSON.stringify(record));
     }
-    for (const [module, lines] of byModule) {
-      const file = this.parts.moduleData.file(module);
-      mkdirSync(dirname(file), { recursive: true });
-      appendFileSync(file, `${lines.join('\n')}\n`);
-    }
+    for (const [module, lines] of byModule) this.moduleRecords.append(module, lines);
   }
 
   /** A bunny's module names a file of its own in data/; one that is someone else's is said once, and left alone. */
