@@ -413,9 +413,9 @@ export class CrawlService {
     const byModule = new Map<string, string[]>();
     for (const { module, record } of records) {
       if (!this.mayWrite(module)) continue;
-      let lines = byModule.get(module);
-      if (lines === undefined) byModule.set(module, (lines = []));
-      lines.push(JSON.stringify(record));
+      const lines = byModule.get(module);
+      if (lines === undefined) byModule.set(module, [JSON.stringify(record)]);
+      else lines.push(JSON.stringify(record));
     }
     for (const [module, lines] of byModule) this.moduleRecords.append(module, lines);
   }
