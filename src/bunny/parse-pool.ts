@@ -16,8 +16,6 @@ export interface ParsePoolOptions {
   threads: number;
   rules: LinkRules;
   followNofollow: boolean;
-  /** HTML bytes parsed on the crawl's thread before the workers start; default PARSE_INLINE_BYTES. */
-  startAfterBytes?: number;
 }
 
 /**
@@ -26,7 +24,7 @@ export interface ParsePoolOptions {
  * a round trip between threads, about what parsing a few kilobytes here costs: below
  * this size the worker saves nothing and the round trip only adds latency.
  */
-const INLINE_PARSE_BYTES = 8192;
+const SMALL_PAGE_BYTES = 8192;
 
 /**
  * HTML bytes the crawl's thread parses itself before the parse workers start. A worker
@@ -34,7 +32,7 @@ const INLINE_PARSE_BYTES = 8192;
  * about what parsing half a megabyte of pages here costs (some 20 pages of 25 KB): a
  * short crawl never starts one.
  */
-export const PARSE_INLINE_BYTES = 512 * 1024;
+const WORKERS_AFTER_BYTES = 512 * 1024;
 
 /**
  * A parse worker's young generation, in MiB (V8 makes it three semi-spaces: 8 MiB
@@ -60,7 +58,7 @@ interface ParseThread {
  * The crawl's parse workers. Each page goes to the worker with the fewest pages on hand,
  * its bytes moved there and back (never copied); the crawl's thread is left the network,
  * the store and the writing. The workers start once the crawl's thread has parsed
- * `startAfterBytes` of HTML itself, and until one is ready pages go on being parsed
+ * WORKERS_AFTER_BYTES of HTML itself, and until one is ready pages go on being parsed
  * there: a short crawl never starts a thread nor waits for one to boot. A worker that
  * dies fails the pages it held (their URLs are recorded as failed, 'internal'), and
  * another takes its place.
@@ -82,7 +80,7 @@ export class ParsePool {
   }
 
   analyze(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): Promise<PageAnalysis> {
-    if (packed.body.length < INLINE_PARSE_BYTES) return Promise.resolve(this.analyzeHere(input, packed));
+    if (packed.body.length < SMALL_PAGE_BYTES) return Promise.resolve(this.analyzeHere(input, packed));
     const thread = this.pick();
     if (thread === null) return Promise.resolve(this.analyzeHere(input, packed));
     const id = this.nextId++;
@@ -104,7 +102,7 @@ export class ParsePool {
   private pick(): ParseThread | null {
     const { threads, rules } = this.options;
     if (threads <= 0 || rules.spec === undefined || this.closed) return null;
-    if (this.parsedHere < (this.options.startAfterBytes ?? PARSE_INLINE_BYTES)) return null;
+    if (this.parsedHere < WORKERS_AFTER_BYTES) return null;
     while (this.threads.length < threads) this.spawn(rules.spec);
     let best: ParseThread | null = null;
     for (const t of this.threads) {
