@@ -56,7 +56,7 @@ export class CrawlCookies {
   add(cookies: readonly Cookie[]): void {
     if (cookies.length === 0) return;
     for (const cookie of cookies) this.jar.store.putCookie(cookie).catch(() => {});
-    if (cookies.length > 0) this.dirty = true;
+    this.dirty = true;
   }
 
   /** What changed since the last call: new or changed cookies, and those gone. */

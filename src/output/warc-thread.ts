@@ -17,10 +17,11 @@ export const WARC_INLINE_BYTES = 1 << 20;
  * resolves once the records are in the OS (the writers use writeSync), so the crawl
  * can still mark URLs done only after their records are safe from a kill -9.
  *
- * It starts as a WarcWriter on the crawl's thread. Past `inlineBytes` it starts the
+ * It starts as a WarcWriter on the crawl's thread. Past `startAfterBytes` it starts the
  * thread, goes on writing here while the thread boots, and hands the thread its file
- * when the thread is ready: the records stay in order, in the same file. From then on the exchanges' bytes move to the thread
- * (they are gone from this one once write() is called); they are not copied.
+ * when the thread is ready: the records stay in order, in the same file. From then on
+ * the exchanges' bytes move to the thread (they are gone from this one once write() is
+ * called); they are not copied.
  */
 export class WarcThread {
   private inline: WarcWriter | null;

@@ -602,17 +602,15 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private async writeAnswered<T>(fresh: boolean[] | null, work: (tx: Tx) => T): Promise<T> {
     const gate = this.gate;
     if (fresh === null || gate === null) return this.write(work);
+    const anyNew = fresh.some((f) => f);
     let result: T;
     try {
       result = await this.write(work);
     } catch (err) {
-      gate.failed(
-        err,
-        fresh.some((f) => f),
-      );
+      gate.failed(err, anyNew);
       throw err;
     }
-    gate.committed(fresh.some((f) => f));
+    gate.committed(anyNew);
     return result;
   }
 
