@@ -6,7 +6,7 @@ import type { ModuleHost } from '../modules/module-host.js';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { ServerCrawls } from './crawls.js';
-import { Session, type SessionLimits } from './session.js';
+import { peerOf, Session, type SessionLimits } from './session.js';
 import { Traffic } from './traffic.js';
 
 export interface ServerOptions {
@@ -135,7 +135,7 @@ export class CobwebServer {
     });
     this.sessions.add(session);
     this.traffic.connections++;
-    const from = `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
+    const from = peerOf(socket);
     this.options.log?.(`connection from ${from}`, 'info', { event: 'connection', from, state: 'open' });
     socket.on('close', () => {
       this.sessions.delete(session);

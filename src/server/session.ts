@@ -530,7 +530,7 @@ export class Session {
 
   /** Where the connection comes from: ADDRESS:PORT. */
   private get from(): string {
-    return `${this.socket.remoteAddress ?? '?'}:${this.socket.remotePort ?? '?'}`;
+    return peerOf(this.socket);
   }
 
   private originalCrawler(): Promise<CrawlerId> {
@@ -597,4 +597,9 @@ export class Session {
       }
     }
   }
+}
+
+/** Where a connection comes from, as the log and the console name it: ADDRESS:PORT. */
+export function peerOf(socket: Socket): string {
+  return `${socket.remoteAddress ?? '?'}:${socket.remotePort ?? '?'}`;
 }
