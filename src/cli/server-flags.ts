@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { crawlName } from '../bunny/option-kinds.js';
+import { crawlName, parseHostPort as hostAndPort } from '../bunny/option-kinds.js';
 
 // What the server, bunny and control commands share, apart from the server's own code:
 // a command that needs only these does not load the server.
@@ -50,11 +50,14 @@ export function parseCrawlName(text: string): string {
   return text;
 }
 
-/** --listen HOST:PORT; an IPv6 host in brackets. */
+/**
+ * --listen and --server HOST:PORT (an IPv6 host in brackets), read by the options' own
+ * grammar (option-kinds.ts), with the host required: a bare port is refused here.
+ */
 export function parseHostPort(text: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text.trim());
-  if (m === null || Number(m[2]) > 65535) {
+  const parsed = text.includes(':') ? hostAndPort(text) : null;
+  if (parsed === null) {
     throw new InvalidArgumentError(`expected HOST:PORT, like 127.0.0.1:7070, got "${text}".`);
   }
-  return { host: (m[1] as string).replace(/^\[|\]$/g, ''), port: Number(m[2]) };
+  return parsed;
 }
