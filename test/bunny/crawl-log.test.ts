@@ -2,6 +2,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 
 const h = crawlHarness('log', { builtinModules: false, delayMs: 0, delayFactor: 0 });
 
@@ -12,10 +13,7 @@ afterEach(() => {
 
 /** The log file's lines, each parsed: pino writes one JSON object a line. */
 function logLines(): Record<string, unknown>[] {
-  return readFileSync(logFile, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return readJsonLines<Record<string, unknown>>(logFile);
 }
 
 describe('--log-file and --log-level', () => {

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
 import { crawl } from '../../src/bunny/crawl.js';
 import type { CrawlOptions } from '../../src/bunny/options.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
-import { routes, serve, type TestServer } from './http.js';
+import type { routes, TestServer } from './http.js';
 import { readPages } from './pages.js';
+import { folderAndSites } from './test-folder.js';
 
 export interface CrawlHarness {
   /** This test's --data folder (a new one for every test). */
@@ -25,26 +23,14 @@ export interface CrawlHarness {
  * of a test file (it registers beforeEach/afterEach).
  */
 export function crawlHarness(name: string, defaults: Partial<CrawlOptions>): CrawlHarness {
-  let dir = '';
-  const servers: TestServer[] = [];
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), `cobweb-${name}-`));
-  });
-  afterEach(async () => {
-    for (const s of servers.splice(0)) await s.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const pages = () => readPages(join(dir, 'pages.jsonl'));
+  const folder = folderAndSites(name);
+  const pages = () => readPages(join(folder.dir, 'pages.jsonl'));
   return {
     get dir() {
-      return dir;
+      return folder.dir;
     },
-    async site(address, table) {
-      const s = await serve(address, routes(table));
-      servers.push(s);
-      return s;
-    },
-    run: (seeds, extra = {}) => crawl({ seeds, data: dir, ...defaults, ...extra }),
+    site: (address, table) => folder.site(address, table),
+    run: (seeds, extra = {}) => crawl({ seeds, data: folder.dir, ...defaults, ...extra }),
     pages,
     recordOf: (url) => pages().find((r) => r.url === url),
   };

@@ -1,11 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { PageRecord } from '../../src/output/pages-log.js';
+import { readJsonLines } from './json-lines.js';
 
 export function readPages(file: string): PageRecord[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as PageRecord);
+  return readJsonLines<PageRecord>(file);
 }
 
 /** How many times each URL appears among the records that were fetched (have a status or a fetch error). */

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
 import { type CliProcess, cobweb } from './cli-process.js';
-import { type Handler, routes, serve, type TestServer } from './http.js';
+import type { Handler, TestServer } from './http.js';
+import { readJsonLines } from './json-lines.js';
+import { folderAndSites } from './test-folder.js';
 
 /** One JSON line of a --log-file (pino's: level, time, msg, and the event's fields). */
 export interface LogLine {
@@ -37,16 +37,9 @@ export interface ServerProcesses {
  * the top level of a test file.
  */
 export function serverProcesses(name: string): ServerProcesses {
-  let dir = '';
   const processes: CliProcess[] = [];
-  const sites: TestServer[] = [];
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), `cobweb-${name}-`));
-  });
-  afterEach(async () => {
+  const folder = folderAndSites(name, () => {
     for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    for (const s of sites.splice(0)) await s.close();
-    rmSync(dir, { recursive: true, force: true });
   });
   const run = (args: string[]) => {
     const p = cobweb(args);
@@ -55,27 +48,17 @@ export function serverProcesses(name: string): ServerProcesses {
   };
   return {
     get dir() {
-      return dir;
+      return folder.dir;
     },
-    async site(address, table) {
-      const s = await serve(address, routes(table));
-      sites.push(s);
-      return s;
-    },
+    site: (address, table) => folder.site(address, table),
     async server(args) {
-      const s = run(['server', '--data', join(dir, 'server'), '--listen', '127.0.0.1:0', ...args]);
+      const s = run(['server', '--data', join(folder.dir, 'server'), '--listen', '127.0.0.1:0', ...args]);
       const m = await s.line(/server listening on [^\s]+:(\d+)/);
       return Object.assign(s, { port: Number(m[1]) });
     },
     bunny: (bunnyName, port, args = []) =>
-      run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, bunnyName), ...args]),
-    logLines(file) {
-      if (!existsSync(file)) return [];
-      return readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as LogLine);
-    },
+      run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(folder.dir, bunnyName), ...args]),
+    logLines: (file) => (existsSync(file) ? readJsonLines<LogLine>(file) : []),
     summaryOf(p) {
       const last = p.stdout().trim().split('\n').pop() ?? '';
       return JSON.parse(last) as Record<string, unknown>;
