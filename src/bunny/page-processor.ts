@@ -45,7 +45,7 @@ function mediaType(contentType: string | null): string | null {
 
 /** What a fetch tells politeness: its duration, a Retry-After, a failed connection, the address. */
 export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): FetchReport {
-  const report: FetchReport = { fetchMs: outcome.durationMs };
+  const report: FetchReport = { fetchMs: outcome.responseMs };
   if (crawlDelayMs !== null) report.crawlDelayMs = crawlDelayMs;
   if (outcome.ok) {
     report.address = outcome.exchange.remoteAddress;

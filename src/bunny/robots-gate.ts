@@ -87,7 +87,7 @@ function capDelay(ms: number | null, settings: GateSettings): number | null {
 /** What the robots.txt requests taught politeness: their time, the address, a failed connection. */
 function reportOfRequests(requests: readonly FetchOutcome[], crawlDelayMs: number | null): FetchReport {
   const report: FetchReport = { fetchMs: 0 };
-  for (const r of requests) report.fetchMs += r.durationMs;
+  for (const r of requests) report.fetchMs += r.responseMs;
   if (crawlDelayMs !== null) report.crawlDelayMs = crawlDelayMs;
   const last = requests[requests.length - 1];
   if (last?.ok === true) report.address = last.exchange.remoteAddress;

@@ -97,6 +97,8 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
   readonly #deliver: (outcome: FetchOutcome) => void;
   readonly #startedAt = new Date();
   readonly #startTime = performance.now();
+  /** When the request went out on its connection (onRequestStart): where the server's time begins. */
+  #sentTime: number | null = null;
   readonly #totalTimer: NodeJS.Timeout;
   #done = false;
   #controller: Controller | null = null;
@@ -148,6 +150,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       this.#fail('late', `not sent: it could not start by its deadline (${Date.now() - startBy} ms late)`);
       return;
     }
+    this.#sentTime = performance.now();
     expectRequestSent(this);
   }
 
@@ -237,15 +240,17 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     });
   }
 
-  #finish(): number {
+  /** The exchange is over: how long it took in all, and how long its server took (see FetchSuccess). */
+  #finish(): { durationMs: number; responseMs: number } {
     this.#done = true;
     clearTimeout(this.#totalTimer);
-    return performance.now() - this.#startTime;
+    const now = performance.now();
+    return { durationMs: now - this.#startTime, responseMs: now - (this.#sentTime ?? this.#startTime) };
   }
 
   #succeed(body: Buffer): void {
     if (this.#done) return;
-    const durationMs = this.#finish();
+    const { durationMs, responseMs } = this.#finish();
     const outcome: FetchSuccess = {
       ok: true,
       url: this.#requestedUrl,
@@ -266,6 +271,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       },
       startedAt: this.#startedAt,
       durationMs,
+      responseMs,
     };
     // undici hands the connection back to the pool from a setImmediate that it schedules just after this
     // callback; a fetch to the same origin issued before then would open a second connection instead of
@@ -275,7 +281,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
 
   #fail(reason: FetchErrorReason, message: string, connectFailed?: true): void {
     if (this.#done) return;
-    const durationMs = this.#finish();
+    const { durationMs, responseMs } = this.#finish();
     this.#decoder?.destroy();
     // Destroys the connection (a no-op once the response is complete): nothing more is read from it, so an
     // endless body or a bomb stops here. Queued requests are aborted in onRequestStart instead.
@@ -289,6 +295,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       ...(connectFailed === true ? { connectFailed } : {}),
       startedAt: this.#startedAt,
       durationMs,
+      responseMs,
     });
   }
 }

@@ -26,7 +26,7 @@ const ACCEPT = 'text/html,application/xhtml+xml,*/*;q=0.8';
 const ACCEPT_ENCODING = 'gzip, deflate, br';
 
 function failure(url: string, error: FetchErrorReason, message: string): FetchFailure {
-  return { ok: false, url, error, message, startedAt: new Date(), durationMs: 0 };
+  return { ok: false, url, error, message, startedAt: new Date(), durationMs: 0, responseMs: 0 };
 }
 
 /**
@@ -167,6 +167,7 @@ export class Fetcher {
             ),
             startedAt: outcome.startedAt,
             durationMs: outcome.durationMs,
+            responseMs: outcome.responseMs,
           });
           return;
         }

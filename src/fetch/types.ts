@@ -96,7 +96,14 @@ export interface FetchSuccess {
   body: Buffer;
   exchange: HttpExchange;
   startedAt: Date;
+  /** From the fetch call to the response's end: connecting, and waiting for a free connection, included. */
   durationMs: number;
+  /**
+   * From the request's start on its connection to the response's end: the server's time,
+   * which politeness scales the gap by (--delay-factor). Connecting, and the HTTP client's
+   * own start on a first connection (it compiles its parser then), are not the server's.
+   */
+  responseMs: number;
 }
 
 export interface FetchFailure {
@@ -111,6 +118,8 @@ export interface FetchFailure {
   connectFailed?: true;
   startedAt: Date;
   durationMs: number;
+  /** As FetchSuccess's; the whole time when the request never went out. */
+  responseMs: number;
 }
 
 export type FetchOutcome = FetchSuccess | FetchFailure;

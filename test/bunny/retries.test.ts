@@ -8,6 +8,7 @@ const failure = (error: FetchFailure['error'], message: string): FetchFailure =>
   error,
   message,
   startedAt: new Date(),
+  responseMs: 0,
   durationMs: 1,
 });
 const settings = { retries: 2, retryDelayMs: 100 };

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DnsCache } from '../../src/fetch/dns-cache.js';
 import { Fetcher } from '../../src/fetch/index.js';
 import type { FetchOutcome, FetchSuccess } from '../../src/fetch/types.js';
 import { onRequestHead, startHttpServer, startRawServer, type TestServer } from './servers.js';
@@ -91,6 +92,28 @@ describe('Fetcher: ordinary exchanges', () => {
     expect(result.body.length).toBe(0);
     expect(result.exchange.requestHead.toString('latin1')).toBe(seenHead);
     expect(seenHead).toContain('\r\naccept: text/html,application/xhtml+xml,*/*;q=0.8\r\n');
+  });
+
+  it("counts the server's time as the response time, not the name lookup or connecting before it", async () => {
+    // Timers never fire early (1 ms of rounding aside): the lookup takes at least
+    // LOOKUP_MS and the server answers no sooner than ANSWER_MS after the request came.
+    const LOOKUP_MS = 150;
+    const ANSWER_MS = 60;
+    const server = await startHttpServer((_request, response) => {
+      setTimeout(() => response.end('late'), ANSWER_MS);
+    });
+    const slowDns = new DnsCache({
+      resolver: async () => {
+        await new Promise((resolve) => setTimeout(resolve, LOOKUP_MS));
+        return { addresses: [{ address: '127.0.0.1', family: 4 }], ttlSeconds: 300 };
+      },
+    });
+    const fetcher = await setup(server, { dnsCache: slowDns });
+
+    const page = expectSuccess(await fetcher.fetch(server.url('/').replace('127.0.0.1', 'slow-dns.test')));
+
+    expect(page.responseMs).toBeGreaterThanOrEqual(ANSWER_MS - 1);
+    expect(page.durationMs - page.responseMs).toBeGreaterThanOrEqual(LOOKUP_MS - 1);
   });
 
   it('reuses one keep-alive connection for two fetches to the same server', async () => {
