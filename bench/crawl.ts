@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collectStderrTail, spawnNode, waitForExit, watchPeakRss } from './child.js';
+import { collectStderrTail, spawnCobweb, waitForExit, watchPeakRss } from './child.js';
 
 export interface CobwebRunOptions {
   repoDir: string;
@@ -30,7 +30,6 @@ export function cobwebIsBuilt(repoDir: string): boolean {
 
 export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebRun> {
   const args = [
-    join(options.repoDir, 'bin', 'cobweb.js'),
     'crawl',
     ...options.seeds,
     '--data',
@@ -49,7 +48,7 @@ export async function runCobwebCrawl(options: CobwebRunOptions): Promise<CobwebR
     ...(options.extraArgs ?? []),
   ];
   const startedAt = performance.now();
-  const child = spawnNode(args, options.repoDir, 'ignore');
+  const child = spawnCobweb(join(options.repoDir, 'bin', 'cobweb.js'), args, options.repoDir, 'ignore');
   child.stdin?.end();
   const stderrTail = collectStderrTail(child);
   const rss = child.pid === undefined ? undefined : watchPeakRss(child.pid);
@@ -78,9 +77,9 @@ export interface ClusterRunOptions extends CobwebRunOptions {
 export async function runCobwebCluster(options: ClusterRunOptions): Promise<CobwebRun> {
   const bin = join(options.repoDir, 'bin', 'cobweb.js');
   const startedAt = performance.now();
-  const server = spawnNode(
+  const server = spawnCobweb(
+    bin,
     [
-      bin,
       'server',
       ...options.seeds,
       '--data',
@@ -119,9 +118,9 @@ export async function runCobwebCluster(options: ClusterRunOptions): Promise<Cobw
   }
   const each = Math.max(1, Math.round(options.concurrency / options.bunnies));
   const bunnies = Array.from({ length: options.bunnies }, (_, i) => {
-    const child = spawnNode(
+    const child = spawnCobweb(
+      bin,
       [
-        bin,
         'bunny',
         '--server',
         `127.0.0.1:${port}`,

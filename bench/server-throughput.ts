@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { RemoteFrontier } from '../src/frontier/remote/remote-frontier.js';
 import type { Completion, NewLink } from '../src/frontier/types.js';
 import { encode, type OriginalTarget } from '../src/protocol/index.js';
-import { collectStderrTail, processCpuSeconds, spawnNode, waitForExit, watchPeakRss } from './child.js';
+import { collectStderrTail, processCpuSeconds, spawnCobweb, waitForExit, watchPeakRss } from './child.js';
 import { describeMachine } from './report.js';
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,9 +53,9 @@ interface RunningServer {
 }
 
 async function startServer(dir: string): Promise<RunningServer> {
-  const child = spawnNode(
+  const child = spawnCobweb(
+    join(repoDir, 'bin', 'cobweb.js'),
     [
-      join(repoDir, 'bin', 'cobweb.js'),
       'server',
       '--data',
       dir,

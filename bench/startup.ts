@@ -1,9 +1,10 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collectStderrTail, spawnNode, waitForExit } from './child.js';
+import { collectStderrTail, spawnCobweb, spawnNode, waitForExit } from './child.js';
 
 /** A one-page crawl, spawn to exit, must take less than this. */
 export const TARGET_STARTUP_SECONDS = 0.3;
@@ -46,9 +47,9 @@ export async function measureStartup(repoDir: string, rounds: number): Promise<S
   };
   try {
     for (let round = 0; round < rounds && result.failure === undefined; round++) {
-      result.nodeSeconds.push((await timed(repoDir, ['-e', '0'])).seconds);
-      const crawl = await timed(repoDir, [
-        join(repoDir, 'bin', 'cobweb.js'),
+      result.nodeSeconds.push((await timed(() => spawnNode(['-e', '0'], repoDir, 'ignore'))).seconds);
+      const bin = join(repoDir, 'bin', 'cobweb.js');
+      const args = [
         'crawl',
         `http://127.0.0.2:${port}/`,
         '--data',
@@ -56,7 +57,8 @@ export async function measureStartup(repoDir: string, rounds: number): Promise<S
         '--delay',
         '0',
         '--quiet',
-      ]);
+      ];
+      const crawl = await timed(() => spawnCobweb(bin, args, repoDir, 'ignore'));
       if (crawl.failure !== undefined) result.failure = crawl.failure;
       else result.crawlSeconds.push(crawl.seconds);
     }
@@ -67,9 +69,9 @@ export async function measureStartup(repoDir: string, rounds: number): Promise<S
   return result;
 }
 
-async function timed(cwd: string, args: string[]): Promise<{ seconds: number; failure: string | undefined }> {
+async function timed(start: () => ChildProcess): Promise<{ seconds: number; failure: string | undefined }> {
   const startedAt = performance.now();
-  const child = spawnNode(args, cwd, 'ignore');
+  const child = start();
   child.stdin?.end();
   const tail = collectStderrTail(child);
   const exit = await waitForExit(child, 30_000);
