@@ -17,35 +17,18 @@ process.on('exit', () => {
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter((arg) => arg !== '');
 
 /**
- * What an executable script's first line (`#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node
- * --max-semi-space-size=4`) runs node with: the variables it sets and the flags it
- * gives, which is how `cobweb` runs when a user runs it.
+ * Runs bin/cobweb.js (of this checkout or another) as a user's `cobweb` runs: the file
+ * itself, whose first lines choose how node starts. With BENCH_NODE_ARGS (profiling),
+ * node runs it with those flags instead, without the file's own settings.
  */
-export function shebangOf(script: string): { env: Record<string, string>; nodeFlags: string[] } {
-  const first = readFileSync(script, 'utf8').split('\n', 1)[0] ?? '';
-  const words = first
-    .replace(/^#!\s*/, '')
-    .split(/\s+/)
-    .filter((w) => w !== '');
-  const node = words.findIndex((w) => w === 'node' || w.endsWith('/node'));
-  if (node < 0) return { env: {}, nodeFlags: [] };
-  const env: Record<string, string> = {};
-  for (const word of words.slice(0, node)) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(word);
-    if (m !== null) env[m[1] as string] = m[2] as string;
-  }
-  return { env, nodeFlags: words.slice(node + 1) };
-}
-
-/** Runs bin/cobweb.js (of this checkout or another) as its first line runs it, with these arguments. */
 export function spawnCobweb(
   bin: string,
   args: readonly string[],
   cwd: string,
   stdout: 'pipe' | 'ignore' = 'pipe',
 ): ChildProcess {
-  const { env, nodeFlags } = shebangOf(bin);
-  return spawnNode([...nodeFlags, bin, ...args], cwd, stdout, env);
+  if (NODE_ARGS.length > 0) return spawnNode([bin, ...args], cwd, stdout);
+  return tracked(spawn(bin, args, { cwd, stdio: ['pipe', stdout, 'pipe'] }));
 }
 
 /** Starts `node <args>` with stdin/stdout piped and stderr kept for error messages. */
@@ -53,13 +36,12 @@ export function spawnNode(
   args: readonly string[],
   cwd: string,
   stdout: 'pipe' | 'ignore' = 'pipe',
-  env: Record<string, string> = {},
 ): ChildProcess {
-  const child = spawn(process.execPath, [...NODE_ARGS, ...args], {
-    cwd,
-    stdio: ['pipe', stdout, 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  return tracked(spawn(process.execPath, [...NODE_ARGS, ...args], { cwd, stdio: ['pipe', stdout, 'pipe'] }));
+}
+
+/** A child the benchmark takes down if it dies first. */
+function tracked(child: ChildProcess): ChildProcess {
   started.add(child);
   child.once('exit', () => started.delete(child));
   return child;

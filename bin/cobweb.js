@@ -1,14 +1,19 @@
-#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --max-semi-space-size=4
-// How node runs the crawler, for its memory: bounded by --concurrency, not by the pages
-// crawled (docs/architecture.md, "Memory of a crawling process"). Only this line can set
-// these, before node starts; `cobweb`, `npx cobweb` and the benchmark run it, and
-// `node bin/cobweb.js` runs without them. Measured on the realistic web: the same CPU
-// with or without them, and a 200,000-page crawl peaked at 293 MB with both, 364 without:
+#!/bin/sh
+':'; //; exec env MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}" node --max-semi-space-size=4 "$0" "$@"
+// The two lines above are read by sh and by node: sh runs the second (node takes it for
+// a string and a comment) and starts node on this file with the settings below, which
+// only a process's start can set. An `env -S` first line would say it more plainly,
+// but BusyBox's env (Alpine, the node:alpine images) has no -S and would start nothing.
+// `cobweb`, `npx cobweb` and the benchmark run them; `node bin/cobweb.js` runs without.
+// They are for memory, which --concurrency bounds, not the pages crawled (see
+// docs/architecture.md, "Memory of a crawling process"). Measured on the realistic web:
+// the same CPU with or without them, and a 200,000-page crawl peaked at 293 MB with
+// both, 364 without:
 // - --max-semi-space-size=4: the crawl's thread keeps its young generation at 8 MiB,
 //   not V8's 32: its garbage (pages, links, answers) dies young either way;
-// - MALLOC_ARENA_MAX=2: the C library's allocator keeps two pools of memory, not one per
-//   thread (about a dozen here: the threads of node, the parse worker, WARC, SQLite),
-//   whose freed memory it kept apart and did not give back.
+// - MALLOC_ARENA_MAX=2 (unless set already): the C library's allocator keeps two pools
+//   of memory, not one per thread (about a dozen here: node's, the parse worker, WARC,
+//   SQLite), each keeping what was freed in it.
 // The installed entry point: the compiled CLI lives in dist/ (built by `npm install` via
 // `prepare`), bundled into dist/cli-bundle/ when the build had esbuild (it loads faster).
 import { existsSync } from 'node:fs';
