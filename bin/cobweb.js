@@ -16,8 +16,10 @@
 //   of memory, not one per thread (about a dozen here: node's, the parse worker, WARC,
 //   SQLite), each keeping what was freed in it.
 // The installed entry point: the compiled CLI lives in dist/ (built by `npm install` via
-// `prepare`), bundled into dist/cli-bundle/ when the build had esbuild (it loads faster).
+// `prepare`), bundled into dist/cli-bundle/main.cjs when the build had esbuild (it loads
+// faster, and is compiled with the code V8 kept from the last start: src/cli/code-cache.ts).
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 
 // undici parses HTTP with llhttp, a WebAssembly module. V8 recompiles its hot functions
@@ -28,8 +30,19 @@ import { setFlagsFromString } from 'node:v8';
 // crawl still gets it within its first pages.
 setFlagsFromString('--wasm-tiering-budget=20000000');
 
-const bundled = new URL('../dist/cli-bundle/main.js', import.meta.url);
-const { main } = await import(existsSync(bundled) ? bundled.href : '../dist/cli/main.js');
+const bundle = fileURLToPath(new URL('../dist/cli-bundle/main.cjs', import.meta.url));
+let main;
+let saveCodeCache = () => {};
+if (existsSync(bundle)) {
+  const { loadBundle } = await import('../dist/cli/code-cache.js');
+  const loaded = loadBundle(bundle, process.argv);
+  // import() inside the bundle has no loader of its own (see src/modules/import-module.ts).
+  loaded.exports.setModuleImporter((url) => import(url));
+  main = loaded.exports.main;
+  saveCodeCache = loaded.save;
+} else {
+  ({ main } = await import('../dist/cli/main.js'));
+}
 
 /** Resolves once what was written to the stream so far is out of the process (a pipe may lag). */
 const drained = (stream) => new Promise((resolve) => stream.write('', resolve));
@@ -39,6 +52,7 @@ const drained = (stream) => new Promise((resolve) => stream.write('', resolve));
 // the user and, on a busy machine, took a tenth of a second and more.
 main(process.argv).then(
   async (code) => {
+    saveCodeCache();
     await Promise.all([drained(process.stdout), drained(process.stderr)]);
     process.exit(code);
   },

@@ -1,19 +1,23 @@
 // Bundles the command line's own compiled modules (dist/cli/main.js and everything of
-// dist/ it imports) into a few files in dist/cli-bundle/, one for what every command
-// needs and one for each command's code, loaded when the command line names it. Node 20
-// spends most of a one-page crawl's start-up resolving and loading modules one by one;
-// the bundle makes that a handful. The worker threads and the built-in modules still
+// dist/ it imports) into one CommonJS file, dist/cli-bundle/main.cjs. Node 20 spends much
+// of a one-page crawl's start-up resolving and loading ES modules one by one; the bundle
+// makes that one file, and bin/cobweb.js compiles it with V8's code cache
+// (src/cli/code-cache.ts), which Node 20 has for scripts but not for ES modules. Each
+// command's code still runs only when the command line names it (esbuild keeps an
+// import() of a bundled module lazy). The worker threads and the built-in modules still
 // load their own files from dist/, which the bundle finds beside it.
 //
 // esbuild comes with tsx, a dev dependency. Without it the build goes on, and
 // bin/cobweb.js runs dist/cli/main.js as it is.
-import { readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 const outdir = join(dist, 'cli-bundle');
+const outfile = join(outdir, 'main.cjs');
 
 let esbuild;
 try {
@@ -26,7 +30,8 @@ try {
 /**
  * Each module's import.meta.url, as it would be in dist/: the worker threads, the
  * built-in modules, the console's assets and package.json are found relative to it.
- * In the bundle, import.meta.url is the bundle file's, one folder below dist/.
+ * A CommonJS file has no import.meta; the banner's ownUrl makes the URL from the
+ * bundle's own folder.
  */
 const keepModuleUrls = {
   name: 'keep-module-urls',
@@ -36,20 +41,24 @@ const keepModuleUrls = {
       const own = relative(outdir, args.path).split(sep).join('/');
       const text = await readFile(args.path, 'utf8');
       return {
-        contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(own)}, import.meta.url).href`),
+        contents: text.replaceAll('import.meta.url', `__cobwebOwnUrl(${JSON.stringify(own)})`),
         loader: 'js',
       };
     });
   },
 };
 
+const ownUrl = [
+  'var __cobwebOwnUrl = (own) =>',
+  '  require("node:url").pathToFileURL(require("node:path").join(__dirname, own)).href;',
+].join('\n');
+
 await rm(outdir, { recursive: true, force: true });
 await esbuild.build({
   entryPoints: [join(dist, 'cli', 'main.js')],
-  outdir,
+  outfile,
   bundle: true,
-  splitting: true,
-  format: 'esm',
+  format: 'cjs',
   platform: 'node',
   target: 'node20',
   // Packages load from node_modules as they would, but the HTML parser's: small ES
@@ -69,3 +78,15 @@ await esbuild.build({
   plugins: [keepModuleUrls],
   logLevel: 'warning',
 });
+
+// ownUrl goes after the "use strict" that esbuild puts first (the modules were ES
+// modules, strict): a banner would go before it and leave the whole file sloppy.
+const built = await readFile(outfile, 'utf8');
+const strict = '"use strict";\n';
+if (!built.startsWith(strict))
+  throw new Error('bundle-cli: esbuild no longer starts the bundle with "use strict"');
+const code = `${strict}${ownUrl}\n${built.slice(strict.length)}`;
+// The first line names the bundle by its digest: code cached for one bundle is never
+// offered to another (V8 checks a cache against the source's length only).
+const digest = createHash('sha256').update(code).digest('hex').slice(0, 32);
+await writeFile(outfile, `// cobweb bundle ${digest}\n${code}`);

@@ -4,6 +4,9 @@ import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postg
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
 
+// The launcher hands the bundle a way to import module files (see import-module.ts).
+export { setModuleImporter } from '../modules/import-module.js';
+
 type Outcome = { code: number };
 type MakeCommands = (outcome: Outcome) => Command[];
 

@@ -8,6 +8,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
+import { importModule } from './import-module.js';
 import { lazyPage } from './lazy-page.js';
 import type { CallResult, LoadReport, ModuleSite, PageBatch, SkippedCall, SlotResults } from './protocol.js';
 
@@ -77,7 +78,7 @@ export class HookRunner {
       // A module whose code never returns at load holds its thread with this "call".
       this.env.starting(id, slot, 0);
       const limit = Math.max(this.env.timeoutMs, IMPORT_MS);
-      const imported = await withTimeout(import(url) as Promise<{ default?: unknown }>, limit);
+      const imported = await withTimeout(importModule(url) as Promise<{ default?: unknown }>, limit);
       if (imported === TIMED_OUT) {
         report.refused = `it did not finish loading within ${limit} ms`;
         return report;

@@ -18,12 +18,14 @@ function packedFiles(): string[] {
 }
 
 describe('the npm package', () => {
-  it('carries the docs that --help points to, the licence and the compiled command', () => {
+  it('carries the docs that --help points to, the licence and the compiled command, and no code cache', () => {
     const files = packedFiles();
     for (const f of ['LICENSE', 'README.md', 'docs/modules.md', 'docs/robots.md', 'bin/cobweb.js']) {
       expect(files).toContain(f);
     }
     expect(files).toContain('dist/index.js');
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('test/'))).toBe(false);
+    // The code V8 kept for this machine's starts (src/cli/code-cache.ts) is not the package's.
+    expect(files.some((f) => f.startsWith('dist/cli-bundle/cache/'))).toBe(false);
   });
 });
