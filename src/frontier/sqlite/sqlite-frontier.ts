@@ -281,7 +281,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private async completeNow(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
     // A held seen set is asked before the transaction (drum answers late), for the
     // completions that still hold their lease: a stale one's links are not taken.
-    const live = this.gate === null ? [] : batch.filter((c) => this.leaseOf(c.leaseId) !== undefined);
+    const live = this.gate === null ? [] : this.stillLeased(batch);
     const fresh = await this.askGate(live.flatMap((c) => [...c.outlinks, ...c.rejected]));
     const freshOf = new Map<Completion, boolean[]>();
     let at = 0;
@@ -713,6 +713,15 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     // takes this fetch along, and the report then frees its slot there.
     this.applyReport(lease.host, r.report, tx);
     this.st.markReleased.run(lease.seq);
+  }
+
+  /**
+   * The completions whose lease still holds, read in one snapshot: outside a transaction
+   * each read takes a snapshot of its own, some 8 µs here against 2 within one.
+   */
+  private stillLeased(batch: readonly Completion[]): Completion[] {
+    const read = this.db.transaction(() => batch.filter((c) => this.leaseOf(c.leaseId) !== undefined));
+    return read.deferred();
   }
 
   /** The URL row a lease id names, if that lease still holds it (not expired and handed on). */
