@@ -3,7 +3,16 @@
 // beside it. Node.js 20 has no compile cache of its own (module.enableCompileCache came
 // with 22), and compiling the bundle's code at every start was a tenth of a one-page
 // crawl. Only bin/cobweb.js uses this; it stays out of the bundle it loads.
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -67,7 +76,8 @@ export function loadBundle<T>(file: string, argv: readonly string[]): LoadedBund
     cacheFile,
     save: () => {
       if (cacheFile === null || cache === 'used') return;
-      writeAtomically(cacheFile, script.createCachedData());
+      writeAtomically(cacheFile, () => script.createCachedData());
+      pruneOthers(cacheFile);
     },
   };
 }
@@ -93,12 +103,21 @@ function fnv1a(text: string): string {
   return h.toString(16).padStart(8, '0');
 }
 
-/** Written beside and renamed into place, so two starts at once never read half a file. */
-function writeAtomically(file: string, data: Buffer): void {
+/**
+ * Written beside and renamed into place, so two starts at once never read half a file.
+ * The data is made only once the file could be opened: where nothing can be written (a
+ * package installed by another user), a start spends nothing on it.
+ */
+function writeAtomically(file: string, data: () => Buffer): void {
   const temporary = `${file}.${process.pid}.tmp`;
   try {
     mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(temporary, data);
+    const fd = openSync(temporary, 'w');
+    try {
+      writeSync(fd, data());
+    } finally {
+      closeSync(fd);
+    }
     renameSync(temporary, file);
   } catch {
     try {
@@ -106,5 +125,23 @@ function writeAtomically(file: string, data: Buffer): void {
     } catch {
       // Nothing was written, or nothing can be: the next start compiles anew.
     }
+  }
+}
+
+/**
+ * Forgets the caches of other bundles and other nodes, which no start will use again
+ * (an upgrade of either leaves them behind): the folder holds at most one file per
+ * command and set of flags. Another start's file being written is left alone.
+ */
+function pruneOthers(kept: string): void {
+  const folder = dirname(kept);
+  const name = kept.slice(folder.length + 1);
+  const current = name.slice(0, name.indexOf(`-${process.arch}-`));
+  try {
+    for (const other of readdirSync(folder)) {
+      if (!other.startsWith(current) && other.endsWith('.bin')) rmSync(join(folder, other), { force: true });
+    }
+  } catch {
+    // A folder that cannot be read or cleaned keeps its files: they are only unused.
   }
 }

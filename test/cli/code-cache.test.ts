@@ -115,4 +115,16 @@ describe('loadBundle', () => {
     expect(saved.answer).toBe(9);
     expect(loadBundle(file, argv).cache).toBe('absent');
   });
+
+  it("forgets the caches of other bundles when it writes one, and keeps the other commands'", () => {
+    const old = loadBundle(writeBundle('0123456789abcdef0123', 1), argv, true);
+    const file = writeBundle('fedcba98765432100123', 2);
+    const server = loadBundle(file, ['node', 'cobweb', 'server'], true);
+
+    const crawl = loadBundle(file, argv, true);
+
+    const kept = readdirSync(join(dir, 'cache')).map((name) => join(dir, 'cache', name));
+    expect(kept.sort()).toEqual([crawl.cacheFile, server.cacheFile].sort());
+    expect(kept).not.toContain(old.cacheFile);
+  });
 });
