@@ -1,4 +1,13 @@
-import type { CrawlEnd, CrawlerId, Frontier, Lease, PendingRecord, Release } from '../frontier/types.js';
+import type {
+  Completion,
+  CrawlEnd,
+  CrawlerId,
+  Frontier,
+  Lease,
+  LeaseId,
+  PendingRecord,
+  Release,
+} from '../frontier/types.js';
 import type { ModuleSite } from '../modules/api.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
@@ -186,6 +195,26 @@ export class CrawlLoop {
     await this.parts.frontier.complete(back, this.settings.crawler);
   }
 
+  /**
+   * A completion the store refused (its lease ran out, or a server that was started again
+   * did not know it) changes nothing, but the page was fetched and its links are real:
+   * they are added as links. Were they not, they could be lost: the page analyzer leaves
+   * out the links it sent lately, so the page fetched again would not bring them.
+   */
+  private async addLinksOfStale(
+    completions: readonly Completion[],
+    stale: readonly LeaseId[],
+  ): Promise<void> {
+    if (stale.length === 0) return;
+    const refused = new Set(stale);
+    const mine = completions.filter((c) => refused.has(c.leaseId));
+    const links = mine.flatMap((c) => c.outlinks);
+    const rejected = mine.flatMap((c) => c.rejected);
+    if (links.length === 0 && rejected.length === 0) return;
+    const added = await this.parts.frontier.add(links, rejected, this.settings.crawler);
+    await this.record(added.records);
+  }
+
   /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */
   async record(records: readonly PendingRecord[]): Promise<void> {
     if (records.length === 0) return;
@@ -317,6 +346,7 @@ export class CrawlLoop {
       const done = await frontier.complete(completions, this.settings.crawler);
       this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
+      await this.addLinksOfStale(completions, done.stale);
       this.parts.onSettled?.(batch);
     } catch (err) {
       this.fatal = err;

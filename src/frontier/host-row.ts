@@ -13,6 +13,11 @@ export interface HostRow {
 
 const ADDRESS_PREFIX = 'ip:';
 
+/** A budget key as a host's own budget: the key itself, or null for an address's budget. */
+export function hostBudget(key: string): string | null {
+  return key.startsWith(ADDRESS_PREFIX) ? null : key;
+}
+
 /** The budget every host on one address counts against, with --politeness-key ip. */
 export function addressBudget(address: string): string {
   return `${ADDRESS_PREFIX}${address}`;

@@ -115,4 +115,40 @@ describe('the crawl loop', () => {
       expect(site).toHaveLength(url === `${web.origin}/` ? 1 : 0);
     }
   });
+
+  it('loses no link of a page whose completion the store refused', async () => {
+    const children = ['/a', '/b', '/c'];
+    const web = await site({
+      '/': page('root', children),
+      '/a': page('a'),
+      '/b': page('b'),
+      '/c': page('c'),
+    });
+    const f = store({ leaseMs: 300 });
+    // The root's first completion names a lease the store never gave (as a bunny's can
+    // after its server was started again): refused as stale, its links are added as
+    // links; its lease runs out and the root is fetched again.
+    let corrupted = false;
+    const refusing = new Proxy(f, {
+      get(target, prop) {
+        if (prop === 'complete') {
+          return (batch: Completion[], c: number) => {
+            const out = batch.map((done) => {
+              if (corrupted || !done.outlinks.some((l) => l.url === `${web.origin}/a`)) return done;
+              corrupted = true;
+              return { ...done, leaseId: done.leaseId + 1 };
+            });
+            return target.complete(out, c);
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const c = await crawler(refusing, [`${web.origin}/`]);
+    expect(await c.crawl()).toBe('finished');
+    expect(corrupted).toBe(true);
+    for (const path of children) expect(web.log.filter((r) => r.path === path)).toHaveLength(1);
+    expect(await f.stats()).toMatchObject({ staleCompletions: 1, done: 4 });
+  });
 });

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
-import { addressBudget } from '../host-row.js';
+import { addressBudget, hostBudget } from '../host-row.js';
 import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
@@ -62,6 +62,7 @@ import type {
   StoredLink,
   StoredQuery,
 } from '../types.js';
+import { type HeldLease, HeldLeases } from './held-leases.js';
 import { HostTable, prepareHostStatements } from './host-table.js';
 import { openSchema, URL_KIND, URL_STATE } from './schema.js';
 import { SeenGate, SeenSetBusyError, type StoreSeenOptions, seenSetHeld, TABLE_SEEN } from './seen-gate.js';
@@ -127,7 +128,9 @@ export interface SqliteOpenOptions {
  * on this machine may share. Everything is in the file: the queue, the leases, each
  * host's politeness budget and the crawl's counts, each changed in one immediate
  * transaction, so every process sees one crawl. The policies (the gap, the budgets,
- * retirement, lease expiry) are the shared pieces in ../policy.
+ * retirement, lease expiry) are the shared pieces in ../policy. One exception: a store
+ * whose seen set its process holds is that process's alone, and keeps its leases in
+ * memory rather than in rows (held-leases.ts; recountAfterHeld for a crash).
  */
 export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCookies {
   private readonly db: Database.Database;
@@ -158,6 +161,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private drained: (() => void)[] = [];
   /** Crawl passes (--passes): only URLs shallower than this are leased; Infinity: all. */
   private passDepth = Number.POSITIVE_INFINITY;
+  /** With a held seen set the store is this process's alone, and so are its leases (held-leases.ts). */
+  private readonly held: HeldLeases | null;
   /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
   private nextDueLook = 0;
 
@@ -204,6 +209,38 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     this.hostSt = prepareHostStatements(this.db);
     // The budget is the crawl's, not this process's: the last one to start sets it.
     this.st.putMeta.run('max_pages', String(settings.maxPages));
+    this.held = this.openLeases(gate !== null);
+  }
+
+  /**
+   * A process that holds the store keeps its leases in memory (held-leases.ts) and says
+   * so in the file until it closes with none. If it crashed, the file's counts still count
+   * its leases as leased and their hosts' slots as taken, with no lease rows to give them
+   * back when they expire: the next process to open the store (nobody else can have it
+   * then) counts them from the rows again, and nothing is in flight.
+   */
+  private openLeases(held: boolean): HeldLeases | null {
+    const [incarnation] = this.transact(NO_RELEASES, [
+      (tx) => {
+        if (this.st.getMeta.get('held_leases') !== undefined) {
+          this.db.exec(RECOUNT_QUEUE);
+          for (const key of this.st.busyBudgets.all() as string[]) {
+            // A host's budget: its row is read so that flush() writes its ready time again.
+            if (key === hostBudget(key)) tx.hosts.host(key);
+            tx.hosts.setBudget(key, { ...tx.hosts.budget(key), inFlight: 0 });
+          }
+        }
+        if (!held) {
+          this.st.deleteMeta.run('held_leases');
+          return 0;
+        }
+        this.st.putMeta.run('held_leases', '1');
+        const n = Number(this.st.getMeta.get('lease_incarnation') ?? 0) + 1;
+        this.st.putMeta.run('lease_incarnation', String(n));
+        return n;
+      },
+    ]) as [number];
+    return held ? new HeldLeases(incarnation) : null;
   }
 
   async registerCrawler(name: string): Promise<CrawlerId> {
@@ -251,7 +288,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       return leaseIds
         .filter((id) => {
           const { seq, gen } = splitLeaseId(id);
-          return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
+          if (this.held === null) return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
+          const lease = this.held.get(seq, gen) ?? this.leaseOf(id, tx)?.held;
+          if (lease !== undefined) lease.expiresAt = expiresAt;
+          return lease !== undefined;
         })
         .map((id) => ({ id, expiresAt }));
     });
@@ -294,7 +334,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       const stale: LeaseId[] = [];
       let added = 0;
       for (const c of batch) {
-        const lease = this.leaseOf(c.leaseId);
+        const lease = this.leaseOf(c.leaseId, tx);
         const answered = freshOf.get(c);
         if (lease === undefined) {
           // It expired and went back to the queue (maybe to someone else): change nothing.
@@ -306,7 +346,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
           continue;
         }
         if (lease.released === 0) this.applyReport(lease.host, c.report ?? { fetchMs: 0 }, tx);
-        tx.delta.leased--;
+        this.endLease(lease, tx);
         this.settle(lease, c, crawler, tx);
         added += this.insertLinks(c.outlinks, c.rejected, crawler, tx, answered);
         this.retireIfDead(lease.host, crawler, tx);
@@ -478,6 +518,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   async leave(crawler: CrawlerId): Promise<void> {
     await this.write((tx) => {
       for (const seq of this.st.leasesOf.all(crawler) as number[]) this.reclaimLease(seq, tx);
+      for (const lease of this.held?.ofCrawler(crawler) ?? []) this.reclaimHeld(lease, tx);
       this.st.leaveCrawler.run(tx.now, crawler);
     });
     this.waiters.notify();
@@ -490,6 +531,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     this.releasing.stop();
     // What waits for the next group commit is committed before the file closes.
     this.commitQueued();
+    // A store closed with no lease held needs no recount at its next open.
+    if (this.held?.size === 0) this.st.deleteMeta.run('held_leases');
     this.closed = true;
     this.waiters.notify();
     this.db.close();
@@ -707,12 +750,13 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
 
   /** The fetch is over: its host's budget learns from the report and frees the slot. */
   private applyRelease(r: Release, tx: Tx): void {
-    const lease = this.leaseOf(r.leaseId);
+    const lease = this.leaseOf(r.leaseId, tx);
     if (lease === undefined || lease.released === 1) return;
     // Still counted in flight while the report is applied: a host moving to its address
     // takes this fetch along, and the report then frees its slot there.
     this.applyReport(lease.host, r.report, tx);
-    this.st.markReleased.run(lease.seq);
+    if (lease.held === undefined) this.st.markReleased.run(lease.seq);
+    else lease.held.released = true;
   }
 
   /**
@@ -725,10 +769,71 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   /** The URL row a lease id names, if that lease still holds it (not expired and handed on). */
-  private leaseOf(id: LeaseId): LeaseRow | undefined {
+  private leaseOf(id: LeaseId, tx?: Tx): LeaseRow | undefined {
     const { seq, gen } = splitLeaseId(id);
+    if (this.held !== null) {
+      const held = this.held.get(seq, gen);
+      if (held !== undefined)
+        return { seq, released: held.released ? 1 : 0, host: held.host, depth: held.depth, held };
+    }
+    // A store opened held may still have lease rows of a shared run before it.
     const row = this.st.leaseOf.get(seq) as (LeaseRow & { lease_gen: number }) | undefined;
-    return row === undefined || row.lease_gen % GENERATIONS !== gen ? undefined : row;
+    if (row !== undefined) return row.lease_gen % GENERATIONS === gen ? row : undefined;
+    const earlier = this.earlierHoldersLease(seq, gen);
+    return earlier === undefined || tx === undefined ? earlier : this.adopt(earlier, gen, tx);
+  }
+
+  /**
+   * A lease handed out by a holder of the store that has since died (a server killed and
+   * started again, its bunnies finishing what they had): its row is queued again and,
+   * unless this holder has leased it since, the fetch is taken as if the lease had lived.
+   * Its host's slot was freed when the store was opened (released).
+   */
+  private earlierHoldersLease(seq: number, gen: number): LeaseRow | undefined {
+    if (this.held === null || !this.held.fromEarlierHolder(gen) || this.held.has(seq)) return undefined;
+    const row = this.st.storedRow.get(seq) as { host: string; depth: number; state: number } | undefined;
+    if (row?.state !== URL_STATE.queued) return undefined;
+    return { seq, released: 1, host: row.host, depth: row.depth };
+  }
+
+  /**
+   * An earlier holder's lease becomes this holder's, as if it had leased the row now:
+   * counted leased, and passed over by lease calls. Its crawler is not known (0).
+   */
+  private adopt(earlier: LeaseRow, gen: number, tx: Tx): LeaseRow {
+    const held: HeldLease = {
+      seq: earlier.seq,
+      gen,
+      host: earlier.host,
+      depth: earlier.depth,
+      crawler: 0,
+      expiresAt: leaseExpiry(tx.now, this.settings),
+      released: true,
+    };
+    this.held?.adopt(held);
+    tx.delta.queued--;
+    tx.delta.leased++;
+    const h = tx.hosts.host(earlier.host);
+    // Its host's shallowest depth may be this URL's: the next lease call reads it again.
+    h.queued = Math.max(0, h.queued - 1);
+    tx.hosts.touch(h);
+    return { ...earlier, held };
+  }
+
+  /** The lease is over: its URL is no longer counted leased. */
+  private endLease(lease: LeaseRow, tx: Tx): void {
+    if (lease.held !== undefined) this.held?.take(lease.held);
+    tx.delta.leased--;
+  }
+
+  /** A held lease ran out (or its crawler is gone): as reclaimLease, for a lease with no row. */
+  private reclaimHeld(lease: HeldLease, tx: Tx): void {
+    this.held?.take(lease);
+    const h = tx.hosts.host(lease.host);
+    if (!lease.released) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
+    tx.delta.leased--;
+    tx.delta.expired++;
+    this.requeue1(lease.seq, lease.host, lease.depth, 1, null, tx);
   }
 
   /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
@@ -740,6 +845,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     }
     for (const seq of this.st.expiredLeases.all(expiredThrough(tx.now)) as number[])
       this.reclaimLease(seq, tx);
+    for (const lease of this.held?.expired(expiredThrough(tx.now)) ?? []) this.reclaimHeld(lease, tx);
     this.requeueDueRetries(tx);
     this.requeueComeDue(tx);
     // The queries below read the hosts table: let them see what came back to the queue.
@@ -785,14 +891,20 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     if (h.retired || h.queued <= 0 || readyAt(b, settings, placed) > tx.now) return;
     const k = leasesThisTurn(b, settings, room, placed);
     if (k <= 0) return;
-    const rows = this.st.headOfHost.all(host, k + 1) as QueuedRow[];
+    // A held lease's row is still queued in the file: it is read, and passed over.
+    const held = this.held?.countOn(host) ?? 0;
+    let rows = this.st.headOfHost.all(host, k + held + 1) as QueuedRow[];
+    if (held > 0) rows = rows.filter((r) => !this.held?.has(r.seq));
     let n = 0;
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
     const expiresAt = leaseExpiry(tx.now, this.settings);
     const startBy = startDeadline(b, settings, tx.now, placed);
     for (const r of taken) {
-      const gen = this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number;
+      const gen =
+        this.held === null
+          ? (this.st.leaseUrl.get(expiresAt, crawler, r.seq) as number)
+          : this.held.add({ seq: r.seq, host, depth: r.depth, crawler, expiresAt });
       const id = leaseIdOf(r.seq, gen);
       b = afterLease(b, settings, tx.now, placed);
       const row = {
@@ -866,6 +978,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     for (const c of this.st.activeCrawlers.all() as (CrawlerLife & { id: number })[]) {
       if (!crawlerGone(c, tx.now, this.settings.leaseMs)) continue;
       for (const seq of this.st.leasesOf.all(c.id) as number[]) this.reclaimLease(seq, tx);
+      for (const lease of this.held?.ofCrawler(c.id) ?? []) this.reclaimHeld(lease, tx);
       this.st.leaveCrawler.run(tx.now, c.id);
     }
   }
@@ -969,7 +1082,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private moveToAddress(h: ReturnType<HostTable['host']>, address: string, tx: Tx): void {
     const key = addressBudget(address);
     if (h.budget === key) return;
-    const inFlight = this.st.leasedOfHost.get(h.host) as number;
+    const inFlight = (this.st.leasedOfHost.get(h.host) as number) + (this.held?.inFlightOn(h.host) ?? 0);
     const from = tx.hosts.budget(h.budget);
     tx.hosts.setBudget(h.budget, { ...from, inFlight: Math.max(0, from.inFlight - inFlight) });
     const moving = { ...from, inFlight };
@@ -994,6 +1107,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       tx.hosts.touch(m);
       const rows = this.st.waitingOfHost.all(member) as (RejectedLink & { seq: number; state: number })[];
       for (const r of rows) {
+        // A held lease's row is queued in the file, but leased: its completion settles it.
+        if (this.held?.has(r.seq)) continue;
         this.st.retire.run(crawler, r.seq);
         if (r.state === URL_STATE.retrying) tx.delta.retrying--;
         else tx.delta.queued--;
@@ -1109,7 +1224,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
 
   /** When a lease runs out or a retry comes due: the only news a store with nothing ready can have. */
   private nextExpiryOrRetry(): number | null {
-    const times = [this.st.nextExpiry.get() as number | null, this.st.nextRetry.get() as number | null];
+    const times = [
+      this.st.nextExpiry.get() as number | null,
+      this.st.nextRetry.get() as number | null,
+      this.held?.nextExpiry() ?? null,
+    ];
     const known = times.filter((t): t is number => t !== null);
     return known.length === 0 ? null : Math.min(...known);
   }
@@ -1143,6 +1262,8 @@ interface LeaseRow {
   released: number;
   host: string;
   depth: number;
+  /** Set for a lease held in memory (no lease row in the file). */
+  held?: HeldLease;
 }
 
 interface QueuedRow {
@@ -1164,6 +1285,17 @@ interface QueuedRow {
  * one hand-out, so a completion of an earlier one (expired, handed on) matches nothing.
  */
 const GENERATIONS = 2 ** 20;
+
+/** The queue's counts from its rows: each host's queued URLs and shallowest depth, the totals. */
+const RECOUNT_QUEUE = `
+  UPDATE hosts SET
+    queued = (SELECT count(*) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}),
+    min_depth = coalesce(
+      (SELECT min(depth) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}), min_depth);
+  UPDATE totals SET
+    queued = (SELECT count(*) FROM urls WHERE state = ${URL_STATE.queued}),
+    leased = (SELECT count(*) FROM urls WHERE state = ${URL_STATE.leased});
+`;
 
 /** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
 const RECENT_URLS_PER_GENERATION = 32_768;
