@@ -30,8 +30,8 @@ try {
 /**
  * Each module's import.meta.url, as it would be in dist/: the worker threads, the
  * built-in modules, the console's assets and package.json are found relative to it.
- * A CommonJS file has no import.meta; the banner's ownUrl makes the URL from the
- * bundle's own folder.
+ * A CommonJS file has no import.meta; ownUrl (put in after the build, below) makes the
+ * URL from the bundle's own folder.
  */
 const keepModuleUrls = {
   name: 'keep-module-urls',

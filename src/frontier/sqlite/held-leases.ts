@@ -50,8 +50,7 @@ export class HeldLeases {
   add(lease: Omit<HeldLease, 'gen' | 'released'>): number {
     this.count = (this.count + 1) % COUNTER_SPAN;
     const gen = (this.incarnation % INCARNATIONS) * COUNTER_SPAN + this.count;
-    this.bySeq.set(lease.seq, { ...lease, gen, released: false });
-    this.perHost.set(lease.host, (this.perHost.get(lease.host) ?? 0) + 1);
+    this.hold({ ...lease, gen, released: false });
     return gen;
   }
 
@@ -63,8 +62,8 @@ export class HeldLeases {
     return Math.floor(gen / COUNTER_SPAN) !== this.incarnation % INCARNATIONS;
   }
 
-  /** Holds a lease an earlier holder handed out, as it was (its generation kept). */
-  adopt(lease: HeldLease): void {
+  /** Holds a lease: one of add's, or one an earlier holder handed out (its generation kept). */
+  hold(lease: HeldLease): void {
     this.bySeq.set(lease.seq, lease);
     this.perHost.set(lease.host, (this.perHost.get(lease.host) ?? 0) + 1);
   }

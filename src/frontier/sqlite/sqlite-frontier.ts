@@ -288,10 +288,10 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       return leaseIds
         .filter((id) => {
           const { seq, gen } = splitLeaseId(id);
-          if (this.held === null) return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
-          const lease = this.held.get(seq, gen) ?? this.leaseOf(id, tx)?.held;
-          if (lease !== undefined) lease.expiresAt = expiresAt;
-          return lease !== undefined;
+          const held = this.held === null ? undefined : this.leaseOf(id, tx)?.held;
+          if (held === undefined) return this.st.extendLease.run(expiresAt, seq, gen).changes === 1;
+          held.expiresAt = expiresAt;
+          return true;
         })
         .map((id) => ({ id, expiresAt }));
     });
@@ -773,8 +773,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     const { seq, gen } = splitLeaseId(id);
     if (this.held !== null) {
       const held = this.held.get(seq, gen);
-      if (held !== undefined)
-        return { seq, released: held.released ? 1 : 0, host: held.host, depth: held.depth, held };
+      if (held !== undefined) return heldRow(held);
     }
     // A store opened held may still have lease rows of a shared run before it.
     const row = this.st.leaseOf.get(seq) as (LeaseRow & { lease_gen: number }) | undefined;
@@ -810,14 +809,14 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       expiresAt: leaseExpiry(tx.now, this.settings),
       released: true,
     };
-    this.held?.adopt(held);
+    this.held?.hold(held);
     tx.delta.queued--;
     tx.delta.leased++;
     const h = tx.hosts.host(earlier.host);
     // Its host's shallowest depth may be this URL's: the next lease call reads it again.
     h.queued = Math.max(0, h.queued - 1);
     tx.hosts.touch(h);
-    return { ...earlier, held };
+    return heldRow(held);
   }
 
   /** The lease is over: its URL is no longer counted leased. */
@@ -826,14 +825,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     tx.delta.leased--;
   }
 
-  /** A held lease ran out (or its crawler is gone): as reclaimLease, for a lease with no row. */
+  /** A held lease ran out (or its crawler is gone): given back as a lease row would be. */
   private reclaimHeld(lease: HeldLease, tx: Tx): void {
-    this.held?.take(lease);
-    const h = tx.hosts.host(lease.host);
-    if (!lease.released) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
-    tx.delta.leased--;
-    tx.delta.expired++;
-    this.requeue1(lease.seq, lease.host, lease.depth, 1, null, tx);
+    this.giveBack(heldRow(lease), tx);
   }
 
   /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
@@ -927,10 +921,14 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   /** A lease ran out (or its crawler is gone): the URL is queued again, one try counted. */
   private reclaimLease(seq: number, tx: Tx): void {
     const lease = this.st.leaseOf.get(seq) as LeaseRow | undefined;
-    if (lease === undefined) return;
+    if (lease !== undefined) this.giveBack(lease, tx);
+  }
+
+  /** A lease, with a row or held, ran out or lost its crawler: its slot back, one try counted. */
+  private giveBack(lease: LeaseRow, tx: Tx): void {
     const h = tx.hosts.host(lease.host);
     if (lease.released === 0) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
-    tx.delta.leased--;
+    this.endLease(lease, tx);
     tx.delta.expired++;
     // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
     this.requeue1(lease.seq, lease.host, lease.depth, 1, null, tx);
@@ -1264,6 +1262,11 @@ interface LeaseRow {
   depth: number;
   /** Set for a lease held in memory (no lease row in the file). */
   held?: HeldLease;
+}
+
+/** A held lease as the code that handles lease rows sees it. */
+function heldRow(held: HeldLease): LeaseRow {
+  return { seq: held.seq, released: held.released ? 1 : 0, host: held.host, depth: held.depth, held };
 }
 
 interface QueuedRow {
