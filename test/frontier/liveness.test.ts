@@ -27,6 +27,16 @@ async function zombie(): Promise<number> {
   killers.push(() => parent.kill('SIGKILL'));
   const [pidText] = (await once(parent.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
   const pid = Number(String(pidText).trim());
+  // kill it only once sh has become sleep: sh itself would reap a child that dies before
+  const parentIs = (name: string) => {
+    try {
+      return readFileSync(`/proc/${parent.pid}/comm`, 'utf8').trim() === name;
+    } catch {
+      return false;
+    }
+  };
+  for (let i = 0; i < 500 && !parentIs('sleep'); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(parentIs('sleep')).toBe(true);
   process.kill(pid, 'SIGKILL');
   let state = '';
   for (let i = 0; i < 500 && state !== 'Z'; i++) {
