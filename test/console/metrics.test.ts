@@ -87,9 +87,12 @@ describe('/metrics and /status of a crawl (--http)', () => {
         (a, b) => a + b,
         0,
       );
+      // In flight is read from the same /metrics text as the counts: a lease call that was
+      // waiting for the host's turn when the pause came may still hand out one lease, which
+      // the loop gives back, so /status read a moment earlier could say 0 while this says 1.
       if (
         s.state === 'paused' &&
-        s.store.leased === 0 &&
+        byLabel(metrics, 'cobweb_urls').in_flight === 0 &&
         counted === lines.filter((l) => l.status !== null).length
       )
         break;
