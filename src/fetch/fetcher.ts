@@ -143,7 +143,7 @@ export class Fetcher {
       const refusal = privateAddressError(check.address, parsed.hostname);
       return failure(url, 'private-address', refusal.message);
     }
-    return this.#send(url, parsed, validators, proxy, this.#proxies.route(proxy, parsed), startBy);
+    return this.#send(url, parsed, validators, proxy, await this.#proxies.route(proxy, parsed), startBy);
   }
 
   #send(

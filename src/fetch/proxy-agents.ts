@@ -41,11 +41,11 @@ export class ProxyAgents {
 
   constructor(private readonly o: ProxyAgentsOptions) {}
 
-  route(proxy: string, target: URL): ProxyRoute {
+  async route(proxy: string, target: URL): Promise<ProxyRoute> {
     const p = new URL(proxy);
     const path = target.pathname + target.search;
     if (target.protocol === 'https:') {
-      return { dispatcher: this.#tunnel(proxy, p), origin: target.origin, path, headers: [] };
+      return { dispatcher: await this.#tunnel(proxy, p), origin: target.origin, path, headers: [] };
     }
     const login =
       p.username === '' && p.password === ''
@@ -88,10 +88,10 @@ export class ProxyAgents {
     return agent;
   }
 
-  #tunnel(proxy: string, p: URL): UndiciProxyAgent {
+  async #tunnel(proxy: string, p: URL): Promise<UndiciProxyAgent> {
+    const ProxyAgent = await proxyAgentClass();
     let agent = this.#tunnels.get(proxy);
     if (agent === undefined) {
-      const ProxyAgent = proxyAgentClass();
       agent = new ProxyAgent({
         uri: proxy,
         ...this.o.agent,

@@ -5,8 +5,10 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
+import { cobweb } from '../helpers/cli-process.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { type Handler, listenOnLoopback, page } from '../helpers/http.js';
+import { readPages } from '../helpers/pages.js';
 import { selfSignedCert, type TestCert } from '../helpers/tls-cert.js';
 import { readWarcDir } from '../helpers/warc.js';
 
@@ -219,6 +221,47 @@ describe('--proxy', () => {
       );
       expect(h.recordOf(seed)?.status).toBe(200);
     } finally {
+      await listening.close();
+      await proxy.close();
+    }
+  });
+
+  it('tunnels through the proxy from the command line too, whose undici is bundled apart from the one in node_modules', async () => {
+    const proxy = await forwardProxy('127.0.0.4');
+    const site = createSecureServer({ key: SITE_A_KEY, cert: SITE_A_CERT }, (req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(page(req.url ?? ''));
+    });
+    const listening = await listenOnLoopback(site, '127.0.0.2');
+    const caFile = `${h.dir}-cli-ca.pem`;
+    const data = `${h.dir}-cli`;
+    try {
+      writeFileSync(caFile, SITE_A_CERT);
+      const seed = `https://site-a.test:${listening.port}/`;
+      const run = cobweb([
+        'crawl',
+        seed,
+        '--data',
+        data,
+        '--proxy',
+        `http://127.0.0.4:${proxy.port}`,
+        '--ca-file',
+        caFile,
+        '--resolve',
+        `site-a.test:${listening.port}:127.0.0.2`,
+        '--delay',
+        '0',
+        '--max-pages',
+        '1',
+        '--quiet',
+      ]);
+      expect(await run.exit()).toBe(0);
+      expect(new Set(proxy.seen.map((s) => s.url))).toEqual(
+        new Set([`CONNECT site-a.test:${listening.port}`]),
+      );
+      expect(readPages(join(data, 'pages.jsonl')).find((l) => l.url === seed)?.status).toBe(200);
+    } finally {
+      rmSync(caFile, { force: true });
+      rmSync(data, { recursive: true, force: true });
       await listening.close();
       await proxy.close();
     }
