@@ -3,6 +3,8 @@
 // beside it. Node.js 20 has no compile cache of its own (module.enableCompileCache came
 // with 22), and compiling the bundle's code at every start was a tenth of a one-page
 // crawl. Only bin/cobweb.js uses this; it stays out of the bundle it loads.
+
+import { isAscii } from 'node:buffer';
 import {
   closeSync,
   mkdirSync,
@@ -13,7 +15,6 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { isAscii } from 'node:buffer';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';

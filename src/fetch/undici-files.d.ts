@@ -2,16 +2,19 @@
 // through undici's index: each exports what the index exports under that name.
 declare module 'undici/lib/dispatcher/agent.js' {
   import type { Agent } from 'undici';
+
   const AgentClass: typeof Agent;
   export default AgentClass;
 }
 declare module 'undici/lib/dispatcher/pool.js' {
   import type { Pool } from 'undici';
+
   const PoolClass: typeof Pool;
   export default PoolClass;
 }
 declare module 'undici/lib/core/connect.js' {
   import type { buildConnector } from 'undici';
+
   const build: typeof buildConnector;
   export default build;
 }
@@ -25,6 +28,7 @@ declare module 'undici/lib/api/index.js' {
 }
 declare module 'undici/lib/dispatcher/proxy-agent.js' {
   import type { ProxyAgent } from 'undici';
+
   const ProxyAgentClass: typeof ProxyAgent;
   export default ProxyAgentClass;
 }

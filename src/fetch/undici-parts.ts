@@ -1,7 +1,7 @@
 import type { Dispatcher as UndiciDispatcher, ProxyAgent as UndiciProxyAgent } from 'undici';
+import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
-import buildConnector from 'undici/lib/core/connect.js';
 
 // undici's index loads the whole library (fetch, WebSockets, caches, mocks, proxies): at
 // start-up that is most of what a one-page crawl spends loading code. The fetcher uses a
