@@ -48,6 +48,29 @@ const keepModuleUrls = {
   },
 };
 
+/**
+ * undici's HTTP/1.1 client loads its HTTP/2 one at its start, and with it Node.js's
+ * http2 module: 10 ms of a one-page crawl, for a protocol spoken only with --http2 to a
+ * server that offers it. In the bundle, client.js loads it at its first HTTP/2
+ * connection. The line is undici's (pinned): the build stops if it is no longer there.
+ */
+const UNDICI_H2_LINE = "const connectH2 = require('./client-h2.js')";
+const lazyHttp2 = {
+  name: 'lazy-http2',
+  setup(build) {
+    build.onLoad({ filter: /undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, async (args) => {
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes(UNDICI_H2_LINE))
+        throw new Error(`bundle-cli: ${args.path} no longer has the line "${UNDICI_H2_LINE}"`);
+      const lazy = [
+        'let clientH2',
+        "const connectH2 = (...args) => (clientH2 ??= require('./client-h2.js'))(...args)",
+      ].join('\n');
+      return { contents: text.replace(UNDICI_H2_LINE, lazy), loader: 'js' };
+    });
+  },
+};
+
 const ownUrl = [
   'var __cobwebOwnUrl = (own) =>',
   '  require("node:url").pathToFileURL(require("node:path").join(__dirname, own)).href;',
@@ -68,7 +91,7 @@ await esbuild.build({
   // from node_modules, these two took 45 ms of a one-page crawl; bundled (and the bundle
   // read as ASCII), the crawl starts 20 ms sooner.
   external: ['better-sqlite3', 'lmdb', 'pg', 'pino', 'prom-client', 'tldts', 'tough-cookie', 'yaml'],
-  plugins: [keepModuleUrls],
+  plugins: [keepModuleUrls, lazyHttp2],
   logLevel: 'warning',
 });
 

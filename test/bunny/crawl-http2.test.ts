@@ -3,8 +3,10 @@ import { createSecureServer } from 'node:http2';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
+import { cobweb } from '../helpers/cli-process.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { listenOnLoopback, page } from '../helpers/http.js';
+import { readPages } from '../helpers/pages.js';
 import { readWarcDir } from '../helpers/warc.js';
 
 const h = crawlHarness('http2', { builtinModules: false, delayMs: 0, delayFactor: 0 });
@@ -47,6 +49,39 @@ describe('--http2', () => {
     } finally {
       await site.close();
       rmSync(`${h.dir}-ca.pem`, { force: true });
+    }
+  });
+
+  it('speaks HTTP/2 from the command line too, whose undici loads its HTTP/2 client only when needed', async () => {
+    const site = await tlsSite();
+    const caFile = `${h.dir}-cli-ca.pem`;
+    const data = `${h.dir}-cli`;
+    try {
+      writeFileSync(caFile, SITE_A_CERT);
+      const run = cobweb([
+        'crawl',
+        site.seed,
+        '--data',
+        data,
+        '--http2',
+        '--ca-file',
+        caFile,
+        '--resolve',
+        `site-a.test:${site.port}:127.0.0.2`,
+        '--delay',
+        '0',
+        '--quiet',
+      ]);
+      expect(await run.exit()).toBe(0);
+      expect(site.seen).toEqual(['2.0 /robots.txt', '2.0 /', '2.0 /b']);
+      expect(readPages(join(data, 'pages.jsonl')).map((l) => [l.url, l.status])).toEqual([
+        [site.seed, 200],
+        [`${site.seed}b`, 200],
+      ]);
+    } finally {
+      await site.close();
+      rmSync(caFile, { force: true });
+      rmSync(data, { recursive: true, force: true });
     }
   });
 
