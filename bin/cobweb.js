@@ -40,6 +40,8 @@ if (existsSync(bundle)) {
   loaded.exports.setModuleImporter((url) => import(url));
   main = loaded.exports.main;
   saveCodeCache = loaded.save;
+  // A long command's cache is taken a second in, before V8 drops its start's bytecode.
+  loaded.saveAfter(1000);
 } else {
   ({ main } = await import('../dist/cli/main.js'));
 }

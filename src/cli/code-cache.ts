@@ -34,11 +34,20 @@ export interface LoadedBundle<T> {
   /** The cache file this start reads and writes (null when 'off'). */
   cacheFile: string | null;
   /**
-   * Keeps the code compiled so far for the next start, unless this start used the cache.
-   * Call it when the command is over: the cache then holds what the command ran, not
-   * only what loading ran. Never throws: a folder that cannot be written means no cache.
+   * Keeps the code compiled so far for the next start, unless this start used the cache
+   * or saved it already. Call it when the command is over: the cache then holds what the
+   * command ran, not only what loading ran. Never throws: a folder that cannot be written
+   * means no cache.
    */
   save(): void;
+  /**
+   * Saves after `ms` unless the command is over by then (an unref'd timer): a long
+   * command's cache is taken while the code its start ran is still compiled. V8 drops
+   * the bytecode of functions a long run no longer calls, and a cache made at the end of
+   * a 20-second crawl held 609 KB against a one-page crawl's 975, and started a one-page
+   * crawl 40 ms slower (336 ms against 295, 15 interleaved starts).
+   */
+  saveAfter(ms: number): void;
 }
 
 /**
@@ -75,14 +84,21 @@ export function loadBundle<T>(file: string, argv: readonly string[]): LoadedBund
         : script.cachedDataRejected
           ? 'rejected'
           : 'used';
+  let saved = false;
+  const save = () => {
+    if (cacheFile === null || cache === 'used' || saved) return;
+    saved = true;
+    writeAtomically(cacheFile, () => script.createCachedData());
+    pruneOthers(cacheFile);
+  };
   return {
     exports: module.exports,
     cache,
     cacheFile,
-    save: () => {
+    save,
+    saveAfter: (ms) => {
       if (cacheFile === null || cache === 'used') return;
-      writeAtomically(cacheFile, () => script.createCachedData());
-      pruneOthers(cacheFile);
+      setTimeout(save, ms).unref();
     },
   };
 }

@@ -19,20 +19,37 @@ interface Start {
   strict: boolean;
 }
 
-/** Loads the bundle in a new node, as bin/cobweb.js does, and saves its cache if `save`. */
-function loadBundle(file: string, args: string[], save = false): Start {
+/**
+ * Loads the bundle in a new node, as bin/cobweb.js does, and saves its cache if `save`.
+ * With `runFor`, the command runs that long (bounded) or until its cache file is there,
+ * saving it only through saveAfter(saveAfterMs), then ends as a command does.
+ */
+function loadBundle(
+  file: string,
+  args: string[],
+  save = false,
+  running?: { runFor: number; saveAfterMs: number },
+): Start {
   // A script file, not -e: node's flags name the cache, and -e's text is one of them.
   const script = join(dir, 'start.mjs');
   writeFileSync(
     script,
-    `const { loadBundle } = await import(${JSON.stringify(LOADER)});
-    const [file, args, save] = JSON.parse(process.argv[2]);
+    `import { existsSync } from 'node:fs';
+    const { loadBundle } = await import(${JSON.stringify(LOADER)});
+    const [file, args, save, running] = JSON.parse(process.argv[2]);
     const loaded = loadBundle(file, args);
     if (save) loaded.save();
+    if (running) {
+      loaded.saveAfter(running.saveAfterMs);
+      const until = Date.now() + running.runFor;
+      while (Date.now() < until && !existsSync(loaded.cacheFile)) await new Promise((r) => setTimeout(r, 20));
+    }
     const { answer, strict } = loaded.exports;
     console.log(JSON.stringify({ cache: loaded.cache, cacheFile: loaded.cacheFile, answer: answer(), strict }));`,
   );
-  const r = spawnSync(process.execPath, [script, JSON.stringify([file, args, save])], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [script, JSON.stringify([file, args, save, running ?? null])], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(r.stderr);
   return JSON.parse(r.stdout) as Start;
 }
@@ -67,6 +84,21 @@ describe('loadBundle', () => {
     expect(second.cache).toBe('used');
     expect(second.answer).toBe(42);
     expect(second.cacheFile).toBe(first.cacheFile);
+  });
+
+  it('keeps the cache of a command still running once its time comes, and holds no short one open for it', () => {
+    const file = writeBundle('0123456789abcdef0123', 5);
+
+    // A command that ends first leaves no cache behind, and is not kept waiting.
+    const short = loadBundle(file, argv, false, { runFor: 0, saveAfterMs: 600_000 });
+    expect(short.cache).toBe('absent');
+    expect(readdirSync(dir)).not.toContain('cache');
+
+    // One still running saves it without being told again, and the next start uses it.
+    const long = loadBundle(file, argv, false, { runFor: 20_000, saveAfterMs: 50 });
+    expect(long.cache).toBe('absent');
+    expect(readdirSync(join(dir, 'cache'))).toHaveLength(1);
+    expect(loadBundle(file, argv).cache).toBe('used');
   });
 
   it('runs a damaged cache file as no cache, and writes a good one over it', () => {
