@@ -84,12 +84,14 @@ export function loadBundle<T>(file: string, argv: readonly string[]): LoadedBund
         : script.cachedDataRejected
           ? 'rejected'
           : 'used';
-  let saved = false;
+  // What is left to save: nothing when this start used the cache or keeps none.
+  let toSave = cache === 'used' ? null : cacheFile;
   const save = () => {
-    if (cacheFile === null || cache === 'used' || saved) return;
-    saved = true;
-    writeAtomically(cacheFile, () => script.createCachedData());
-    pruneOthers(cacheFile);
+    if (toSave === null) return;
+    const file = toSave;
+    toSave = null;
+    writeAtomically(file, () => script.createCachedData());
+    pruneOthers(file);
   };
   return {
     exports: module.exports,
@@ -97,8 +99,7 @@ export function loadBundle<T>(file: string, argv: readonly string[]): LoadedBund
     cacheFile,
     save,
     saveAfter: (ms) => {
-      if (cacheFile === null || cache === 'used') return;
-      setTimeout(save, ms).unref();
+      if (toSave !== null) setTimeout(save, ms).unref();
     },
   };
 }
