@@ -50,6 +50,14 @@ function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | typeof TIMED_
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
+
 /** Modules loaded into slots, and their hooks run. */
 export class HookRunner {
   /** The modules loaded, by slot; null for a slot whose module was refused. */
@@ -192,7 +200,11 @@ export class HookRunner {
     let outcome: unknown;
     try {
       this.env.starting(where[0], slot, where[1]);
-      outcome = await withTimeout(Promise.resolve(invoke(ctx)), this.env.timeoutMs);
+      const returned = invoke(ctx);
+      // A hook that returned a value has run to its end: only a promise can hang, and
+      // only a promise is raced against the timeout (a timer per call, for nothing, cost
+      // the crawl's thread more than the built-in hooks themselves).
+      outcome = isThenable(returned) ? await withTimeout(Promise.resolve(returned), this.env.timeoutMs) : returned;
     } catch (err) {
       return { ms: performance.now() - began, error: describe(err) };
     }
