@@ -204,7 +204,9 @@ export class HookRunner {
       // A hook that returned a value has run to its end: only a promise can hang, and
       // only a promise is raced against the timeout (a timer per call, for nothing, cost
       // the crawl's thread more than the built-in hooks themselves).
-      outcome = isThenable(returned) ? await withTimeout(Promise.resolve(returned), this.env.timeoutMs) : returned;
+      outcome = isThenable(returned)
+        ? await withTimeout(Promise.resolve(returned), this.env.timeoutMs)
+        : returned;
     } catch (err) {
       return { ms: performance.now() - began, error: describe(err) };
     }

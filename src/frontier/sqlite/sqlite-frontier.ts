@@ -64,6 +64,7 @@ import type {
 } from '../types.js';
 import { type HeldLease, HeldLeases } from './held-leases.js';
 import { HostTable, prepareHostStatements } from './host-table.js';
+import { type QueuedRow, QueueHeads } from './queue-heads.js';
 import { openSchema, URL_KIND, URL_STATE } from './schema.js';
 import { SeenGate, SeenSetBusyError, type StoreSeenOptions, seenSetHeld, TABLE_SEEN } from './seen-gate.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -163,6 +164,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private passDepth = Number.POSITIVE_INFINITY;
   /** With a held seen set the store is this process's alone, and so are its leases (held-leases.ts). */
   private readonly held: HeldLeases | null;
+  /** With held leases, the hosts' next queued rows, read ahead (queue-heads.ts). */
+  private readonly heads: QueueHeads | null;
   /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
   private nextDueLook = 0;
 
@@ -210,6 +213,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     // The budget is the crawl's, not this process's: the last one to start sets it.
     this.st.putMeta.run('max_pages', String(settings.maxPages));
     this.held = this.openLeases(gate !== null);
+    this.heads = this.held === null ? null : new QueueHeads();
   }
 
   /**
@@ -450,6 +454,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
           tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
         }
         tx.hosts.queue(h, options.asSeeds === true ? 0 : row.depth);
+        this.heads?.forget(row.host);
         tx.delta.queued++;
         n++;
       }
@@ -742,8 +747,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     try {
       return run.immediate();
     } catch (err) {
-      // What the cache remembered may not have been committed.
+      // What the caches remembered may not have been committed.
       this.recent.clear();
+      this.heads?.clear();
       throw err;
     }
   }
@@ -810,6 +816,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       released: true,
     };
     this.held?.hold(held);
+    this.heads?.forget(earlier.host);
     tx.delta.queued--;
     tx.delta.leased++;
     const h = tx.hosts.host(earlier.host);
@@ -885,10 +892,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     if (h.retired || h.queued <= 0 || readyAt(b, settings, placed) > tx.now) return;
     const k = leasesThisTurn(b, settings, room, placed);
     if (k <= 0) return;
-    // A held lease's row is still queued in the file: it is read, and passed over.
-    const held = this.held?.countOn(host) ?? 0;
-    let rows = this.st.headOfHost.all(host, k + held + 1) as QueuedRow[];
-    if (held > 0) rows = rows.filter((r) => !this.held?.has(r.seq));
+    const rows = this.headOf(host, k + 1);
     let n = 0;
     while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
     const taken = rows.slice(0, n);
@@ -916,6 +920,18 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     tx.hosts.touch(h);
     tx.delta.queued -= taken.length;
     tx.delta.leased += taken.length;
+    this.heads?.take(host, n);
+  }
+
+  /** At least `want` of the host's next queued rows that no lease holds, or all there are. */
+  private headOf(host: string, want: number): readonly QueuedRow[] {
+    const read = (limit: number): QueuedRow[] => {
+      // A held lease's row is still queued in the file: it is read, and passed over.
+      const held = this.held?.countOn(host) ?? 0;
+      const rows = this.st.headOfHost.all(host, limit + held) as QueuedRow[];
+      return held > 0 ? rows.filter((r) => !this.held?.has(r.seq)) : rows;
+    };
+    return this.heads === null ? read(want) : this.heads.rowsOf(host, want, read);
   }
 
   /** A lease ran out (or its crawler is gone): the URL is queued again, one try counted. */
@@ -955,6 +971,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       return;
     }
     this.st.requeueAfterLease.run(tries, seq);
+    this.heads?.forget(host);
     tx.hosts.queue(h, depth);
     tx.delta.queued++;
   }
@@ -1000,6 +1017,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     }[];
     for (const r of rows) {
       this.st.requeueDone.run(r.seq);
+      this.heads?.forget(r.host);
       tx.delta.done--;
       tx.hosts.queue(tx.hosts.host(r.host), r.depth);
       tx.delta.queued++;
@@ -1102,6 +1120,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
       if (m.retired) continue;
       m.retired = true;
       m.queued = 0;
+      this.heads?.forget(member);
       tx.hosts.touch(m);
       const rows = this.st.waitingOfHost.all(member) as (RejectedLink & { seq: number; state: number })[];
       for (const r of rows) {
@@ -1142,7 +1161,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
         return;
       }
       const kind = l.kind === 'sitemap' ? URL_KIND.sitemap : URL_KIND.page;
-      this.st.insertQueued.run(l.url, host, l.depth, l.via, l.redirects ?? 0, kind);
+      const redirects = l.redirects ?? 0;
+      const { lastInsertRowid } = this.st.insertQueued.run(l.url, host, l.depth, l.via, redirects, kind);
+      this.heads?.appended(host, newRow(Number(lastInsertRowid), l, redirects, kind));
       h.taken++;
       tx.hosts.queue(h, l.depth);
       tx.delta.queued++;
@@ -1264,23 +1285,26 @@ interface LeaseRow {
   held?: HeldLease;
 }
 
+/** The row insertQueued wrote, as headOfHost would read it. */
+function newRow(seq: number, l: NewLink, redirects: number, kind: number): QueuedRow {
+  return {
+    seq,
+    url: l.url,
+    depth: l.depth,
+    via: l.via,
+    redirects,
+    kind,
+    attempts: 0,
+    fetched_at: null,
+    etag: null,
+    last_modified: null,
+    captured_at: null,
+  };
+}
+
 /** A held lease as the code that handles lease rows sees it. */
 function heldRow(held: HeldLease): LeaseRow {
   return { seq: held.seq, released: held.released ? 1 : 0, host: held.host, depth: held.depth, held };
-}
-
-interface QueuedRow {
-  seq: number;
-  url: string;
-  depth: number;
-  via: string | null;
-  redirects: number;
-  kind: number;
-  attempts: number;
-  fetched_at: number | null;
-  etag: string | null;
-  last_modified: string | null;
-  captured_at: number | null;
 }
 
 /**
