@@ -7,6 +7,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ModuleRecordsLog } from '../output/module-records-log.js';
 import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
 import { importModule } from './import-module.js';
 import { lazyPage } from './lazy-page.js';
@@ -21,6 +22,11 @@ export interface HookEnv {
   log(slot: number, message: string): void;
   /** Said before each call (and each load): which it is. The modules' thread beats its heartbeat here. */
   starting(id: number, slot: number, page: number): void;
+  /**
+   * Keep each module's file open between answers (closed by close()): for a runner whose
+   * owner closes it. The modules' thread may be terminated at any moment, and appends.
+   */
+  keepFilesOpen?: boolean;
 }
 
 /** A request's calls to run: pages or a site, less the calls to skip. */
@@ -68,8 +74,20 @@ export class HookRunner {
    */
   private late: Emitted = new Map();
   private dataDirMade = false;
+  private readonly files: ModuleRecordsLog | null;
 
-  constructor(private readonly env: HookEnv) {}
+  constructor(private readonly env: HookEnv) {
+    const dir = env.dataDir;
+    this.files =
+      env.keepFilesOpen === true && dir !== null
+        ? new ModuleRecordsLog((name) => join(dir, `${name}.jsonl`))
+        : null;
+  }
+
+  /** Closes the modules' files (keepFilesOpen). */
+  close(): void {
+    this.files?.close();
+  }
 
   /** Imports a module into a slot and checks it (its selfTest too, when asked). */
   async load(path: string, selfTest: boolean, id: number, slot: number): Promise<LoadReport> {
@@ -262,7 +280,8 @@ export class HookRunner {
     for (const [slot, calls] of results.entries()) {
       const m = this.slots[slot];
       const lines = [...(calls ?? []).flatMap((r) => r.emitted ?? []), ...(late.get(slot) ?? [])];
-      for (const r of calls ?? []) delete r.emitted;
+      // Set aside rather than deleted: an object that loses a property is slower to read.
+      for (const r of calls ?? []) r.emitted = undefined;
       if (lines.length === 0 || m === null || m === undefined) continue;
       this.write(m.name, lines);
     }
@@ -271,6 +290,10 @@ export class HookRunner {
 
   private write(name: string, lines: readonly string[]): void {
     const dir = this.env.dataDir as string;
+    if (this.files !== null) {
+      this.files.append(name, lines);
+      return;
+    }
     if (!this.dataDirMade) {
       mkdirSync(dir, { recursive: true });
       this.dataDirMade = true;

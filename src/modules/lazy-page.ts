@@ -25,6 +25,8 @@ export function lazyPage(wire: WirePage, packed: ArrayBuffer | null): ModulePage
     }
     return html;
   };
+  // An object literal's getters are enumerable own properties, made from the literal's
+  // shape: defining them on each page (Object.defineProperties) was a slow path per page.
   const page = {
     url: wire.url,
     status: wire.status,
@@ -33,25 +35,23 @@ export function lazyPage(wire: WirePage, packed: ArrayBuffer | null): ModulePage
     facts: wire.facts,
     depth: wire.depth,
     referrer: wire.referrer,
-  } as ModulePage;
-  Object.defineProperties(page, {
-    html: { enumerable: true, get: textOf },
-    links: {
-      enumerable: true,
-      get: () => {
-        links ??= wire.links === '' ? [] : wire.links.split('\n');
-        return links;
-      },
+    get html(): string | null {
+      return textOf();
     },
-    dom: {
-      enumerable: false,
-      value: (): Document | null => {
-        if (dom === undefined) {
-          const text = textOf();
-          dom = text === null ? null : parseDocument(text, { decodeEntities: true });
-        }
-        return dom;
-      },
+    get links(): string[] {
+      links ??= wire.links === '' ? [] : wire.links.split('\n');
+      return links;
+    },
+  } as ModulePage;
+  // Not enumerable: a spread or serialized page carries no function.
+  Object.defineProperty(page, 'dom', {
+    enumerable: false,
+    value: (): Document | null => {
+      if (dom === undefined) {
+        const text = textOf();
+        dom = text === null ? null : parseDocument(text, { decodeEntities: true });
+      }
+      return dom;
     },
   });
   return page;

@@ -215,6 +215,7 @@ export class ModuleHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.inlineRunner?.close();
     await this.thread?.close();
   }
 
@@ -235,6 +236,7 @@ export class ModuleHost {
       dataDir: this.options.dataDir,
       log: (slot, line) => this.options.log(`module ${this.nameOf(slot)}: ${line}`, 'info'),
       starting: () => {},
+      keepFilesOpen: true,
     });
     return this.inlineRunner;
   }
