@@ -3,6 +3,15 @@ import { pathToFileURL } from 'node:url';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
+ * A worker's young generation when its caller names none, in MiB (three semi-spaces of
+ * 4 MiB). Left to itself V8 grows a worker's to 48 MiB; the threads that name none (the
+ * modules' thread, drum's) make garbage that dies young. `bin/cobweb.js` starts node
+ * with a larger semi-space for the crawl's own thread, then clears that flag, since a
+ * flag set would override every worker's own limit.
+ */
+const DEFAULT_YOUNG_GENERATION_MB = 12;
+
+/**
  * Starts a worker thread on one of cobweb's own modules, given as a URL relative to
  * the caller (`new URL('./x-worker.js', import.meta.url)`).
  *
@@ -12,7 +21,7 @@ import { type ResourceLimits, Worker } from 'node:worker_threads';
  * from a two-line bootstrap that registers tsx (a dev dependency) first.
  */
 export function startWorker(moduleUrl: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
-  const limits = resourceLimits === undefined ? {} : { resourceLimits };
+  const limits = { resourceLimits: { maxYoungGenerationSizeMb: DEFAULT_YOUNG_GENERATION_MB, ...resourceLimits } };
   if (!import.meta.url.endsWith('.ts')) return new Worker(moduleUrl, { workerData, ...limits });
   const source = new URL(moduleUrl.href.replace(/\.js$/, '.ts'));
   const tsxApi = pathToFileURL(

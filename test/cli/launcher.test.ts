@@ -47,7 +47,7 @@ describe('bin/cobweb.js run as a file', () => {
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect(r.stderr).toBe('');
-    expect(r.started.execArgv).toContain('--max-semi-space-size=4');
+    expect(r.started.execArgv).toContain('--max-semi-space-size=8');
     expect(r.started.arenas).toBe('2');
   });
 
