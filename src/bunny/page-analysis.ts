@@ -81,26 +81,28 @@ export class PageAnalyzer {
     if (input.titleOnly) return analysis;
     const depth = input.depth + 1;
     const followAny = !parsed.metaRobots.nofollow;
-    const all = new Set<string>();
-    const followed = new Set<string>();
+    // Each distinct URL of the page, and whether a link to it is followed: one lookup
+    // for a link repeated on the page, two for a new one.
+    const onPage = new Map<string, boolean>();
     const verdict = this.cache.forPage(parsed.base);
     for (const link of parsed.links) {
       const { canonical, refusal } = verdict(link.href);
       const url = canonical.ok ? canonical.url : canonical.reason === 'too-long' ? canonical.input : null;
       if (url === null) continue;
-      all.add(url);
-      if (!followAny || (link.nofollow && !this.followNofollow) || followed.has(url)) continue;
-      followed.add(url);
-      if (this.sent.has(url) && input.firstTry) continue;
-      this.sent.remember(url);
+      const before = onPage.get(url);
+      if (before === true) continue;
+      const follow = followAny && (!link.nofollow || this.followNofollow);
+      if (before === undefined || follow) onPage.set(url, follow);
+      if (!follow) continue;
+      if (!this.sent.add(url) && input.firstTry) continue;
       if (!canonical.ok)
         analysis.rejected.push({ url: url.slice(0, MAX_REFUSED_URL_CHARS), reason: 'too-long' });
       else if (refusal !== null) analysis.rejected.push({ url, reason: refusal });
       else if (depth > this.rules.maxDepth) analysis.rejected.push({ url, reason: 'depth' });
       else analysis.accepted.push(url);
     }
-    analysis.links = [...all].join('\n');
-    analysis.outlinks = all.size;
+    analysis.links = [...onPage.keys()].join('\n');
+    analysis.outlinks = onPage.size;
     return analysis;
   }
 }

@@ -26,6 +26,24 @@ export class RecentUrls {
     this.old = new Set();
   }
 
+  /**
+   * Remembers `url`; true when it was not remembered already. One lookup for a URL the
+   * young generation holds and two for any other, where has() then remember() take two
+   * and three: a page analyzer asks this of every link it follows.
+   */
+  add(url: string): boolean {
+    const young = this.young;
+    const size = young.size;
+    young.add(url);
+    if (young.size === size) return false;
+    const fresh = !this.old.has(url);
+    if (young.size >= this.generationSize) {
+      this.old = young;
+      this.young = new Set();
+    }
+    return fresh;
+  }
+
   remember(url: string): void {
     if (this.young.size >= this.generationSize) {
       this.old = this.young;

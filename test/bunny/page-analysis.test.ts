@@ -120,4 +120,16 @@ describe('the analysis of a page', () => {
       'https://site.test/b',
     ]);
   });
+
+  it('follows a URL that one link marks nofollow and another does not, once, in either order', () => {
+    for (const html of [
+      '<a href="/a" rel="nofollow">a</a><a href="/b">b</a><a href="https://site.test/a">a again</a>',
+      '<a href="https://site.test/a">a</a><a href="/b">b</a><a href="/a" rel="nofollow">a again</a>',
+    ]) {
+      const page = analyze(new PageAnalyzer(rules, false), 'https://site.test/', html);
+      expect(page.accepted.sort()).toEqual(['https://site.test/a', 'https://site.test/b']);
+      expect(page.links.split('\n').sort()).toEqual(['https://site.test/a', 'https://site.test/b']);
+      expect(page.outlinks).toBe(2);
+    }
+  });
 });
