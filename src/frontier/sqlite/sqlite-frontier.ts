@@ -1209,13 +1209,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     const fresh = new Array<boolean>(items.length).fill(false);
     const ask: number[] = [];
     const urls: string[] = [];
-    const inBatch = new Set<string>();
     items.forEach((item, i) => {
-      if (this.recent.has(item.url) || inBatch.has(item.url)) return;
-      inBatch.add(item.url);
+      // Remembered as it is asked about: a later copy in the same batch is known already.
+      if (!this.recent.add(item.url)) return;
       ask.push(i);
       urls.push(item.url);
-      this.recent.remember(item.url);
     });
     return { fresh, ask, urls };
   }
