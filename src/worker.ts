@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { type ResourceLimits, Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 
 /**
  * A worker's young generation when its caller names none, in MiB (three semi-spaces of
@@ -21,7 +22,11 @@ const DEFAULT_YOUNG_GENERATION_MB = 12;
  * from a two-line bootstrap that registers tsx (a dev dependency) first.
  */
 export function startWorker(moduleUrl: URL, workerData: unknown, resourceLimits?: ResourceLimits): Worker {
-  const limits = { resourceLimits: { maxYoungGenerationSizeMb: DEFAULT_YOUNG_GENERATION_MB, ...resourceLimits } };
+  // Loaded at the first thread, not at start: a short crawl starts none (0.7 ms).
+  const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
+  const limits = {
+    resourceLimits: { maxYoungGenerationSizeMb: DEFAULT_YOUNG_GENERATION_MB, ...resourceLimits },
+  };
   if (!import.meta.url.endsWith('.ts')) return new Worker(moduleUrl, { workerData, ...limits });
   const source = new URL(moduleUrl.href.replace(/\.js$/, '.ts'));
   const tsxApi = pathToFileURL(

@@ -1,8 +1,8 @@
 import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import type { buildConnector as BuildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
+import { withNodeRoots } from './root-certificates.js';
 import type { AddressPolicy } from './types.js';
 import { buildConnector } from './undici-parts.js';
 
@@ -31,7 +31,7 @@ export function tlsOptionsOf(options: Pick<ConnectorOptions, 'allowH2' | 'ca'>):
   return {
     ...(options.allowH2 === true ? { allowH2: true } : {}),
     // `ca` replaces Node's roots in a TLS handshake: they are kept, the file's are added.
-    ...(options.ca === undefined ? {} : { ca: [...rootCertificates, ...options.ca] }),
+    ...(options.ca === undefined ? {} : { ca: withNodeRoots(options.ca) }),
   };
 }
 

@@ -1,11 +1,11 @@
 import { isIP } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import type {
   buildConnector as BuildConnector,
   Dispatcher,
   Agent as UndiciAgent,
   ProxyAgent as UndiciProxyAgent,
 } from 'undici';
+import { withNodeRoots } from './root-certificates.js';
 import { Agent, buildConnector, Pool, proxyAgentClass } from './undici-parts.js';
 
 /** How the fetcher's requests reach their proxies. */
@@ -73,7 +73,7 @@ export class ProxyAgents {
     // `ca` replaces Node's roots in a handshake: they are kept, the file's are added.
     return {
       timeout: this.o.connectTimeoutMs,
-      ...(ca === undefined ? {} : { ca: [...rootCertificates, ...ca] }),
+      ...(ca === undefined ? {} : { ca: withNodeRoots(ca) }),
     };
   }
 
