@@ -90,10 +90,8 @@ export class WarcThread {
 
   private writeHere(writer: WarcWriter, exchanges: readonly PackedExchange[]): Promise<void> {
     try {
-      for (const x of exchanges) {
-        writer.write(warcExchangeOf(x));
-        this.inlineBytes += x.buffer.byteLength;
-      }
+      writer.writeAll(exchanges.map(warcExchangeOf));
+      for (const x of exchanges) this.inlineBytes += x.buffer.byteLength;
     } catch (err) {
       return Promise.reject(new Error(`writing WARC records failed: ${(err as Error).message}`));
     }

@@ -28,7 +28,7 @@ port.on('message', (msg: WarcRequest) => {
     if (msg.kind === 'adopt') writer = new WarcWriter(options, msg.state);
     else if (writer === null) throw new Error('no writer handed over yet');
     else if (msg.kind === 'write') {
-      for (const x of msg.exchanges) writer.write(warcExchangeOf(x));
+      writer.writeAll(msg.exchanges.map(warcExchangeOf));
     } else {
       writer.close();
     }

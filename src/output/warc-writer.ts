@@ -160,16 +160,35 @@ export class WarcWriter {
    * OS, so a kill -9 after the caller marks the URL done cannot lose the record.
    */
   write(exchange: WarcExchange): void {
+    this.writeAll([exchange]);
+  }
+
+  /**
+   * Appends the exchanges in order, as write() would one by one, with one system call for
+   * those that go to the same file: a thread that writes a batch of small pages spent a
+   * twentieth of its time in one write a page. If a write fails, the file is cut back to
+   * where that write began: what went before it stays.
+   */
+  writeAll(exchanges: readonly WarcExchange[]): void {
     if (this.#closed) throw new Error('WarcWriter is closed');
     if (this.#fd === null) this.#startFile();
-    let bytes = this.#serializeExchange(exchange);
-    if (this.#exchangesInFile > 0 && this.#fileBytes + bytes.length > this.#maxFileBytes) {
-      this.#startFile();
-      // Serialize again: the records must name the new file's warcinfo record.
-      bytes = this.#serializeExchange(exchange);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for (const exchange of exchanges) {
+      let bytes = this.#serializeExchange(exchange);
+      const inFile = this.#exchangesInFile + pending.length;
+      if (inFile > 0 && this.#fileBytes + pendingBytes + bytes.length > this.#maxFileBytes) {
+        this.#append(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        this.#startFile();
+        // Serialize again: the records must name the new file's warcinfo record.
+        bytes = this.#serializeExchange(exchange);
+      }
+      pending.push(bytes);
+      pendingBytes += bytes.length;
     }
-    this.#append(bytes);
-    this.#exchangesInFile++;
+    this.#append(pending, pendingBytes);
   }
 
   /** Flushes and closes the current file. Idempotent; write() afterwards throws. */
@@ -249,7 +268,7 @@ export class WarcWriter {
       this.#zlib,
     );
     try {
-      writeFully(fd, warcinfo, 0);
+      writeFully(fd, [warcinfo], 0);
     } catch (error) {
       // Without its warcinfo the file must not receive exchanges: drop it, the next write starts over.
       fs.closeSync(fd);
@@ -278,11 +297,14 @@ export class WarcWriter {
     }
   }
 
-  #append(bytes: Buffer): void {
+  /** Appends whole exchanges (each one buffer) to the open file. */
+  #append(exchanges: readonly Buffer[], bytes: number): void {
+    if (exchanges.length === 0) return;
     if (this.#fd === null) throw new Error('WarcWriter has no open file');
-    writeFully(this.#fd, bytes, this.#fileBytes);
-    this.#fileBytes += bytes.length;
-    this.#bytesWritten += bytes.length;
+    writeFully(this.#fd, exchanges, this.#fileBytes);
+    this.#fileBytes += bytes;
+    this.#bytesWritten += bytes;
+    this.#exchangesInFile += exchanges.length;
   }
 
   #closeFile(): void {
@@ -313,14 +335,22 @@ function warcinfoFields(options: WarcWriterOptions): WarcField[] {
 }
 
 /**
- * Writes all of `bytes` at `position`. On failure (e.g. disk full) the file is cut back to `position`: a
- * half-written record would make everything after it unreadable to sequential readers.
+ * Writes all of `parts`, one after the other, at `position`. On failure (e.g. disk full)
+ * the file is cut back to `position`: a half-written record would make everything after
+ * it unreadable to sequential readers.
  */
-function writeFully(fd: number, bytes: Buffer, position: number): void {
-  let written = 0;
+function writeFully(fd: number, parts: readonly Buffer[], position: number): void {
+  let total = 0;
+  for (const part of parts) total += part.length;
   try {
-    while (written < bytes.length) {
-      written += fs.writeSync(fd, bytes, written, bytes.length - written, position + written);
+    let written =
+      parts.length === 1
+        ? fs.writeSync(fd, parts[0] as Buffer, 0, total, position)
+        : fs.writevSync(fd, parts, position);
+    if (written < total) {
+      // A short write (rare): the rest, from one buffer.
+      const rest = Buffer.concat(parts, total);
+      while (written < total) written += fs.writeSync(fd, rest, written, total - written, position + written);
     }
   } catch (error) {
     try {

@@ -228,38 +228,49 @@ describe('WarcWriter', () => {
     expect((await readWarc(file)).map((r) => r.record.warcType)).toEqual(types);
   });
 
-  it('rolls to new files, each starting with its own warcinfo, none over the limit unless it holds one exchange', async () => {
-    const maxFileBytes = 5000;
-    const writer = new WarcWriter({ dir, software: SOFTWARE, maxFileBytes, prefix: 'roll' });
-    const urls: string[] = [];
-    for (let i = 0; i < 9; i++) {
-      const url = `https://example.com/page${i}`;
-      urls.push(url);
-      // Random bodies do not compress, so each exchange takes about 2 KB; pages 0 and 4 alone pass the limit.
-      writer.write(exchange(url, randomBytes(i === 0 || i === 4 ? 12_000 : 1500)));
-    }
-    writer.close();
+  it.each([
+    ['one at a time', 1],
+    ['in batches of four (writeAll)', 4],
+  ])(
+    'rolls to new files, each starting with its own warcinfo, none over the limit unless it holds one exchange, written %s',
+    async (_how, batch) => {
+      const maxFileBytes = 5000;
+      const writer = new WarcWriter({ dir, software: SOFTWARE, maxFileBytes, prefix: 'roll' });
+      const urls: string[] = [];
+      const exchanges: WarcExchange[] = [];
+      for (let i = 0; i < 9; i++) {
+        const url = `https://example.com/page${i}`;
+        urls.push(url);
+        // Random bodies do not compress, so each exchange takes about 2 KB; pages 0 and 4 alone pass the limit.
+        exchanges.push(exchange(url, randomBytes(i === 0 || i === 4 ? 12_000 : 1500)));
+      }
+      for (let i = 0; i < exchanges.length; i += batch) {
+        if (batch === 1) writer.write(exchanges[i] as WarcExchange);
+        else writer.writeAll(exchanges.slice(i, i + batch));
+      }
+      writer.close();
 
-    expect(writer.files.length).toBeGreaterThan(3);
-    expect([...writer.files].sort()).toEqual(fs.readdirSync(dir).map((name) => path.join(dir, name)));
-    const seenUrls: string[] = [];
-    for (const file of writer.files) {
-      expect(path.basename(file)).toMatch(/^roll-\d{17}-\d{5}-\d+\.warc\.gz$/);
-      const records = await readWarc(file);
-      const [info, ...rest] = records;
-      expect(info?.record.warcType).toBe('warcinfo');
-      expect(info?.field('WARC-Filename')).toBe(path.basename(file));
-      for (const r of rest) expect(r.field('WARC-Warcinfo-ID')).toBe(info?.field('WARC-Record-ID'));
-      const exchanges = rest.length / 2;
-      expect(exchanges).toBeGreaterThanOrEqual(1);
-      if (exchanges > 1) expect(fs.statSync(file).size).toBeLessThanOrEqual(maxFileBytes);
-      for (const r of rest)
-        if (r.record.warcType === 'response') seenUrls.push(r.field('WARC-Target-URI') ?? '');
-    }
-    expect(seenUrls).toEqual(urls);
-    // The big pages were written, each alone in its file, rather than dropped.
-    expect(writer.files.filter((f) => fs.statSync(f).size > maxFileBytes)).toHaveLength(2);
-  });
+      expect(writer.files.length).toBeGreaterThan(3);
+      expect([...writer.files].sort()).toEqual(fs.readdirSync(dir).map((name) => path.join(dir, name)));
+      const seenUrls: string[] = [];
+      for (const file of writer.files) {
+        expect(path.basename(file)).toMatch(/^roll-\d{17}-\d{5}-\d+\.warc\.gz$/);
+        const records = await readWarc(file);
+        const [info, ...rest] = records;
+        expect(info?.record.warcType).toBe('warcinfo');
+        expect(info?.field('WARC-Filename')).toBe(path.basename(file));
+        for (const r of rest) expect(r.field('WARC-Warcinfo-ID')).toBe(info?.field('WARC-Record-ID'));
+        const exchanges = rest.length / 2;
+        expect(exchanges).toBeGreaterThanOrEqual(1);
+        if (exchanges > 1) expect(fs.statSync(file).size).toBeLessThanOrEqual(maxFileBytes);
+        for (const r of rest)
+          if (r.record.warcType === 'response') seenUrls.push(r.field('WARC-Target-URI') ?? '');
+      }
+      expect(seenUrls).toEqual(urls);
+      // The big pages were written, each alone in its file, rather than dropped.
+      expect(writer.files.filter((f) => fs.statSync(f).size > maxFileBytes)).toHaveLength(2);
+    },
+  );
 
   it('starts a new file for a second writer and leaves the first intact', async () => {
     const first = new WarcWriter({ dir, software: SOFTWARE });
