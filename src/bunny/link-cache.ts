@@ -1,5 +1,6 @@
 import { type CanonicalizeResult, canonicalize } from '../url/canonicalize.js';
 import { trapOf } from '../url/traps.js';
+import type { KnownUrl } from './known-urls.js';
 import type { LinkRules } from './links.js';
 
 /** What canonicalize -> filter made of one href, depth and redirect limits aside. */
@@ -7,6 +8,8 @@ export interface LinkVerdict {
   canonical: CanonicalizeResult;
   /** Why the filter or the trap rules refuse the canonical URL (as a page link); null: they take it. */
   refusal: string | null;
+  /** The page analyzer's record of the URL (known-urls.ts), kept here for the href's next page. */
+  known?: KnownUrl;
 }
 
 /**

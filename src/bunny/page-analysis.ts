@@ -1,5 +1,5 @@
-import { RecentUrls } from '../frontier/recent-urls.js';
 import { type PageFacts, parseHtml } from '../parse/html.js';
+import { KnownUrls } from './known-urls.js';
 import { LinkCache } from './link-cache.js';
 import type { LinkRules } from './links.js';
 
@@ -51,12 +51,15 @@ const MAX_REFUSED_URL_CHARS = 4096;
 export class PageAnalyzer {
   private readonly cache: LinkCache;
   /**
-   * URLs this analyzer handed on lately. A later page's link among them need not go to
-   * the store again: the store gets it with the same or an earlier batch of completions.
-   * If that batch is never stored (the crawl dies, a lease expires), the page that had the
-   * link is leased again, and then sends every link it has (AnalysisInput.firstTry).
+   * The URLs this analyzer met lately, and which it handed on. A later page's link to one
+   * handed on need not go to the store again: the store gets it with the same or an
+   * earlier batch of completions. If that batch is never stored (the crawl dies, a lease
+   * expires), the page that had the link is leased again, and then sends every link it
+   * has (AnalysisInput.firstTry).
    */
-  private readonly sent = new RecentUrls(16_384);
+  private readonly known = new KnownUrls(16_384);
+  /** Pages analyzed: a URL's record says the last page it was on. */
+  private pages = 0;
 
   constructor(
     private readonly rules: LinkRules,
@@ -81,28 +84,35 @@ export class PageAnalyzer {
     if (input.titleOnly) return analysis;
     const depth = input.depth + 1;
     const followAny = !parsed.metaRobots.nofollow;
-    // Each distinct URL of the page, and whether a link to it is followed: one lookup
-    // for a link repeated on the page, two for a new one.
-    const onPage = new Map<string, boolean>();
+    this.known.startPage();
+    const page = ++this.pages;
+    // Each distinct URL of the page, in the order met.
+    const distinct: string[] = [];
     const verdict = this.cache.forPage(parsed.base);
     for (const link of parsed.links) {
-      const { canonical, refusal } = verdict(link.href);
+      const v = verdict(link.href);
+      const { canonical, refusal } = v;
       const url = canonical.ok ? canonical.url : canonical.reason === 'too-long' ? canonical.input : null;
       if (url === null) continue;
-      const before = onPage.get(url);
-      if (before === true) continue;
-      const follow = followAny && (!link.nofollow || this.followNofollow);
-      if (before === undefined || follow) onPage.set(url, follow);
-      if (!follow) continue;
-      if (!this.sent.add(url) && input.firstTry) continue;
+      const known = this.known.of(url, v.known);
+      v.known = known;
+      if (known.page !== page) {
+        known.page = page;
+        distinct.push(url);
+      }
+      if (known.followedOn === page || !followAny || (link.nofollow && !this.followNofollow)) continue;
+      known.followedOn = page;
+      const sentLately = known.sent;
+      known.sent = true;
+      if (sentLately && input.firstTry) continue;
       if (!canonical.ok)
         analysis.rejected.push({ url: url.slice(0, MAX_REFUSED_URL_CHARS), reason: 'too-long' });
       else if (refusal !== null) analysis.rejected.push({ url, reason: refusal });
       else if (depth > this.rules.maxDepth) analysis.rejected.push({ url, reason: 'depth' });
       else analysis.accepted.push(url);
     }
-    analysis.links = [...onPage.keys()].join('\n');
-    analysis.outlinks = onPage.size;
+    analysis.links = distinct.join('\n');
+    analysis.outlinks = distinct.length;
     return analysis;
   }
 }
