@@ -1,7 +1,7 @@
-import { lookup as systemLookup } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { buildConnector as BuildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
+import { systemLookup } from './node-dns.js';
 import { withNodeRoots } from './root-certificates.js';
 import type { AddressPolicy } from './types.js';
 import { buildConnector } from './undici-parts.js';

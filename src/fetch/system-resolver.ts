@@ -1,5 +1,6 @@
-import { promises as dns, type LookupAddress } from 'node:dns';
+import type { promises as DnsPromises, LookupAddress } from 'node:dns';
 import type { ResolvedAddress, Resolver } from './dns-cache.js';
+import { nodeDns } from './node-dns.js';
 
 export interface SystemResolverOptions {
   /** Name servers to query ("127.0.0.1:5353", ...); default: the system's (/etc/resolv.conf). */
@@ -18,7 +19,7 @@ interface RecordWithTtl {
 }
 
 function lookupAll(hostname: string): Promise<LookupAddress[]> {
-  return dns.lookup(hostname, { all: true });
+  return nodeDns().promises.lookup(hostname, { all: true });
 }
 
 /** RFC 6761: "localhost" and its subdomains are answered locally; queries for them should never reach a name server. */
@@ -38,8 +39,18 @@ function isLocalhostName(hostname: string): boolean {
  * The price: an /etc/hosts entry that shadows a public name is not seen; --resolve is the crawler's override.
  */
 export function createSystemResolver(options: SystemResolverOptions = {}): Resolver {
-  const resolver = new dns.Resolver({ timeout: options.queryTimeoutMs ?? 2_500, tries: options.tries ?? 2 });
-  if (options.servers !== undefined) resolver.setServers([...options.servers]);
+  // Made at the first name asked for: a crawl that resolves none never loads node:dns.
+  let made: DnsPromises.Resolver | undefined;
+  const resolver = (): DnsPromises.Resolver => {
+    if (made === undefined) {
+      made = new (nodeDns().promises.Resolver)({
+        timeout: options.queryTimeoutMs ?? 2_500,
+        tries: options.tries ?? 2,
+      });
+      if (options.servers !== undefined) made.setServers([...options.servers]);
+    }
+    return made;
+  };
   const systemLookup = options.systemLookup ?? lookupAll;
 
   async function askSystem(hostname: string) {
@@ -54,8 +65,8 @@ export function createSystemResolver(options: SystemResolverOptions = {}): Resol
   return async (hostname) => {
     if (isLocalhostName(hostname)) return askSystem(hostname);
     const [v4, v6] = await Promise.allSettled([
-      resolver.resolve4(hostname, { ttl: true }),
-      resolver.resolve6(hostname, { ttl: true }),
+      resolver().resolve4(hostname, { ttl: true }),
+      resolver().resolve6(hostname, { ttl: true }),
     ]);
     const records: RecordWithTtl[] = v4.status === 'fulfilled' ? v4.value : [];
     const v4Count = records.length;
