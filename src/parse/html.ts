@@ -1,10 +1,10 @@
 // Link and metadata extraction from HTML, on htmlparser2's streaming tokenizer: no DOM is
 // built, and only the handful of elements a crawler cares about are looked at.
 
-import { type Handler, Parser } from 'htmlparser2';
 import { decodeBody } from './charset.js';
 import { hasToken, namesPage, parseRefreshUrl, trimUrl } from './link-rels.js';
-import { FactsCollector, type PageFacts } from './page-facts.js';
+import { FactsCollector, FIELDS, type PageFacts } from './page-facts.js';
+import { type Attributes, type TagHandler, TagReader } from './tag-reader.js';
 
 export type { MetaTag, PageFacts, PageForm } from './page-facts.js';
 
@@ -36,22 +36,33 @@ export interface ParsedHtml {
   facts: PageFacts;
 }
 
-type Attributes = Record<string, string>;
-
 // An unclosed <title> swallows the rest of the document (it does in browsers too); keep
 // at most this much of it so one hostile page cannot make us store megabytes of title.
 const MAX_TITLE_CHARS = 4096;
 
-/** Collects everything `parseHtml` reports while the parser streams events at it. */
-class Collector implements Partial<Handler> {
+/** The tags the collector is shown: those it reads, and a form's fields. */
+const TAGS = new Set([
+  'a',
+  'area',
+  'link',
+  'frame',
+  'iframe',
+  'meta',
+  'base',
+  'form',
+  'html',
+  'title',
+  ...FIELDS,
+]);
+
+/** Collects everything `parseHtml` reports while the reader streams tags at it. */
+class Collector implements TagHandler {
   base: string;
   private baseSeen = false;
   title: string | null = null;
   private titleSeen = false;
   private inTitle = false;
   private titleText = '';
-  /** Depth of <svg>/<math>: a <title> in there names a graphic, not the page. */
-  private foreignDepth = 0;
   readonly links: HtmlLink[] = [];
   readonly metaRobots = { noindex: false, nofollow: false };
   canonical: string | null = null;
@@ -62,7 +73,15 @@ class Collector implements Partial<Handler> {
     this.base = pageUrl;
   }
 
-  onopentag(name: string, attribs: Attributes): void {
+  get readingText(): boolean {
+    return this.inTitle;
+  }
+
+  wantsAttributes(name: string): boolean {
+    return name !== 'title' && (!FIELDS.has(name) || this.facts.wantsField(name));
+  }
+
+  onopentag(name: string, attribs: Attributes, foreign: boolean): void {
     switch (name) {
       case 'a':
       case 'area':
@@ -89,14 +108,11 @@ class Collector implements Partial<Handler> {
         this.facts.onHtml(attribs);
         break;
       case 'title':
-        if (!this.titleSeen && this.foreignDepth === 0) {
+        // A <title> inside <svg> or <math> names a graphic, not the page.
+        if (!this.titleSeen && !foreign) {
           this.titleSeen = true;
           this.inTitle = true;
         }
-        break;
-      case 'svg':
-      case 'math':
-        this.foreignDepth++;
         break;
       default:
         if (this.facts.wantsField(name)) this.facts.onField(attribs);
@@ -110,8 +126,6 @@ class Collector implements Partial<Handler> {
   onclosetag(name: string): void {
     if (name === 'title') {
       if (this.inTitle) this.finishTitle();
-    } else if ((name === 'svg' || name === 'math') && this.foreignDepth > 0) {
-      this.foreignDepth--;
     } else if (name === 'form') {
       this.facts.onFormEnd();
     }
@@ -195,9 +209,7 @@ export function parseHtml(body: Uint8Array, opts: { url: string; contentType: st
   const { text, charset } = decodeBody(body, opts.contentType);
   const collector = new Collector(opts.url);
   try {
-    const parser = new Parser(collector, { decodeEntities: true });
-    parser.write(text);
-    parser.end();
+    new TagReader(collector, TAGS).read(text);
   } catch {
     // A parser bug must not cost us the page: keep whatever was gathered before it.
   }

@@ -1,6 +1,8 @@
 // The facts about a page that modules read instead of parsing it again: gathered by the
 // page's one parse (parseHtml), as plain data that crosses threads cheaply.
 
+import type { Attributes } from './tag-reader.js';
+
 /** One `<form>`: where it sends, how, and the names of its fields. */
 export interface PageForm {
   /** The action resolved against the page's base (the base itself when empty or missing). */
@@ -29,15 +31,14 @@ export interface PageFacts {
   forms: PageForm[];
 }
 
-type Attributes = Record<string, string>;
-
 // A hostile page must not make the facts large: they are kept per page until written.
 const MAX_META = 64;
 const MAX_FORMS = 32;
 const MAX_INPUTS = 64;
 const MAX_VALUE_CHARS = 2048;
 
-const FIELDS = new Set(['input', 'select', 'textarea', 'button']);
+/** A form's fields, whose names the facts list. */
+export const FIELDS = new Set(['input', 'select', 'textarea', 'button']);
 
 /** Gathers the facts parseHtml does not need itself, from the tags it is shown. */
 export class FactsCollector {
