@@ -3,13 +3,7 @@ import type { PackedExchange } from '../output/packed-exchange.js';
 import { startWorker } from '../worker.js';
 import type { LinkRules, LinkRulesSpec } from './links.js';
 import { type AnalysisInput, type PageAnalysis, PageAnalyzer } from './page-analysis.js';
-import type { ParseReply, ParseRequest } from './parse-worker.js';
-
-/** What a parse worker is started with. */
-export interface ParseSetup {
-  rules: LinkRulesSpec;
-  followNofollow: boolean;
-}
+import type { ParseReply, ParseRequest, ParseSetup } from './parse-worker.js';
 
 export interface ParsePoolOptions {
   /** Parse workers; 0 parses on the crawl's own thread. */

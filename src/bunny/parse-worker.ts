@@ -5,9 +5,14 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Span } from '../worker.js';
-import { linkRulesFrom } from './links.js';
+import { type LinkRulesSpec, linkRulesFrom } from './links.js';
 import { type AnalysisInput, type PageAnalysis, PageAnalyzer } from './page-analysis.js';
-import type { ParseSetup } from './parse-pool.js';
+
+/** What a parse worker is started with. */
+export interface ParseSetup {
+  rules: LinkRulesSpec;
+  followNofollow: boolean;
+}
 
 export interface ParseRequest {
   id: number;

@@ -1,13 +1,7 @@
 import { isIP, type LookupFunction } from 'node:net';
-import { createSystemResolver } from './system-resolver.js';
+import { createSystemResolver, type ResolvedAddress, type Resolver } from './system-resolver.js';
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
-
-/** One name -> its addresses and how many seconds the answer may be kept (0 when unknown). */
-export type Resolver = (hostname: string) => Promise<{ addresses: ResolvedAddress[]; ttlSeconds: number }>;
+export type { ResolvedAddress, Resolver } from './system-resolver.js';
 
 export interface DnsCacheOptions {
   /** Default: the name servers, then the system's getaddrinfo (see system-resolver.ts). */

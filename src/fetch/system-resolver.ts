@@ -1,6 +1,13 @@
 import type { promises as DnsPromises, LookupAddress } from 'node:dns';
-import type { ResolvedAddress, Resolver } from './dns-cache.js';
 import { nodeDns } from './node-dns.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** One name -> its addresses and how many seconds the answer may be kept (0 when unknown). */
+export type Resolver = (hostname: string) => Promise<{ addresses: ResolvedAddress[]; ttlSeconds: number }>;
 
 export interface SystemResolverOptions {
   /** Name servers to query ("127.0.0.1:5353", ...); default: the system's (/etc/resolv.conf). */
