@@ -20,6 +20,13 @@ export interface TagHandler {
 
 const NO_ATTRIBUTES: Attributes = Object.freeze({}) as Attributes;
 
+/** The elements that open foreign content, read here whether on the list or not. */
+const FOREIGN_ROOTS: readonly string[] = ['svg', 'math'];
+
+function opensForeignContent(name: string | null): boolean {
+  return name !== null && FOREIGN_ROOTS.includes(name);
+}
+
 /**
  * The tags of a page that a crawler looks at, from htmlparser2's tokenizer, without its
  * Parser. The Parser names every tag (a slice and a lower-casing each, open and close),
@@ -51,7 +58,8 @@ export class TagReader implements TokenizerCallbacks {
     private readonly handler: TagHandler,
     private readonly names: ReadonlySet<string>,
   ) {
-    for (const name of [...names, 'svg', 'math']) this.shapes.add(shapeOf(name.length, name.charCodeAt(0)));
+    for (const name of [...names, ...FOREIGN_ROOTS])
+      this.shapes.add(shapeOf(name.length, name.charCodeAt(0)));
   }
 
   /** Reads a whole document (one call: the tokenizer's offsets index this string). */
@@ -108,7 +116,7 @@ export class TagReader implements TokenizerCallbacks {
   /** `<x/>`: in HTML the slash means nothing; in foreign content the element closes at once. */
   onselfclosingtag(_endIndex: number): void {
     const name = this.tag;
-    const closes = this.foreignDepth > 0 || name === 'svg' || name === 'math';
+    const closes = this.foreignDepth > 0 || opensForeignContent(name);
     this.openTag(closes);
     if (closes && name !== null) this.closeTag(name);
   }
@@ -137,14 +145,14 @@ export class TagReader implements TokenizerCallbacks {
     const name = this.tag;
     if (name === null) return;
     const foreign = this.foreignDepth > 0;
-    if ((name === 'svg' || name === 'math') && !selfClosed) this.foreignDepth++;
+    if (opensForeignContent(name) && !selfClosed) this.foreignDepth++;
     if (this.names.has(name)) this.handler.onopentag(name, this.attribs ?? NO_ATTRIBUTES, foreign);
     this.tag = null;
     this.attribs = null;
   }
 
   private closeTag(name: string): void {
-    if (name === 'svg' || name === 'math') {
+    if (opensForeignContent(name)) {
       if (this.foreignDepth > 0) this.foreignDepth--;
     } else if (name === 'form') {
       if (!this.formOpen) return;
@@ -158,7 +166,7 @@ export class TagReader implements TokenizerCallbacks {
     const length = endIndex - start;
     if (!this.shapes.has(shapeOf(length, this.text.charCodeAt(start)))) return null;
     const name = this.text.slice(start, endIndex).toLowerCase();
-    return this.names.has(name) || name === 'svg' || name === 'math' ? name : null;
+    return this.names.has(name) || opensForeignContent(name) ? name : null;
   }
 }
 
