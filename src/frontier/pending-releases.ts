@@ -9,9 +9,9 @@ export interface TakenReleases {
 
 /**
  * Releases waiting for a store's next transaction: a lease call usually follows soon,
- * and a commit costs more than the few rows a release changes. After `waitMs` without
- * one, `flush` is called to make a transaction for them alone. Each release() call's
- * promise settles with the transaction that carried it.
+ * and a commit costs more than the few rows a release changes. When the oldest has
+ * waited `waitMs` without one, `flush` is called to make a transaction for them alone.
+ * Each release() call's promise settles with the transaction that carried it.
  */
 export class PendingReleases {
   private waiting: { release: Release; resolve: () => void; reject: (err: unknown) => void }[] = [];
@@ -41,6 +41,10 @@ export class PendingReleases {
   take(): TakenReleases {
     const taken = this.waiting;
     this.waiting = [];
+    // The wait starts again with the next release: a timer left running would commit
+    // alone the releases of the next few milliseconds, which the next lease call carries
+    // (on the small web, 464 transactions of their own in a 20,000-page crawl).
+    this.stop();
     return {
       releases: taken.map((r) => r.release),
       done: () => {
