@@ -96,6 +96,29 @@ describe('a store held by one process, killed with SIGKILL while it held leases'
     }
   });
 
+  it('gives back, once they run out, the lease rows a process sharing the file left in it', async () => {
+    const file = await storeWithUrls();
+    let clock = Date.now();
+    // A process that shared the file (alive, so its crawler is not taken for gone) leased two URLs.
+    const shared = (await openFrontier(`sqlite:${file}`, SETTINGS, { now: () => clock })) as LocalFrontier;
+    const held = await leaseAllOnce(shared);
+    expect(held).toHaveLength(2);
+
+    const next = (await openFrontier(`sqlite+memory:${file}`, SETTINGS, {
+      now: () => clock,
+    })) as LocalFrontier;
+    try {
+      // Its lease rows hold the host's two slots until they run out.
+      expect(await leaseAllOnce(next)).toEqual([]);
+      clock += SETTINGS.leaseMs + 1000;
+      expect((await leaseAllOnce(next)).sort()).toEqual([...held].sort());
+      expect(await next.stats()).toMatchObject({ queued: 4, leased: 2, expiredLeases: 2 });
+    } finally {
+      await next.close();
+      await shared.close();
+    }
+  });
+
   it('closed with nothing leased, is opened again as it was', async () => {
     const file = await storeWithUrls();
     const f = (await openFrontier(`sqlite+memory:${file}`, SETTINGS)) as LocalFrontier;

@@ -3,7 +3,7 @@ import { PendingReleases } from '../../src/frontier/pending-releases.js';
 import type { Release } from '../../src/frontier/types.js';
 
 function release(id: number): Release {
-  return { leaseId: `${id}`, report: { fetchMs: 1 } } as Release;
+  return { leaseId: id, report: { fetchMs: 1 } };
 }
 
 describe('PendingReleases', () => {
@@ -15,7 +15,7 @@ describe('PendingReleases', () => {
   });
 
   it('flushes releases that no transaction took within the wait', () => {
-    const flushes: string[][] = [];
+    const flushes: number[][] = [];
     const pending = new PendingReleases(() => {
       flushes.push(pending.take().releases.map((r) => r.leaseId));
     }, 5);
@@ -23,11 +23,11 @@ describe('PendingReleases', () => {
     vi.advanceTimersByTime(4);
     expect(flushes).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(flushes).toEqual([['1', '2']]);
+    expect(flushes).toEqual([[1, 2]]);
   });
 
   it('counts the wait from the oldest release left after a transaction took the others', () => {
-    const flushes: string[][] = [];
+    const flushes: number[][] = [];
     const pending = new PendingReleases(() => {
       flushes.push(pending.take().releases.map((r) => r.leaseId));
     }, 5);
@@ -36,14 +36,14 @@ describe('PendingReleases', () => {
     // A lease call's transaction carries release 1.
     const taken = pending.take();
     taken.done();
-    expect(taken.releases.map((r) => r.leaseId)).toEqual(['1']);
+    expect(taken.releases.map((r) => r.leaseId)).toEqual([1]);
     vi.advanceTimersByTime(1);
     void pending.add([release(2)]);
     // Five milliseconds after release 1 came, release 2 has waited one: not flushed yet.
     vi.advanceTimersByTime(1);
     expect(flushes).toEqual([]);
     vi.advanceTimersByTime(4);
-    expect(flushes).toEqual([['2']]);
+    expect(flushes).toEqual([[2]]);
   });
 
   it('settles each add() with the transaction that carried it', async () => {
