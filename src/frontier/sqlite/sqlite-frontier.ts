@@ -791,9 +791,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     const held = this.held;
     const inMemory = (c: Completion) => {
       const { seq, gen } = splitLeaseId(c.leaseId);
-      return held?.get(seq, gen) !== undefined;
+      return held !== null && held.get(seq, gen) !== undefined;
     };
-    if (held !== null && batch.every(inMemory)) return [...batch];
+    if (batch.every(inMemory)) return [...batch];
     const read = this.db.transaction(() => batch.filter((c) => this.leaseOf(c.leaseId) !== undefined));
     return read.deferred();
   }
