@@ -4,6 +4,7 @@ import type {
   CrawlerId,
   Frontier,
   Lease,
+  LeaseBatch,
   LeaseId,
   PendingRecord,
   Release,
@@ -15,7 +16,7 @@ import type { WarcThread } from '../output/warc-thread.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { joinFields, type ModuleResults, type ModuleStep, type PreparedPages } from './module-step.js';
 import { processCrash, refusedRecord } from './page-processor.js';
-import type { Visit } from './visit.js';
+import type { ExchangeOver, Visit } from './visit.js';
 
 export interface LoopParts {
   frontier: Frontier;
@@ -23,7 +24,7 @@ export interface LoopParts {
    * robots gate -> fetch -> parse for one lease (visit.ts); a request must start by
    * `startBy` (epoch ms, this process's clock), or the lease goes back deferred.
    */
-  visit: (lease: Lease, startBy: number | null) => Promise<Visit>;
+  visit: (lease: Lease, startBy: number | null, exchangeOver: ExchangeOver) => Promise<Visit>;
   warc: Pick<WarcThread, 'write'>;
   /** Module hooks (module-step.ts); null when no module is loaded and no onPage given. */
   modules: ModuleStep | null;
@@ -75,7 +76,7 @@ const LEASE_GATHER_MS = 2;
  * then one completion call, so a URL is only marked done once its outputs are in the OS.
  */
 export class CrawlLoop {
-  /** Fetches on the network: what --concurrency bounds. */
+  /** Fetches on the network: what --concurrency bounds (a page being parsed is settling). */
   fetching = 0;
   /** Fetched, their outputs being written, not yet completed in the store. */
   settling = 0;
@@ -95,6 +96,18 @@ export class CrawlLoop {
   private fatal: unknown = null;
   private wake: (() => void) | null = null;
   private lastLeaseAt = 0;
+  /** Slots asked for by lease calls not answered yet: counted as taken. */
+  private leasing = 0;
+  /**
+   * The last answer had fewer URLs than asked: no host is ready before this time (epoch
+   * ms; MAX_IDLE_MS on when the store named none), so the loop asks again only then, or
+   * once a fetch ends (a host's slot is free) or a completion is stored (new links).
+   */
+  private nothingReadyUntil: number | undefined = undefined;
+  /** The store said the crawl is over; the loop stops once no lease call is out. */
+  private ended: CrawlEnd | null = null;
+  /** Leases a pause made the loop give back, on their way to the store. */
+  private givingBack: Promise<void> = Promise.resolve();
   private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
@@ -122,6 +135,8 @@ export class CrawlLoop {
 
   resume(): void {
     this.paused = false;
+    // What the store said before the pause no longer holds: leases went back since.
+    this.nothingReadyUntil = undefined;
     this.notify();
   }
 
@@ -130,57 +145,103 @@ export class CrawlLoop {
   }
 
   async run(): Promise<StopReason> {
-    const { frontier } = this.parts;
-    const { crawler, concurrency, signal } = this.settings;
+    const { signal } = this.settings;
     const onAbort = () => this.notify();
     signal?.addEventListener('abort', onAbort);
     try {
       for (;;) {
         if (this.fatal !== null) throw this.fatal;
         this.releaseFinished();
-        const stopping = signal?.aborted === true;
-        if (stopping && this.fetching === 0 && this.settling === 0) return 'signal';
-        // Writing may fall behind fetching for a while, but not without bound.
-        const room =
-          this.heldBytes >= MAX_HELD_BYTES_PER_SLOT * concurrency
-            ? 0
-            : Math.min(
-                concurrency - this.fetching,
-                MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching,
-              );
-        let wakeAt: number | null = null;
-        if (!stopping && !this.paused && room > 0) {
-          const idle = this.fetching === 0 && this.settling === 0;
-          const now = Date.now();
-          // A lease call is a store transaction: free slots are gathered for a moment
-          // and filled together, rather than one call per finished fetch.
-          if (idle || room >= this.leaseBatch || now - this.lastLeaseAt >= LEASE_GATHER_MS) {
-            this.lastLeaseAt = now;
-            const batch = await frontier.lease(room, crawler, { waitMs: idle ? MAX_IDLE_MS : 0 });
-            // Paused while the call waited (a long poll): what it got goes back, no try spent.
-            if (this.paused && batch.leases.length > 0) await this.giveBack(batch.leases.splice(0));
-            const received = Date.now();
-            for (const lease of batch.leases) {
-              this.fetching++;
-              this.keeper.hold(lease, received);
-              void this.fetchOne(lease, startByOf(lease, received));
-            }
-            if (batch.ended !== null) return batch.ended;
-            wakeAt = batch.nextReadyAt;
-          } else {
-            wakeAt = this.lastLeaseAt + LEASE_GATHER_MS;
-          }
+        if (this.ended !== null && this.leasing === 0) {
+          // The next run (the next pass, or a bunny that waits for more) asks afresh.
+          const ended = this.ended;
+          this.ended = null;
+          this.nothingReadyUntil = undefined;
+          return ended;
         }
+        const stopping = signal?.aborted === true;
+        if (stopping && this.fetching === 0 && this.settling === 0 && this.leasing === 0) return 'signal';
+        const wakeAt = stopping || this.paused ? null : this.leaseMore();
         // With free slots, also wake when the next host's turn comes; when full, only a
-        // finished fetch can change anything.
+        // finished fetch (or a lease call's answer) can change anything.
         await this.waitForNews(wakeAt);
       }
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await this.flushing;
+      await this.givingBack.catch(() => {});
       this.releaseFinished();
       await this.releasing.catch(() => {});
       this.keeper.stop();
+    }
+  }
+
+  /**
+   * Asks the store for URLs for the free slots, without waiting for its answer: a lease
+   * call is a store transaction, answered after the rest of this turn of the event loop,
+   * and fetches that end meanwhile free slots that the next call can already ask for.
+   * The time to look again, unless news wakes the loop first.
+   */
+  private leaseMore(): number | null {
+    const { concurrency } = this.settings;
+    // Writing may fall behind fetching for a while, but not without bound.
+    const room =
+      this.heldBytes >= MAX_HELD_BYTES_PER_SLOT * concurrency
+        ? 0
+        : Math.min(
+            concurrency - this.fetching - this.leasing,
+            MAX_SETTLING_PER_SLOT * concurrency - this.settling - this.fetching - this.leasing,
+          );
+    if (room <= 0) return null;
+    const now = Date.now();
+    if (this.nothingReadyUntil !== undefined) {
+      if (now < this.nothingReadyUntil) return this.nothingReadyUntil;
+      this.nothingReadyUntil = undefined;
+    }
+    const idle = this.fetching === 0 && this.settling === 0 && this.leasing === 0;
+    // Free slots are gathered for a moment and filled together, rather than one call
+    // (one transaction) per finished fetch.
+    if (!idle && room < this.leaseBatch && now - this.lastLeaseAt < LEASE_GATHER_MS) {
+      return this.lastLeaseAt + LEASE_GATHER_MS;
+    }
+    this.lastLeaseAt = now;
+    this.leasing += room;
+    // Idle, the call is a long poll: the store answers when a host is ready.
+    this.parts.frontier
+      .lease(room, this.settings.crawler, { waitMs: idle ? MAX_IDLE_MS : 0 })
+      .then(
+        (batch) => this.leased(room, batch),
+        (err: unknown) => {
+          this.leasing -= room;
+          this.fatal ??= err;
+        },
+      )
+      .finally(() => this.notify());
+    return null;
+  }
+
+  /** A lease call's answer: its URLs start fetching, and what it says of the rest is kept. */
+  private leased(asked: number, batch: LeaseBatch): void {
+    this.leasing -= asked;
+    if (batch.ended !== null) this.ended = batch.ended;
+    // Paused while the call was out (a long poll may wait): what it got goes back, no try spent.
+    if (this.paused && batch.leases.length > 0) {
+      const back = batch.leases.splice(0);
+      this.givingBack = this.givingBack.then(() => this.giveBack(back));
+      this.givingBack.catch((err: unknown) => {
+        this.fatal ??= err;
+        this.notify();
+      });
+    }
+    // At most MAX_IDLE_MS: URLs added from outside (seeds from the console) ready a host too.
+    const idleUntil = Date.now() + MAX_IDLE_MS;
+    this.nothingReadyUntil =
+      batch.leases.length < asked ? Math.min(batch.nextReadyAt ?? idleUntil, idleUntil) : undefined;
+    const received = Date.now();
+    for (const lease of batch.leases) {
+      this.fetching++;
+      this.keeper.hold(lease, received);
+      void this.fetchOne(lease, startByOf(lease, received));
     }
   }
 
@@ -223,22 +284,36 @@ export class CrawlLoop {
   }
 
   private async fetchOne(lease: Lease, startBy: number | null): Promise<void> {
+    let over = false;
+    let held = 0;
+    // The exchange is over: the slot takes the next fetch, and the host's next request
+    // need not wait for this page's parsing nor its writing.
+    const exchangeOver: ExchangeOver = (report, bytes) => {
+      if (over) return;
+      over = true;
+      this.fetching--;
+      this.settling++;
+      held = bytes;
+      this.heldBytes += bytes;
+      this.releases.push({ leaseId: lease.id, report });
+      // Its host has a free slot now: the store may have a URL to give before the time it said.
+      this.nothingReadyUntil = undefined;
+      this.notify();
+    };
     let done: Visit;
     try {
-      done = await this.parts.visit(lease, startBy);
+      done = await this.parts.visit(lease, startBy, exchangeOver);
     } catch (err) {
       // A bug must not lose the URL: it is recorded as failed, with why.
       done = { lease, page: processCrash(lease, err), warc: [] };
     }
     this.count(done.page.record);
-    this.fetching--;
-    this.settling++;
+    exchangeOver(done.page.report, 0);
+    // What the page holds now: its exchange, and any robots.txt exchanges of its visit.
     let bytes = 0;
     for (const x of done.warc) bytes += x.buffer.byteLength;
-    this.heldBytes += bytes;
+    this.heldBytes += bytes - held;
     this.bytesOf.set(done, bytes);
-    // The exchange is over: the host's next request need not wait for our writing.
-    this.releases.push({ leaseId: lease.id, report: done.page.report });
     this.pending.push(done);
     this.notify();
     // Writing goes by batches: each costs a store commit and a message to each thread,
@@ -344,6 +419,8 @@ export class CrawlLoop {
       await this.parts.beforeComplete?.();
       const completions = batch.map((f) => f.page.completion);
       const done = await frontier.complete(completions, this.settings.crawler);
+      // The pages' links are in the store now: it may have URLs to give at once.
+      this.nothingReadyUntil = undefined;
       this.keeper.drop(completions.map((c) => c.leaseId));
       await this.record(done.records);
       await this.addLinksOfStale(completions, done.stale);

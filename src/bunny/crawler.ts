@@ -165,7 +165,7 @@ export class Crawler {
       const loop = new CrawlLoop(
         {
           frontier,
-          visit: (lease, startBy) => visit(lease, visitParts, startBy),
+          visit: (lease, startBy, exchangeOver) => visit(lease, visitParts, startBy, exchangeOver),
           warc,
           modules: moduleStep,
           write: parts.write,

@@ -13,14 +13,6 @@ export interface ParsePoolOptions {
 }
 
 /**
- * Bodies smaller than this are parsed on the crawl's thread. Handing a page to a worker
- * and taking its links back costs the crawl's thread tens of microseconds and the page
- * a round trip between threads, about what parsing a few kilobytes here costs: below
- * this size the worker saves nothing and the round trip only adds latency.
- */
-const SMALL_PAGE_BYTES = 8192;
-
-/**
  * HTML bytes the crawl's thread parses itself before the parse workers start. A worker
  * costs tens of milliseconds of CPU to boot (its thread, htmlparser2, the link rules),
  * about what parsing half a megabyte of pages here costs (some 20 pages of 25 KB): a
@@ -74,7 +66,6 @@ export class ParsePool {
   }
 
   analyze(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): Promise<PageAnalysis> {
-    if (packed.body.length < SMALL_PAGE_BYTES) return Promise.resolve(this.analyzeHere(input, packed));
     const thread = this.pick();
     if (thread === null) return Promise.resolve(this.analyzeHere(input, packed));
     const id = this.nextId++;

@@ -1,7 +1,7 @@
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
-import type { Lease } from '../frontier/types.js';
+import type { FetchReport, Lease } from '../frontier/types.js';
 import { type PackedExchange, packExchange } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
 import type { RoutedLinks } from './links.js';
@@ -12,6 +12,7 @@ import {
   processBlocked,
   processDeferred,
   processFetch,
+  reportOf,
 } from './page-processor.js';
 import type { ParsePool } from './parse-pool.js';
 import { type GateSettings, robotsGate } from './robots-gate.js';
@@ -38,10 +39,22 @@ export interface VisitParts {
 }
 
 /**
- * robots gate -> fetch -> parse for one lease. It neither leases nor completes: the
- * crawl loop releases the host with `page.report` and hands the rest on.
+ * Told once the page's exchange with its host is over, before the page is parsed: its
+ * request slot and the host can serve the next fetch. `bytes`: what the exchange holds.
  */
-export async function visit(lease: Lease, parts: VisitParts, startBy: number | null = null): Promise<Visit> {
+export type ExchangeOver = (report: FetchReport, bytes: number) => void;
+
+/**
+ * robots gate -> fetch -> parse for one lease. It neither leases nor completes: the
+ * crawl loop releases the host with `page.report` (or the report `exchangeOver` was
+ * told, the same, as soon as the response is in) and hands the rest on.
+ */
+export async function visit(
+  lease: Lease,
+  parts: VisitParts,
+  startBy: number | null = null,
+  exchangeOver?: ExchangeOver,
+): Promise<Visit> {
   if (lease.needsAddress === true) {
     const address = await parts.fetcher.addressOf(lease.url);
     if (address !== null) return placed(lease, address);
@@ -75,6 +88,7 @@ export async function visit(lease: Lease, parts: VisitParts, startBy: number | n
   const outcome = await parts.fetcher.fetch(lease.url, lease.previous, startBy ?? undefined);
   if (!outcome.ok && outcome.error === 'late') return tooLate(lease);
   const packed = outcome.ok ? packExchange(outcome) : null;
+  exchangeOver?.(reportOf(outcome, crawlDelayMs), packed?.buffer.byteLength ?? 0);
   const wanted = parseWanted(lease, outcome, parts.options);
   const analysis =
     wanted === null || packed === null || !outcome.ok

@@ -151,4 +151,52 @@ describe('the crawl loop', () => {
     for (const path of children) expect(web.log.filter((r) => r.path === path)).toHaveLength(1);
     expect(await f.stats()).toMatchObject({ staleCompletions: 1, done: 4 });
   });
+  it('asks for more URLs while a lease call is still unanswered: slots freed meanwhile are not left idle', async () => {
+    const children = Array.from({ length: 30 }, (_, i) => `/p${i}`);
+    const table: Parameters<typeof routes>[0] = { '/': page('root', children) };
+    for (const path of children) table[path] = page(path);
+    const web = await site(table);
+    const f = store({ perHost: 8 });
+    // The first call that refills only part of the slots (fetches are still running) is
+    // held until another call comes, or for 5 s: a loop that waits for each answer
+    // sends no other call meanwhile.
+    let held: { release: () => void } | null = null;
+    let heldOnce = false;
+    let askedWhileHeld = 0;
+    const slow = new Proxy(f, {
+      get(target, prop) {
+        if (prop === 'lease') {
+          return async (...args: Parameters<Frontier['lease']>) => {
+            if (held !== null) {
+              askedWhileHeld++;
+              held.release();
+            }
+            const batch = await target.lease(...args);
+            if (!heldOnce && args[0] < 8 && batch.leases.length > 0) {
+              heldOnce = true;
+              await new Promise<void>((resolve) => {
+                const timer = setTimeout(() => held?.release(), 5000);
+                held = {
+                  release: () => {
+                    clearTimeout(timer);
+                    held = null;
+                    resolve();
+                  },
+                };
+              });
+            }
+            return batch;
+          };
+        }
+        const v = Reflect.get(target, prop, target) as unknown;
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const c = await crawler(slow, [`${web.origin}/`], { concurrency: 8, perHost: 8 });
+    expect(await c.crawl()).toBe('finished');
+    expect(heldOnce).toBe(true);
+    expect(askedWhileHeld).toBe(1);
+    for (const path of ['/', ...children]) expect(web.log.filter((r) => r.path === path)).toHaveLength(1);
+    expect(await f.stats()).toMatchObject({ done: 31, staleCompletions: 0 });
+  });
 });
