@@ -5,6 +5,7 @@ import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { addressBudget, hostBudget } from '../host-row.js';
+import { JoinedLeases } from '../joined-leases.js';
 import { leaseOf } from '../lease-of.js';
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import { longPoll, Waiters } from '../long-poll.js';
@@ -147,6 +148,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
    */
   private readonly recent = new RecentUrls(RECENT_URLS_PER_GENERATION);
   private readonly waiters = new Waiters();
+  /** Lease calls of one crawler in one group commit: one claim. */
+  private readonly joined = new JoinedLeases();
   /** Releases waiting for this process's next transaction. */
   private readonly releasing = new PendingReleases(() => {
     if (!this.closed) this.commitQueued();
@@ -288,7 +291,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async lease(n: number, crawler: CrawlerId, options: LeaseOptions = {}): Promise<LeaseBatch> {
-    const attempt = async () => this.write((tx) => this.claim(n, crawler, tx));
+    const attempt = () =>
+      this.joined.ask(n, crawler, (take) => this.write((tx) => this.claim(take(), crawler, tx)));
     const waitMs = options.waitMs ?? 0;
     return waitMs > 0 ? longPoll(attempt, waitMs, this.waiters, this.now, POLL_SLICE_MS) : attempt();
   }
