@@ -99,4 +99,30 @@ describe('QueueHeads', () => {
     expect(files[0]?.reads).toBe(2);
     expect(files[1999]?.reads).toBe(1);
   });
+  it('serves a long kept queue in order as leases take from its front, and new links after it', () => {
+    // A host whose whole queue is kept holds every link found for it since.
+    const file = fileOf([row(1, 1)]);
+    const heads = new QueueHeads();
+    heads.rowsOf('a', 1, file.read);
+    for (let seq = 2; seq <= 500; seq++) heads.appended('a', row(seq, 1));
+    const leased: number[] = [];
+    let halfway = 0;
+    for (let n = 1; leased.length < 501; n = (n % 7) + 1) {
+      const rows = heads.rowsOf('a', n, file.read);
+      const taken = seqs(rows.slice(0, n));
+      leased.push(...taken);
+      heads.take('a', taken.length);
+      if (halfway === 0 && leased.length >= 250) {
+        halfway = leased.length;
+        heads.appended('a', row(501, 0));
+      }
+    }
+    // The shallower link found halfway comes next, then the rest of the queue in order.
+    expect(leased).toEqual([
+      ...Array.from({ length: halfway }, (_, i) => i + 1),
+      501,
+      ...Array.from({ length: 500 - halfway }, (_, i) => halfway + i + 1),
+    ]);
+    expect(file.reads).toBe(1);
+  });
 });

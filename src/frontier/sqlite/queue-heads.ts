@@ -30,8 +30,14 @@ export interface QueuedRow {
 }
 
 interface Head {
-  /** The host's next unheld queued rows, in queue order. */
+  /** From `start` on: the host's next unheld queued rows, in queue order. */
   rows: QueuedRow[];
+  /**
+   * Rows before it are leased. A host whose whole queue is kept holds every link found
+   * for it since: taking from the front by moving this, not by shifting the array, keeps
+   * a lease call from costing as much as the host's queue is long.
+   */
+  start: number;
   /** The rows are all the host's unheld queued rows, not only the first ones. */
   whole: boolean;
 }
@@ -45,36 +51,50 @@ const READ_AHEAD = 32;
  */
 const MAX_ROWS = 32_768;
 
+/** Leased rows at the front of a host's array before it is compacted (see take). */
+const COMPACT_AFTER = 64;
+
+/** How many unleased rows a head keeps. */
+function kept(head: Head): number {
+  return head.rows.length - head.start;
+}
+
 export class QueueHeads {
   /** By host, the one used last at the end. */
   private readonly heads = new Map<string, Head>();
   private rowCount = 0;
 
   /**
-   * At least `want` of the host's next unheld queued rows, or all there are. `read(limit)`
-   * reads up to `limit` of them from the file. The caller takes from the front with take().
+   * At least `want` of the host's next unheld queued rows (at least READ_AHEAD of those
+   * kept), or all there are. `read(limit)` reads up to `limit` of them from the file. The
+   * caller takes from the front with take().
    */
   rowsOf(host: string, want: number, read: (limit: number) => QueuedRow[]): readonly QueuedRow[] {
     let head = this.heads.get(host);
     if (head !== undefined) this.heads.delete(host);
-    if (head === undefined || (head.rows.length < want && !head.whole)) {
-      if (head !== undefined) this.rowCount -= head.rows.length;
+    if (head === undefined || (kept(head) < want && !head.whole)) {
+      if (head !== undefined) this.rowCount -= kept(head);
       const limit = Math.max(want, READ_AHEAD);
       const rows = read(limit);
-      head = { rows, whole: rows.length < limit };
+      head = { rows, start: 0, whole: rows.length < limit };
       this.rowCount += rows.length;
     }
     this.heads.set(host, head);
     this.evict();
-    return head.rows;
+    return head.rows.slice(head.start, head.start + Math.max(want, READ_AHEAD));
   }
 
   /** The first n rows rowsOf() gave are leased. */
   take(host: string, n: number): void {
     const head = this.heads.get(host);
     if (head === undefined || n === 0) return;
-    head.rows.splice(0, n);
+    head.start += n;
     this.rowCount -= n;
+    // The leased rows are dropped once they are half the array: each row is moved about once.
+    if (head.start >= COMPACT_AFTER && head.start * 2 >= head.rows.length) {
+      head.rows = head.rows.slice(head.start);
+      head.start = 0;
+    }
   }
 
   /**
@@ -87,7 +107,7 @@ export class QueueHeads {
     if (head === undefined) return;
     const rows = head.rows;
     let at = rows.length;
-    while (at > 0 && (rows[at - 1] as QueuedRow).depth > row.depth) at--;
+    while (at > head.start && (rows[at - 1] as QueuedRow).depth > row.depth) at--;
     if (at === rows.length && !head.whole) return;
     rows.splice(at, 0, row);
     this.rowCount++;
@@ -97,7 +117,7 @@ export class QueueHeads {
   forget(host: string): void {
     const head = this.heads.get(host);
     if (head === undefined) return;
-    this.rowCount -= head.rows.length;
+    this.rowCount -= kept(head);
     this.heads.delete(host);
   }
 
@@ -110,7 +130,7 @@ export class QueueHeads {
   private evict(): void {
     for (const [host, head] of this.heads) {
       if (this.rowCount <= MAX_ROWS) return;
-      this.rowCount -= head.rows.length;
+      this.rowCount -= kept(head);
       this.heads.delete(host);
     }
   }
