@@ -65,6 +65,11 @@ export function packBuffers(buffers: readonly Uint8Array[]): { packed: ArrayBuff
   return { packed: packed.buffer, spans };
 }
 
+/** The buffers to move with a message, each once (naming one twice throws). */
+export function transferOf(items: readonly { buffer: ArrayBuffer }[]): ArrayBuffer[] {
+  return [...new Set(items.map((item) => item.buffer))];
+}
+
 /** A view (no copy) of one span of a packed batch, as a Buffer. */
 export function unpack(packed: ArrayBuffer, span: Span): Buffer {
   return Buffer.from(packed, span.offset, span.length);

@@ -4,7 +4,7 @@
  * with what it found. Messages come from ParsePool (parse-pool.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Span } from '../worker.js';
+import { type Span, transferOf } from '../worker.js';
 import { type LinkRulesSpec, linkRulesFrom } from './links.js';
 import { type AnalysisInput, type PageAnalysis, PageAnalyzer } from './page-analysis.js';
 
@@ -14,16 +14,28 @@ export interface ParseSetup {
   followNofollow: boolean;
 }
 
-export interface ParseRequest {
+/** One page to parse: its bytes in `buffer`, the body at `body`. */
+export interface ParsePage {
   id: number;
   input: Omit<AnalysisInput, 'body'>;
   buffer: ArrayBuffer;
   body: Span;
 }
 
-export type ParseReply =
-  | { kind: 'ready' }
-  | { kind: 'parsed'; id: number; buffer: ArrayBuffer; analysis?: PageAnalysis; error?: string };
+/** The pages of one turn of the crawl's event loop, in one message. */
+export interface ParseRequest {
+  pages: ParsePage[];
+}
+
+/** A page parsed, or why not; its bytes go back in `buffer`. */
+export interface ParsedPage {
+  id: number;
+  buffer: ArrayBuffer;
+  analysis?: PageAnalysis;
+  error?: string;
+}
+
+export type ParseReply = { kind: 'ready' } | { kind: 'parsed'; pages: ParsedPage[] };
 
 const port = parentPort;
 if (port === null) throw new Error('parse-worker.js runs as a worker thread');
@@ -31,13 +43,19 @@ const setup = workerData as ParseSetup;
 const analyzer = new PageAnalyzer(linkRulesFrom(setup.rules), setup.followNofollow);
 
 port.on('message', (msg: ParseRequest) => {
-  const reply: ParseReply = { kind: 'parsed', id: msg.id, buffer: msg.buffer };
-  try {
-    const body = new Uint8Array(msg.buffer, msg.body.offset, msg.body.length);
-    reply.analysis = analyzer.analyze({ ...msg.input, body });
-  } catch (err) {
-    reply.error = err instanceof Error ? err.message : String(err);
-  }
-  port.postMessage(reply, [msg.buffer]);
+  // Answered together, as they came: one message back.
+  const pages = msg.pages.map(parse);
+  port.postMessage({ kind: 'parsed', pages } satisfies ParseReply, transferOf(pages));
 });
+
+function parse(page: ParsePage): ParsedPage {
+  const parsed: ParsedPage = { id: page.id, buffer: page.buffer };
+  try {
+    const body = new Uint8Array(page.buffer, page.body.offset, page.body.length);
+    parsed.analysis = analyzer.analyze({ ...page.input, body });
+  } catch (err) {
+    parsed.error = err instanceof Error ? err.message : String(err);
+  }
+  return parsed;
+}
 port.postMessage({ kind: 'ready' } satisfies ParseReply);
