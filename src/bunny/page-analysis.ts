@@ -39,6 +39,15 @@ export interface PageAnalysis {
   rejected: { url: string; reason: string }[];
 }
 
+/**
+ * URLs (and hrefs) per generation of the analyzer's records and verdicts. A crawl whose
+ * pages link to more distinct URLs than a generation holds moves a record to the young
+ * generation at nearly every link: on the small benchmark web (20,000 URLs, links at
+ * random) the analysis took 55 to 61 µs a page with 32,768 against 69 to 74 with 16,384
+ * (realistic pages: 305 to 317 against 319 to 329), for some 6 MB more on the thread.
+ */
+const RECENT_URLS = 32_768;
+
 /** Bound of the too-long URLs kept as refused, as routeLinks keeps them. */
 const MAX_REFUSED_URL_CHARS = 4096;
 
@@ -57,7 +66,7 @@ export class PageAnalyzer {
    * expires), the page that had the link is leased again, and then sends every link it
    * has (AnalysisInput.firstTry).
    */
-  private readonly known = new KnownUrls(16_384);
+  private readonly known = new KnownUrls(RECENT_URLS);
   /** Pages analyzed: a URL's record says the last page it was on. */
   private pages = 0;
 
@@ -65,7 +74,7 @@ export class PageAnalyzer {
     private readonly rules: LinkRules,
     private readonly followNofollow: boolean,
   ) {
-    this.cache = new LinkCache(rules);
+    this.cache = new LinkCache(rules, RECENT_URLS);
   }
 
   analyze(input: AnalysisInput): PageAnalysis {
