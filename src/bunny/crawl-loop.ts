@@ -233,11 +233,11 @@ export class CrawlLoop {
         this.notify();
       });
     }
+    const received = Date.now();
     // At most MAX_IDLE_MS: URLs added from outside (seeds from the console) ready a host too.
-    const idleUntil = Date.now() + MAX_IDLE_MS;
+    const idleUntil = received + MAX_IDLE_MS;
     this.nothingReadyUntil =
       batch.leases.length < asked ? Math.min(batch.nextReadyAt ?? idleUntil, idleUntil) : undefined;
-    const received = Date.now();
     for (const lease of batch.leases) {
       this.fetching++;
       this.keeper.hold(lease, received);
