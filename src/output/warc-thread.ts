@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { startWorker } from '../worker.js';
+import { startWorker, transferOf } from '../worker.js';
 import { type PackedExchange, warcExchangeOf } from './packed-exchange.js';
 import type { WarcReply, WarcRequest } from './warc-worker.js';
 import { WarcWriter, type WarcWriterOptions } from './warc-writer.js';
@@ -68,8 +68,7 @@ export class WarcThread {
   write(exchanges: readonly PackedExchange[]): Promise<void> {
     if (exchanges.length === 0) return Promise.resolve();
     if (this.inline !== null) return this.writeHere(this.inline, exchanges);
-    const transfer = exchanges.map((x) => x.buffer);
-    return this.send({ id: this.nextId++, kind: 'write', exchanges: [...exchanges] }, transfer);
+    return this.send({ id: this.nextId++, kind: 'write', exchanges: [...exchanges] }, transferOf(exchanges));
   }
 
   async close(): Promise<void> {
