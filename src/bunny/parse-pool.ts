@@ -13,12 +13,17 @@ export interface ParsePoolOptions {
 }
 
 /**
- * HTML bytes the crawl's thread parses itself before the parse workers start. A worker
- * costs tens of milliseconds of CPU to boot (its thread, htmlparser2, the link rules),
- * about what parsing half a megabyte of pages here costs (some 20 pages of 25 KB): a
- * short crawl never starts one.
+ * HTML bytes the crawl's thread parses itself before the parse workers start: a worker
+ * costs tens of milliseconds of CPU to boot (its thread, htmlparser2, the link rules), so
+ * a crawl of a few pages never starts one. Not more: every page parsed here is parsed by
+ * code V8 has not optimized yet, and the hotter it gets, the more of it V8 compiles for
+ * this thread too, for pages a worker then takes over. At 512 KB (some 170 pages of the
+ * benchmark's small web, 20 of its realistic one), with pages parsed here until the
+ * worker was ready, a crawl took more CPU: 0.9 s more on average on the realistic web
+ * (20.3-23.1 s against 20.4-21.6) and 0.2 s more on the small one (9.8-10.2 against
+ * 9.6-10.0), in five of six alternating pairs each.
  */
-const WORKERS_AFTER_BYTES = 512 * 1024;
+const WORKERS_AFTER_BYTES = 64 * 1024;
 
 /**
  * A parse worker's young generation, in MiB (V8 makes it three semi-spaces: 8 MiB
@@ -36,7 +41,6 @@ interface Waiting {
 
 interface ParseThread {
   worker: Worker;
-  ready: boolean;
   waiting: Map<number, Waiting>;
   /** Pages for it from this turn of the event loop, sent together at its end. */
   outbox: ParsePage[];
@@ -46,10 +50,10 @@ interface ParseThread {
  * The crawl's parse workers. Each page goes to the worker with the fewest pages on hand,
  * its bytes moved there and back (never copied); the crawl's thread is left the network,
  * the store and the writing. The workers start once the crawl's thread has parsed
- * WORKERS_AFTER_BYTES of HTML itself, and until one is ready pages go on being parsed
- * there: a short crawl never starts a thread nor waits for one to boot. A worker that
- * dies fails the pages it held (their URLs are recorded as failed, 'internal'), and
- * another takes its place.
+ * WORKERS_AFTER_BYTES of HTML itself (a short crawl never starts one), and from then on
+ * every page goes to one, booted or not: its port keeps what comes before it listens.
+ * A worker that dies fails the pages it held (their URLs are recorded as failed,
+ * 'internal'), and another takes its place.
  */
 export class ParsePool {
   private readonly threads: ParseThread[] = [];
@@ -101,7 +105,7 @@ export class ParsePool {
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
-  /** The ready worker with the fewest pages; null: parse here (no worker wanted, or none ready yet). */
+  /** The worker with the fewest pages; null: parse here (no worker wanted yet). */
   private pick(): ParseThread | null {
     const { threads, rules } = this.options;
     if (threads <= 0 || rules.spec === undefined || this.closed) return null;
@@ -109,7 +113,7 @@ export class ParsePool {
     while (this.threads.length < threads) this.spawn(rules.spec);
     let best: ParseThread | null = null;
     for (const t of this.threads) {
-      if (t.ready && (best === null || t.waiting.size < best.waiting.size)) best = t;
+      if (best === null || t.waiting.size < best.waiting.size) best = t;
     }
     return best;
   }
@@ -126,13 +130,9 @@ export class ParsePool {
     const worker = startWorker(new URL('./parse-worker.js', import.meta.url), setup, {
       maxYoungGenerationSizeMb: PARSE_YOUNG_GENERATION_MB,
     });
-    const thread: ParseThread = { worker, ready: false, waiting: new Map(), outbox: [] };
+    const thread: ParseThread = { worker, waiting: new Map(), outbox: [] };
     this.threads.push(thread);
     worker.on('message', (reply: ParseReply) => {
-      if (reply.kind === 'ready') {
-        thread.ready = true;
-        return;
-      }
       for (const parsed of reply.pages) {
         const w = thread.waiting.get(parsed.id);
         if (w === undefined) continue;

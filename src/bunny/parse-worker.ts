@@ -35,7 +35,10 @@ export interface ParsedPage {
   error?: string;
 }
 
-export type ParseReply = { kind: 'ready' } | { kind: 'parsed'; pages: ParsedPage[] };
+/** The pages of one request, parsed, in one message. */
+export interface ParseReply {
+  pages: ParsedPage[];
+}
 
 const port = parentPort;
 if (port === null) throw new Error('parse-worker.js runs as a worker thread');
@@ -45,7 +48,7 @@ const analyzer = new PageAnalyzer(linkRulesFrom(setup.rules), setup.followNofoll
 port.on('message', (msg: ParseRequest) => {
   // Answered together, as they came: one message back.
   const pages = msg.pages.map(parse);
-  port.postMessage({ kind: 'parsed', pages } satisfies ParseReply, transferOf(pages));
+  port.postMessage({ pages } satisfies ParseReply, transferOf(pages));
 });
 
 function parse(page: ParsePage): ParsedPage {
@@ -58,4 +61,3 @@ function parse(page: ParsePage): ParsedPage {
   }
   return parsed;
 }
-port.postMessage({ kind: 'ready' } satisfies ParseReply);
