@@ -27,6 +27,9 @@ function packed(url: string, html: string): PackedExchange {
   };
 }
 
+/** Enough HTML, parsed on the crawl's thread, for the pool to start its worker. */
+const filler = `<title>Filler</title>${'<p>lorem ipsum dolor sit amet</p>'.repeat(3000)}`;
+
 const input = (url: string) => ({
   url,
   contentType: 'text/html',
@@ -39,8 +42,6 @@ describe('ParsePool', () => {
   it('parses a short crawl on its own thread, and hands later pages to a worker', async () => {
     const pool = new ParsePool({ threads: 1, rules: linkRulesFrom(spec), followNofollow: false });
     try {
-      // Enough HTML, parsed on this thread, for the pool to start its worker.
-      const filler = `<title>Filler</title>${'<p>lorem ipsum dolor sit amet</p>'.repeat(3000)}`;
       const first = await pool.analyze(input('https://site.test/'), packed('https://site.test/', filler));
       expect(first.title).toBe('Filler');
       expect(pool.inFlight).toBe(0);
@@ -69,7 +70,6 @@ describe('ParsePool', () => {
       followNofollow: false,
     });
     try {
-      const filler = `<title>Filler</title>${'<p>lorem ipsum dolor sit amet</p>'.repeat(3000)}`;
       await pool.analyze(input('https://site.test/'), packed('https://site.test/', filler));
       const url = 'https://site.test/late';
       await expect(pool.analyze(input(url), packed(url, '<title>Late</title>'))).rejects.toThrow(
