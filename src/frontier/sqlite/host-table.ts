@@ -11,13 +11,22 @@ interface Cached<T> {
 }
 
 /**
+ * A host's row and the budget its row in the file names (null: no row yet). A host's
+ * budget rarely changes, and an update naming the budget column rewrites the host's
+ * entry in hosts_budget even when the value is the same: a page more in every commit.
+ */
+interface CachedHost extends Cached<HostRow> {
+  storedBudget: string | null;
+}
+
+/**
  * The hosts and budgets one transaction touches, read once and written back once by
  * flush(): a page with a hundred links to its own host costs one host update, not a
  * hundred. Each host's ready_at is written from its budget, so the ready hosts are
  * found by one index.
  */
 export class HostTable {
-  private readonly hosts = new Map<string, Cached<HostRow>>();
+  private readonly hosts = new Map<string, CachedHost>();
   private readonly budgets = new Map<string, Cached<BudgetState>>();
 
   constructor(
@@ -39,6 +48,7 @@ export class HostTable {
           ? {
               row: { host: key, budget: key, queued: 0, minDepth: 0, taken: 0, retired: false },
               dirty: true,
+              storedBudget: null,
             }
           : {
               row: {
@@ -50,6 +60,7 @@ export class HostTable {
                 retired: r.retired === 1,
               },
               dirty: false,
+              storedBudget: r.budget,
             };
       this.hosts.set(key, c);
     }
@@ -105,7 +116,11 @@ export class HostTable {
       if (!c.dirty && !changedBudgets.has(h.budget)) continue;
       const own = settingsForHost(this.settings, h.budget);
       const ready = readyAt(this.budget(h.budget), own, this.placed(h.budget));
-      this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, h.retired ? 1 : 0, ready);
+      const retired = h.retired ? 1 : 0;
+      if (c.storedBudget === h.budget)
+        this.st.updateHost.run(h.queued, h.minDepth, h.taken, retired, ready, h.host);
+      else this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, retired, ready);
+      c.storedBudget = h.budget;
       c.dirty = false;
     }
   }
@@ -132,6 +147,8 @@ export class HostTable {
 export interface HostStatements {
   getHost: Database.Statement;
   putHost: Database.Statement;
+  /** putHost for a host whose row exists and keeps its budget. */
+  updateHost: Database.Statement;
   getBudget: Database.Statement;
   putBudget: Database.Statement;
   hostsOfBudget: Database.Statement;
@@ -146,6 +163,9 @@ export function prepareHostStatements(db: Database.Database): HostStatements {
        ON CONFLICT (host) DO UPDATE SET budget = excluded.budget, queued = excluded.queued,
          min_depth = excluded.min_depth, taken = excluded.taken, retired = excluded.retired,
          ready_at = excluded.ready_at`,
+    ),
+    updateHost: db.prepare(
+      `UPDATE hosts SET queued = ?, min_depth = ?, taken = ?, retired = ?, ready_at = ? WHERE host = ?`,
     ),
     getBudget: db.prepare(`SELECT in_flight, next_at, gap_ms, failures FROM budgets WHERE key = ?`),
     putBudget: db.prepare(
