@@ -235,7 +235,7 @@ describe('the store of the cobweb before (schema 2)', () => {
     const store = join(h.dir, 'frontier.db');
     // Back to what the cobweb before wrote: no recrawl columns, no cookie jar.
     const db = new Database(store);
-    db.exec(`DROP INDEX urls_fetched; DROP TABLE cookies;
+    db.exec(`DROP TABLE cookies;
       ALTER TABLE urls DROP COLUMN fetched_at; ALTER TABLE urls DROP COLUMN etag;
       ALTER TABLE urls DROP COLUMN last_modified; ALTER TABLE urls DROP COLUMN captured_at;
       UPDATE meta SET value = '2' WHERE key = 'schema'`);
@@ -249,6 +249,34 @@ describe('the store of the cobweb before (schema 2)', () => {
     const again = await run([`${a.origin}/`], { recrawlAfterMs: 3_600_000 });
     expect(again.fetchedThisRun).toBe(2);
     expect(a.log.filter((r) => r.path === '/a')).toHaveLength(2);
+  });
+});
+
+describe('the index of fetch times', () => {
+  const indexes = (store: string) => {
+    const db = new Database(store, { readonly: true });
+    try {
+      return db
+        .prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'urls'`)
+        .pluck()
+        .all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('is made by the first crawl that asks for --recrawl-after, not kept by those that never do', async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    const store = join(h.dir, 'frontier.db');
+    expect(indexes(store)).not.toContain('urls_fetched');
+    // The URLs fetched before it existed are found by it once they are old enough.
+    const db = new Database(store);
+    db.prepare('UPDATE urls SET fetched_at = fetched_at - 7200000 WHERE fetched_at IS NOT NULL').run();
+    db.close();
+    const again = await run([`${a.origin}/`], { recrawlAfterMs: 3_600_000 });
+    expect(again.fetchedThisRun).toBe(2);
+    expect(indexes(store)).toContain('urls_fetched');
   });
 });
 

@@ -66,9 +66,9 @@ import type {
 import { type HeldLease, HeldLeases } from './held-leases.js';
 import { HostTable, prepareHostStatements } from './host-table.js';
 import { type QueuedRow, QueueHeads } from './queue-heads.js';
-import { openSchema, URL_KIND, URL_STATE } from './schema.js';
+import { ensureFetchedIndex, openSchema, URL_KIND, URL_STATE } from './schema.js';
 import { SeenGate, SeenSetBusyError, type StoreSeenOptions, seenSetHeld, TABLE_SEEN } from './seen-gate.js';
-import { prepareStatements, type Statements } from './statements.js';
+import { DUE_AGAIN_SQL, prepareStatements, type Statements } from './statements.js';
 
 /** Changes to the crawl's counts made by one transaction, written once at its end. */
 interface Delta {
@@ -179,6 +179,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
    */
   private rowLeaseDue: number | null | undefined = undefined;
   private retryDue: number | null | undefined = undefined;
+  /** --recrawl-after's query (dueAgainStatement); null until a crawl asks for it. */
+  private dueAgain: Database.Statement | null = null;
 
   /** A store with the seen set `options.seen` names (opened and reconciled first), or its own table. */
   static async open(
@@ -226,6 +228,17 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     this.held = this.openLeases(gate !== null);
     this.heads = this.held === null ? null : new QueueHeads();
     this.readDueTimes();
+    // Built here, not in a lease call's transaction, when it is wanted from the start.
+    if (settings.recrawlAfterMs !== undefined) this.dueAgainStatement();
+  }
+
+  /** --recrawl-after's query, and the index it reads, made the first time either is wanted. */
+  private dueAgainStatement(): Database.Statement {
+    if (this.dueAgain === null) {
+      ensureFetchedIndex(this.db);
+      this.dueAgain = this.db.prepare(DUE_AGAIN_SQL);
+    }
+    return this.dueAgain;
   }
 
   /** A held store's due times, from the file (at the start, and after a rollback). */
@@ -485,6 +498,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async requeueDue(afterMs: number): Promise<number> {
+    this.dueAgainStatement();
     let queued = 0;
     for (;;) {
       const n = await this.write((tx) => this.requeueDueBatch(afterMs, tx));
@@ -1041,7 +1055,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   private requeueDueBatch(afterMs: number, tx: Tx): number {
     const cutoff = recrawlCutoff(tx.now, afterMs);
     if (cutoff === null) return 0;
-    const rows = this.st.dueAgain.all(cutoff, RECRAWL_BATCH) as {
+    const rows = this.dueAgainStatement().all(cutoff, RECRAWL_BATCH) as {
       seq: number;
       host: string;
       depth: number;

@@ -47,8 +47,6 @@ const SQL = {
   setState: `UPDATE urls SET state = ? WHERE seq = ?`,
   markDone: `UPDATE urls SET state = ${S.done}, attempts = attempts + 1, error = NULL, due_at = NULL, crawler = ?, has_form = ?,
     fetched_at = ?, etag = ?, last_modified = ?, captured_at = ? WHERE seq = ?`,
-  dueAgain: `SELECT u.seq, u.host, u.depth FROM urls u INDEXED BY urls_fetched JOIN hosts h ON h.host = u.host
-    WHERE u.state = ${S.done} AND u.fetched_at <= ? AND h.retired = 0 ORDER BY u.fetched_at LIMIT ?`,
   requeueDone: `UPDATE urls SET state = ${S.queued}, attempts = 0 WHERE seq = ? AND state = ${S.done}`,
   cookies: `SELECT key, value FROM cookies`,
   putCookie: `INSERT INTO cookies (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
@@ -108,3 +106,7 @@ export function prepareStatements(db: Database.Database): Statements {
   }
   return out as Statements;
 }
+
+/** --recrawl-after's URLs due again, oldest first: prepared once the index it reads exists (ensureFetchedIndex). */
+export const DUE_AGAIN_SQL = `SELECT u.seq, u.host, u.depth FROM urls u INDEXED BY urls_fetched JOIN hosts h ON h.host = u.host
+    WHERE u.state = ${S.done} AND u.fetched_at <= ? AND h.retired = 0 ORDER BY u.fetched_at LIMIT ?`;
