@@ -22,6 +22,9 @@ export const URL_KIND = { page: 0, sitemap: 1 } as const;
 
 export const SCHEMA_VERSION = 3;
 
+/** WAL pages between automatic checkpoints (see openSchema). */
+const WAL_CHECKPOINT_PAGES = 10_000;
+
 /** SQLite's page cache for a store connection, in KiB. */
 export const STORE_CACHE_KIB = 8 * 1024;
 
@@ -37,6 +40,12 @@ export function openSchema(db: Database.Database, file: string): void {
   // NORMAL in WAL mode: a commit survives the process being killed (the WAL is written
   // before commit returns); only an OS crash or power cut can lose the last commits.
   db.pragma('synchronous = NORMAL');
+  // A checkpoint (the WAL's pages copied into the file) every 10,000 pages written, not
+  // SQLite's 1,000: a crawl's commits rewrite the same pages (its hosts, counts, queue
+  // heads), and each checkpoint copies them again. The commits of a small-web crawl took
+  // 290 to 438 ms of its thread against 355 to 559 (the time BEGIN and COMMIT took, nine
+  // alternating pairs, less in each); the WAL file grows to some 40 MB before it is reused.
+  db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   // Several processes may share the file: a writer waits for another's transaction.
   db.pragma('busy_timeout = 10000');
   // The page cache is memory the process holds for as long as it runs, and a growing
