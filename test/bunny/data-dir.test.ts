@@ -7,6 +7,7 @@ import { MARKER_FORMAT, type Marker } from '../../src/bunny/marker.js';
 import { VERSION } from '../../src/version.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
+import { ageFetches } from '../helpers/revisit-web.js';
 
 const logs: { line: string; level: string }[] = [];
 const h = crawlHarness('data-dir', {
@@ -271,9 +272,7 @@ describe('the index of fetch times', () => {
     const store = join(h.dir, 'frontier.db');
     expect(indexes(store)).not.toContain('urls_fetched');
     // The URLs fetched before it existed are found by it once they are old enough.
-    const db = new Database(store);
-    db.prepare('UPDATE urls SET fetched_at = fetched_at - 7200000 WHERE fetched_at IS NOT NULL').run();
-    db.close();
+    ageFetches(store, 7_200_000);
     const again = await run([`${a.origin}/`], { recrawlAfterMs: 3_600_000 });
     expect(again.fetchedThisRun).toBe(2);
     expect(indexes(store)).toContain('urls_fetched');

@@ -1,28 +1,16 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
-import { expectRevisitedInRun, revisitWeb } from '../helpers/revisit-web.js';
+import { ageFetches, expectRevisitedInRun, revisitWeb } from '../helpers/revisit-web.js';
 import { readWarcDir } from '../helpers/warc.js';
 
 const h = crawlHarness('recrawl', { builtinModules: false, delayMs: 0, delayFactor: 0 });
 
 const HOUR = 3_600_000;
 
-/**
- * Makes every fetch the store remembers `ms` older, as if that long had passed since
- * (between runs: no crawl has the store open). A run asked to recrawl what is an hour
- * old then finds the earlier run's pages due, and none of its own.
- */
-function age(ms: number): void {
-  const db = new Database(join(h.dir, 'frontier.db'));
-  try {
-    db.prepare('UPDATE urls SET fetched_at = fetched_at - ? WHERE fetched_at IS NOT NULL').run(ms);
-  } finally {
-    db.close();
-  }
-}
+/** Every fetch the store remembers `ms` older (ageFetches). */
+const age = (ms: number) => ageFetches(join(h.dir, 'frontier.db'), ms);
 
 const MONDAY = 'Mon, 30 Nov 2026 10:00:00 GMT';
 const TUESDAY = 'Tue, 01 Dec 2026 10:00:00 GMT';

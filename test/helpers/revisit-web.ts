@@ -1,8 +1,23 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import type { PageRecord } from '../../src/output/pages-log.js';
 import type { Handler, TestServer } from './http.js';
 import { page } from './http.js';
+
+/**
+ * Makes every fetch a SQLite store remembers `ms` older, as if that long had passed
+ * since (between runs: no crawl has the store open). A run asked to recrawl what is an
+ * hour old then finds the earlier run's pages due, and none of its own.
+ */
+export function ageFetches(store: string, ms: number): void {
+  const db = new Database(store);
+  try {
+    db.prepare('UPDATE urls SET fetched_at = fetched_at - ? WHERE fetched_at IS NOT NULL').run(ms);
+  } finally {
+    db.close();
+  }
+}
 
 /** The ETag of the page that is asked for again. */
 export const HOME_ETAG = '"home-1"';
