@@ -1,5 +1,5 @@
-import type { DocSection, OptionSpec } from '../src/bunny/option-table.js';
-import { OPTIONS } from '../src/bunny/options.js';
+import type { DocSection, OptionSpec } from '../src/options/option-table.js';
+import { OPTIONS } from '../src/options/options.js';
 
 /**
  * The README's option tables as the option table says they are: one row per option,

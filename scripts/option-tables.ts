@@ -1,4 +1,4 @@
-// Writes the README's option tables from the option table (src/bunny/option-table.ts):
+// Writes the README's option tables from the option table (src/options/option-table.ts):
 // after adding or changing an option, `npm run docs:options` brings README.md along, and
 // test/docs/option-tables.test.ts checks that nobody forgot.
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -5,8 +5,7 @@
 
 /** htmlparser2's DOM helpers (domutils), to query what `page.dom()` gives a module. */
 export { DomUtils } from 'htmlparser2';
-export { CrawlOptionError, crawl } from './bunny/crawl.js';
-export type { CrawlOptions, CrawlProgress, CrawlSummary } from './bunny/options.js';
+export { CrawlOptionError, crawl } from './assembly/crawl.js';
 export type {
   CobwebModule,
   Document,
@@ -19,6 +18,7 @@ export type {
   PageFields,
   PageForm,
 } from './modules/api.js';
+export type { CrawlOptions, CrawlProgress, CrawlSummary } from './options/options.js';
 export type { PageRecord } from './output/pages-log.js';
 export { canonicalize } from './url/canonicalize.js';
 export type { ScopeMode } from './url/filter.js';

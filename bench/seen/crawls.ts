@@ -13,11 +13,11 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { layoutOf } from '../../src/bunny/data-dir.js';
-import { linkSettingsOf, writeMarker } from '../../src/bunny/marker.js';
-import { withDefaults } from '../../src/bunny/options.js';
+import { layoutOf } from '../../src/data-dir/data-dir.js';
+import { linkSettingsOf, writeMarker } from '../../src/data-dir/marker.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import { withDefaults } from '../../src/options/options.js';
 import { TEST_SETTINGS } from '../../test/frontier/stores.js';
 import { describeMachine } from '../report.js';
 

@@ -9,15 +9,15 @@ import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import { DEFAULTS } from '../options/options.js';
+import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
-import { DEFAULTS } from './options.js';
 import { ParsePool } from './parse-pool.js';
-import type { RequestSetup } from './request-setup.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type Visit, type VisitParts, visit } from './visit.js';
 

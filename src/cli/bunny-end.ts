@@ -1,7 +1,7 @@
-import type { CrawlLog } from '../bunny/crawl-log.js';
 import type { StopReason } from '../bunny/crawl-loop.js';
-import type { RunCounter } from '../bunny/run-counts.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
+import type { CrawlLog } from '../output/crawl-log.js';
+import type { RunCounter } from '../output/run-counts.js';
 import { storeSummary, summaryJson } from './progress.js';
 
 /** Why a bunny stopped: the crawl ended (the store says how), --max-time ran out, or a signal. */

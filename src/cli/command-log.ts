@@ -1,5 +1,5 @@
-import { CrawlLog, type EventLog } from '../bunny/crawl-log.js';
-import type { Settings } from '../bunny/options.js';
+import type { Settings } from '../options/options.js';
+import { CrawlLog, type EventLog } from '../output/crawl-log.js';
 import { printed } from './quiet.js';
 
 /** The options that say what a command logs; `cobweb server` and `cobweb bunny` take them as `cobweb crawl` does. */

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
-import { CrawlOptionError } from '../bunny/errors.js';
-import { OPTIONS } from '../bunny/options.js';
+import { CrawlOptionError } from '../errors.js';
+import { OPTIONS } from '../options/options.js';
 import { EXIT } from './exit-codes.js';
 import { addConfigFlags, type Gathered, gatherOptions } from './gathered-options.js';
 import { addRuleOptions } from './rule-options.js';

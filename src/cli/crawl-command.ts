@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { DEFAULTS } from '../bunny/options.js';
+import { DEFAULTS } from '../options/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { ProgressReporter, summaryJson, summaryText } from './progress.js';
@@ -37,7 +37,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     }
     try {
       // The crawl's code loads only once the command line is known to be a crawl.
-      const { crawl } = await import('../bunny/crawl.js');
+      const { crawl } = await import('../assembly/crawl.js');
       const summary = await crawl({
         ...given,
         seeds,

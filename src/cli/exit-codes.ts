@@ -1,4 +1,4 @@
-import type { CrawlSummary } from '../bunny/options.js';
+import type { CrawlSummary } from '../options/options.js';
 
 /** What `cobweb` exits with; the README's "Exit codes" table says the same. */
 export const EXIT = {

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import { type ConfigFile, readConfigFile } from '../bunny/config-file.js';
-import { type CrawlOptions, OPTION_DEFAULTS } from '../bunny/options.js';
+import { type ConfigFile, readConfigFile } from '../options/config-file.js';
+import { type CrawlOptions, OPTION_DEFAULTS } from '../options/options.js';
 import type { FlagValues, Key } from './rule-options.js';
 import { readSeedsFile } from './seeds-file.js';
 

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CrawlOptionError, DataDirBusyError } from '../bunny/errors.js';
+import { CrawlOptionError, DataDirBusyError } from '../errors.js';
 import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';

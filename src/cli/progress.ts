@@ -1,8 +1,8 @@
-import { agree, count } from '../bunny/english.js';
-import type { CrawlProgress, CrawlSummary } from '../bunny/options.js';
-import { progressOf } from '../bunny/progress-of.js';
-import type { RunCounter, RunCounts } from '../bunny/run-counts.js';
+import { progressOf } from '../assembly/progress-of.js';
+import { agree, count } from '../english.js';
 import type { Frontier } from '../frontier/types.js';
+import type { CrawlProgress, CrawlSummary } from '../options/options.js';
+import type { RunCounter, RunCounts } from '../output/run-counts.js';
 import { describeSeen } from '../seen/describe.js';
 
 function duration(ms: number): string {

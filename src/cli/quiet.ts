@@ -1,4 +1,4 @@
-import type { LogLevel } from '../bunny/options.js';
+import type { LogLevel } from '../options/options.js';
 
 /** --quiet, the same for crawl, server and bunny. */
 export const QUIET_HELP =

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
-import { checkDataDir, layoutOf } from '../bunny/data-dir.js';
-import { count } from '../bunny/english.js';
-import { DataDirError } from '../bunny/errors.js';
-import { DEFAULTS } from '../bunny/options.js';
+import { checkDataDir, layoutOf } from '../data-dir/data-dir.js';
+import { count } from '../english.js';
+import { DataDirError } from '../errors.js';
+import { DEFAULTS } from '../options/options.js';
 import { EXIT } from './exit-codes.js';
 
 /** `cobweb report [DIR]`: DIR/report.html from pages.jsonl and the store, to open with no server. */

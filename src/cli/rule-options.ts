@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { OptionValueError } from '../bunny/option-kinds.js';
-import type { OptionSpec } from '../bunny/option-table.js';
-import { type CrawlOptions, DEFAULTS, OPTIONS } from '../bunny/options.js';
+import { OptionValueError } from '../options/option-kinds.js';
+import type { OptionSpec } from '../options/option-table.js';
+import { type CrawlOptions, DEFAULTS, OPTIONS } from '../options/options.js';
 
 export type Key = Exclude<keyof CrawlOptions, 'seeds'>;
 type Flagged = [key: Key, spec: OptionSpec<unknown> & { flag: string }];

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CrawlOptionError } from '../bunny/errors.js';
+import { CrawlOptionError } from '../errors.js';
 
 /**
  * The seed URLs of a --seeds file: one a line; blank lines, lines starting with `#` and

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { crawlName, parseHostPort as hostAndPort } from '../bunny/option-kinds.js';
+import { crawlName, parseHostPort as hostAndPort } from '../options/option-kinds.js';
 
 // What the server, bunny and control commands share, apart from the server's own code:
 // a command that needs only these does not load the server.

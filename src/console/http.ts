@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tokenMatches } from '../server/token.js';
 import { assets } from './assets.js';
+import { tokenMatches } from './token.js';
 import type { ConsoleActions, SeedsAdded } from './types.js';
 
 /** The header an action carries the token in: a custom header, so another site's page cannot send it. */

@@ -1,5 +1,5 @@
-import { outcomeOf } from '../bunny/run-counts.js';
 import type { PageRecord } from '../output/pages-log.js';
+import { outcomeOf } from '../output/run-counts.js';
 
 /** One line of the live tail: a URL just written to pages.jsonl. */
 export interface TailLine {

@@ -1,7 +1,7 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { outcomeOf } from '../bunny/run-counts.js';
 import type { PageRecord } from '../output/pages-log.js';
+import { outcomeOf } from '../output/run-counts.js';
 
 /** One host's line in the report. */
 export interface HostLine {

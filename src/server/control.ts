@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { count } from '../bunny/english.js';
+import { count } from '../english.js';
 import type { ModuleHost } from '../modules/module-host.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import { describeSeen } from '../seen/describe.js';

@@ -1,7 +1,6 @@
-import type { EventLog } from '../bunny/crawl-log.js';
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
-import type { ModuleDataFiles } from '../bunny/module-data.js';
 import { refusedRecord } from '../bunny/page-processor.js';
+import type { ModuleDataFiles } from '../data-dir/module-data.js';
 import {
   completionFromWire,
   idFromWire,
@@ -14,6 +13,7 @@ import {
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
 import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import type { EventLog } from '../output/crawl-log.js';
 import { ModuleRecordsLog } from '../output/module-records-log.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import {

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { EventLog } from '../bunny/crawl-log.js';
-import { crawlLayoutOf, type DataLayout } from '../bunny/data-dir.js';
 import type { LinkRules } from '../bunny/links.js';
-import type { ModuleDataFiles } from '../bunny/module-data.js';
 import { Feed } from '../console/feed.js';
+import { crawlLayoutOf, type DataLayout } from '../data-dir/data-dir.js';
+import type { ModuleDataFiles } from '../data-dir/module-data.js';
 import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import type { EventLog } from '../output/crawl-log.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { DEFAULT_CRAWL, type JsonObject } from '../protocol/index.js';
 import { type BackoffStep, ProbabilityBackoff } from './backoff.js';

@@ -1,6 +1,6 @@
-import type { EventLog } from '../bunny/crawl-log.js';
-import { count } from '../bunny/english.js';
+import { count } from '../english.js';
 import type { Frontier } from '../frontier/types.js';
+import type { EventLog } from '../output/crawl-log.js';
 
 /** How often the watch looks at the store's count when nothing made it look. */
 const LOOK_EVERY_MS = 5000;

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { BlockList, createServer, isIP, type Server, type Socket } from 'node:net';
-import type { EventLog } from '../bunny/crawl-log.js';
 import type { BunnyView } from '../console/types.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import type { EventLog } from '../output/crawl-log.js';
 import { ErrorCode, MAX_SPLIT_BYTES } from '../protocol/index.js';
 import { Control } from './control.js';
 import type { ServerCrawls } from './crawls.js';

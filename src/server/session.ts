@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { tokenMatches } from '../console/token.js';
 import type { BunnyView } from '../console/types.js';
 import { leaseFromWire } from '../frontier/remote/wire.js';
 import type { CrawlerId, Lease } from '../frontier/types.js';
@@ -23,7 +24,6 @@ import {
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlService } from './crawl-service.js';
 import type { HeldCrawl, ServerCrawls } from './crawls.js';
-import { tokenMatches } from './token.js';
 
 export interface SessionLimits {
   /** A connection with half a packet, or with nothing sent and no request waiting, for this long is closed. */

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import type { EventLog } from '../bunny/crawl-log.js';
 import type { Feed } from '../console/feed.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import type { EventLog } from '../output/crawl-log.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { DEFAULT_CRAWL } from '../protocol/index.js';
 import type { BackoffStep } from './backoff.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { crawl } from '../../src/bunny/crawl.js';
+import { crawl } from '../../src/assembly/crawl.js';
 import { fetchCounts, readPages } from '../helpers/pages.js';
 
 /** --crawl NAME on the embedded store: the crawl's own folder, crawls/NAME under --data. */

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
+import { crawl } from '../../src/assembly/crawl.js';
+import type { CrawlOptions } from '../../src/options/options.js';
 import { readPages } from '../helpers/pages.js';
 
 /** The same synthetic web, crawled with each seen set: the same pages, each fetched once (counted at its server). */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WARCParser } from 'warcio';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { crawl } from '../../src/bunny/crawl.js';
+import { crawl } from '../../src/assembly/crawl.js';
 import { JITTER_MS } from '../helpers/jitter.js';
 import { readPages } from '../helpers/pages.js';
 

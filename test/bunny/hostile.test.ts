@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions, CrawlSummary } from '../../src/bunny/options.js';
+import { crawl } from '../../src/assembly/crawl.js';
+import type { CrawlOptions, CrawlSummary } from '../../src/options/options.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
 import {
   drip,

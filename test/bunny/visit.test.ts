@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkRulesOf } from '../../src/bunny/crawl.js';
-import { withDefaults } from '../../src/bunny/options.js';
+import { linkRulesOf } from '../../src/assembly/crawl.js';
 import { ParsePool } from '../../src/bunny/parse-pool.js';
 import { type VisitParts, visit } from '../../src/bunny/visit.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import { RobotsCache } from '../../src/fetch/robots/robots-cache.js';
 import type { Lease } from '../../src/frontier/types.js';
+import { withDefaults } from '../../src/options/options.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 
 /** One visit (robots gate -> fetch -> parse) against a real web server, with a real fetcher. */

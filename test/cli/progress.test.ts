@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CrawlProgress, CrawlSummary } from '../../src/bunny/options.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { ProgressReporter, progressLine, summaryText } from '../../src/cli/progress.js';
+import type { CrawlProgress, CrawlSummary } from '../../src/options/options.js';
 
 /** A real stream that collects what is written, with the TTY properties a terminal has or not. */
 function stream(isTTY: boolean): { out: NodeJS.WriteStream; text: () => string } {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
+import { crawl } from '../../src/assembly/crawl.js';
 import { haveChromium, launchChromium, type TestBrowser } from '../helpers/browser.js';
 import { cobweb } from '../helpers/cli-process.js';
 import type { TestServer } from '../helpers/http.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { outcomeOf } from '../../src/bunny/run-counts.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
+import { outcomeOf } from '../../src/output/run-counts.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { outcomeOf } from '../../src/bunny/run-counts.js';
+import { outcomeOf } from '../../src/output/run-counts.js';
 import { cobweb } from '../helpers/cli-process.js';
 import type { TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';

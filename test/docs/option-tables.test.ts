@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { optionTable, SECTIONS } from '../../scripts/option-table-text.js';
-import { configOptions } from '../../src/bunny/config-file.js';
-import type { OptionSpec } from '../../src/bunny/option-table.js';
-import { OPTIONS } from '../../src/bunny/options.js';
+import { configOptions } from '../../src/options/config-file.js';
+import type { OptionSpec } from '../../src/options/option-table.js';
+import { OPTIONS } from '../../src/options/options.js';
 import { codeBlockAfter } from '../helpers/doc-blocks.js';
 
 const README = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');

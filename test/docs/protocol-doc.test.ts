@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withDefaults } from '../../src/bunny/options.js';
+import { withDefaults } from '../../src/options/options.js';
 import {
   ErrorCode,
   encode,

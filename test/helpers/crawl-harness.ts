@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { crawl } from '../../src/bunny/crawl.js';
-import type { CrawlOptions } from '../../src/bunny/options.js';
+import { crawl } from '../../src/assembly/crawl.js';
+import type { CrawlOptions } from '../../src/options/options.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
 import type { routes, TestServer } from './http.js';
 import { readPages } from './pages.js';

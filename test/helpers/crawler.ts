@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { linkRulesOf, startModules } from '../../src/bunny/crawl.js';
+import { linkRulesOf, startModules } from '../../src/assembly/crawl.js';
 import { Crawler } from '../../src/bunny/crawler.js';
-import { type CrawlOptions, withDefaults } from '../../src/bunny/options.js';
-import { requestSetupOf } from '../../src/bunny/request-setup.js';
 import type { CrawlerId, Frontier } from '../../src/frontier/types.js';
+import { type CrawlOptions, withDefaults } from '../../src/options/options.js';
+import { requestSetupOf } from '../../src/options/request-setup.js';
 import type { PageRecord } from '../../src/output/pages-log.js';
 
 export interface InProcessCrawler {

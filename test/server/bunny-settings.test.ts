@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { linkRulesOf } from '../../src/bunny/crawl.js';
+import { linkRulesOf } from '../../src/assembly/crawl.js';
 import { routeLinks } from '../../src/bunny/links.js';
-import { DEFAULTS } from '../../src/bunny/options.js';
+import { DEFAULTS } from '../../src/options/options.js';
 import { bunnySettingsFrom, settingsForBunnies } from '../../src/server/bunny-settings.js';
 
 /** What WELCOME carries to bunnies, so they filter links as the server would. */

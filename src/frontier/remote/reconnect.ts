@@ -1,4 +1,4 @@
-import { count } from '../../bunny/english.js';
+import { count } from '../../english.js';
 import { backoffMs } from '../policy/backoff.js';
 
 /** Time as the reconnect loop sees it: a test gives a clock of its own, and no real waiting. */

@@ -1,5 +1,5 @@
 import type { ModulePage, ModuleStats } from '../modules/api.js';
-import type { LogLevel } from './options.js';
+import type { LogLevel } from '../options/options.js';
 
 /** The name the library's onPage goes by in the summary's module list (no module can take it). */
 export const ON_PAGE_NAME = '(onPage)';

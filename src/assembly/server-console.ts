@@ -1,10 +1,10 @@
-import { judgeSeeds } from '../bunny/revisit.js';
 import type { Feed } from '../console/feed.js';
 import { type RunningConsole, startConsole } from '../console/start.js';
 import type { ConsoleSource } from '../console/types.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { FrontierHosts } from '../frontier/types.js';
-import type { RunningServer } from './start.js';
+import type { RunningServer } from '../server/start.js';
+import { judgeSeeds } from './revisit.js';
 
 const BUSIEST = 15;
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
+import { crawl } from '../../src/assembly/crawl.js';
 import { type Handler, page, routes, serve, type TestServer } from '../helpers/http.js';
 
 /**

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Cookie } from 'tough-cookie';
+import { CrawlOptionError } from '../errors.js';
 import { parseNetscapeCookies } from '../fetch/netscape-cookies.js';
 import { type ProxyChoice, proxyChoiceOf } from '../fetch/proxy.js';
-import { CrawlOptionError } from './errors.js';
 import type { Settings } from './options.js';
 
 /** What the request options' files and the environment say, read before anything is touched. */

@@ -29,7 +29,7 @@ import {
   userAgent,
   whole,
 } from './option-kinds.js';
-import type { CrawlProgress, LogLevel } from './options.js';
+import type { CrawlProgress, LogLevel } from './reports.js';
 
 /** Which README table an option is in (test/docs/option-tables.test.ts holds them to this table). */
 export type DocSection =

@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { CommanderError } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { crawl } from '../../src/bunny/crawl.js';
-import { CrawlOptionError } from '../../src/bunny/errors.js';
-import { type CrawlOptions, OPTIONS, withDefaults } from '../../src/bunny/options.js';
+import { crawl } from '../../src/assembly/crawl.js';
 import { crawlCommand } from '../../src/cli/crawl-command.js';
+import { CrawlOptionError } from '../../src/errors.js';
+import { type CrawlOptions, OPTIONS, withDefaults } from '../../src/options/options.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
 

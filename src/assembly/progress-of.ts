@@ -1,6 +1,6 @@
 import type { FrontierStats } from '../frontier/types.js';
-import type { CrawlProgress } from './options.js';
-import type { RunCounter } from './run-counts.js';
+import type { CrawlProgress } from '../options/options.js';
+import type { RunCounter } from '../output/run-counts.js';
 
 /**
  * A crawl's progress from the store's counts (all runs) and this run's lines: what the

@@ -1,12 +1,9 @@
-import type { SeenStats } from '../frontier/types.js';
-import type { ModuleStats } from '../modules/api.js';
-import { CrawlOptionError } from './errors.js';
-import type { LinkSettings } from './marker.js';
+import { CrawlOptionError } from '../errors.js';
 import { shown } from './option-kinds.js';
 import { OPTIONS, type OptionSpec } from './option-table.js';
-import type { RunCounts } from './run-counts.js';
 import { defaultSeen, type SeenKindName } from './seen-default.js';
 
+export type { CrawlProgress, CrawlSummary, LogLevel } from './reports.js';
 export { OPTIONS };
 
 /** The options the table has, each optional, of the type its kind checks. */
@@ -24,48 +21,6 @@ export type ValueOf<K extends keyof OptionTable> = OptionTable[K] extends Option
 type DefaultedKey = {
   [K in keyof OptionTable]: OptionTable[K] extends { default: unknown } ? K : never;
 }[keyof OptionTable];
-
-/**
- * 'error': something failed; 'warning': something the user may not want; 'info': the
- * crawl's lifecycle, module logs and the like; 'debug': each fetch, retry, back-off, refusal.
- */
-export type LogLevel = 'error' | 'warning' | 'info' | 'debug';
-
-export interface CrawlProgress {
-  /** In the store, this run and earlier runs on the same folder: URLs that got a response (any status). */
-  done: number;
-  /** In the store: URLs given up on without a response (a robots.txt answering 5xx included). */
-  failed: number;
-  queued: number;
-  inFlight: number;
-  /** In the store: URLs not fetched because the crawl's rules (filters, too long) or robots.txt refused them. */
-  rejected: number;
-  /** URLs that got an HTTP response this run, whatever the status. */
-  fetchedThisRun: number;
-  /** This run: 4xx and 5xx responses, and URLs that failed without one (the summary's "errors"). */
-  errorsThisRun: number;
-  elapsedMs: number;
-  pagesPerSec: number;
-  /** The store's seen set: its kind and size, and a bloom filter's estimated false-positive rate as it fills. */
-  seen?: SeenStats;
-}
-
-export interface CrawlSummary extends CrawlProgress {
-  /** Per module (and the library's onPage): calls, errors, timeouts, pages skipped, mean time. */
-  modules: ModuleStats[];
-  data: string;
-  pagesFile: string;
-  warcFiles: readonly string[];
-  /**
-   * Why the crawl ended; 'passes': --passes N were done, and more is queued for the next
-   * run; 'console': stopped from the console's Stop; 'max-time': --max-time ran out.
-   */
-  stoppedBy: 'finished' | 'max-pages' | 'max-time' | 'signal' | 'passes' | 'console';
-  /** This run's URLs by outcome: fetched by status class, failed, refused by robots.txt, refused by reason. */
-  thisRun: RunCounts;
-  /** The options deciding which URLs are followed that differ from the last run on this folder (cobweb.json). */
-  changedSettings: (keyof LinkSettings)[];
-}
 
 /** Constants of the crawl that are not options. */
 const FIXED = {

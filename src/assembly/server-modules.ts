@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ModuleHost } from '../modules/module-host.js';
-import type { LogLevel } from './options.js';
+import type { LogLevel } from '../options/options.js';
 
 /** A module as a server sends it (MODULE): its name, the SHA-256 of its source, the source. */
 export interface SentModule {

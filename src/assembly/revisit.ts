@@ -1,18 +1,12 @@
-import type {
-  CrawlerId,
-  FrontierAdmin,
-  LocalFrontier,
-  NewLink,
-  PendingRecord,
-  RejectedLink,
-  StoredLink,
-} from '../frontier/types.js';
+import { type LinkRules, refusal } from '../bunny/links.js';
+import type { LinkSettings } from '../data-dir/marker.js';
+import { agree, count } from '../english.js';
+import type { CrawlerId, FrontierAdmin, LocalFrontier, NewLink, RejectedLink } from '../frontier/types.js';
+import type { LogLevel } from '../options/options.js';
 import { canonicalize } from '../url/canonicalize.js';
-import { agree, count } from './english.js';
-import { type LinkRules, refusal } from './links.js';
-import type { LinkSettings } from './marker.js';
-import type { LogLevel } from './options.js';
-import { type SeedHints, seedLines } from './seed-lines.js';
+import { type SeedHints, type SeedsAdded, seedLines } from './seed-lines.js';
+
+export type { SeedsAdded };
 
 /**
  * The refusals a changed rule can undo: the ones decided from the URL and its depth
@@ -73,20 +67,6 @@ export async function retryFailed(store: FrontierAdmin): Promise<number> {
 /** Seeds as links: depth 0, found on no page. */
 export function seedLinks(seeds: readonly string[]): NewLink[] {
   return seeds.map((url) => ({ url, depth: 0, via: null }));
-}
-
-/** What became of the seeds given to a crawl that has run in its folder before. */
-export interface SeedsAdded {
-  /** New to the store: queued. */
-  added: number;
-  /** Refused by an earlier run (scope, depth, robots.txt...): queued again, as seeds. */
-  requeued: StoredLink[];
-  /** Fetched by an earlier run (a response came): not fetched again. */
-  fetched: number;
-  /** Failed in an earlier run (no response): not fetched again. */
-  failed: number;
-  /** Lines to write to pages.jsonl (the store's add() hands them back). */
-  records: PendingRecord[];
 }
 
 /**

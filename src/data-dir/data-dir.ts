@@ -1,62 +1,13 @@
 import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { DataDirBusyError, DataDirError } from '../errors.js';
 import { MODULE_NAME } from '../modules/api.js';
-import { CRAWL_NAME, CRAWL_NAME_RULE, DEFAULT_CRAWL } from '../protocol/types.js';
-import { DataDirBusyError, DataDirError } from './errors.js';
+import { CRAWLS_FOLDER, type DataLayout } from './layout.js';
 import { readMarker } from './marker.js';
 
-/** Where everything of one crawl lives under --data. */
-export interface DataLayout {
-  root: string;
-  store: string;
-  pages: string;
-  warc: string;
-  /** Where modules' emitted records go, one file per module. */
-  moduleData: string;
-  lock: string;
-  /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
-  marker: string;
-  /** A server's book of sites (the log format, with lines of visits journaled as they come), kept across restarts. */
-  sites: string;
-  /** What a server's QUIT writes: the sites and their module info. */
-  log: string;
-  /** A server's token (mode 0600). */
-  token: string;
-  /** passes.jsonl: one line per crawl pass (--passes). */
-  passes: string;
-}
-
-export function layoutOf(dir: string): DataLayout {
-  const root = resolve(dir);
-  return {
-    root,
-    store: join(root, 'frontier.db'),
-    pages: join(root, 'pages.jsonl'),
-    warc: join(root, 'warc'),
-    moduleData: join(root, 'data'),
-    lock: join(root, 'cobweb.lock'),
-    marker: join(root, 'cobweb.json'),
-    sites: join(root, 'sites.jsonl'),
-    log: join(root, 'cobweb.log'),
-    token: join(root, 'token'),
-    passes: join(root, 'passes.jsonl'),
-  };
-}
-
-/**
- * The folder of crawl `name` in the data folder `dir`: the default crawl's is `dir`
- * itself, crawl NAME's is `dir/crawls/NAME`, a data folder of the same layout (--crawl
- * on a folder store, and on a server for every store).
- */
-export function crawlLayoutOf(dir: string, name: string): DataLayout {
-  if (!CRAWL_NAME.test(name)) throw new Error(`"${name}" is not a crawl name: use ${CRAWL_NAME_RULE}`);
-  return layoutOf(name === DEFAULT_CRAWL ? dir : join(dir, CRAWLS_FOLDER, name));
-}
-
-/** Where the named crawls' folders are, in a data folder. */
-const CRAWLS_FOLDER = 'crawls';
+export { crawlLayoutOf, type DataLayout, layoutOf } from './layout.js';
 
 /**
  * What a run killed between taking the lock and writing the marker can leave, and the

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { DataDirError } from '../errors.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
+import type { LogLevel } from '../output/crawl-log.js';
 import { checkDataDir, clearCrawl, type DataLayout } from './data-dir.js';
-import { DataDirError } from './errors.js';
 import {
   changedLinkSettings,
   describeLinkChanges,
@@ -11,7 +12,6 @@ import {
   writeMarker,
 } from './marker.js';
 import { ModuleDataFiles, moduleDataFile } from './module-data.js';
-import type { LogLevel } from './options.js';
 
 export interface DataDirRun {
   /** This run's link-deciding settings, for the marker. */

@@ -1,17 +1,9 @@
 import { hostname } from 'node:os';
 import { resolve as resolvePath } from 'node:path';
+import { Crawler, closeAll } from '../bunny/crawler.js';
+import { type LinkRules, linkRulesFrom } from '../bunny/links.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
-import { NotAStoreError } from '../frontier/sqlite/schema.js';
-import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
-import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
-import { type StoreCall, timedStore } from '../frontier/timed.js';
-import { BUILTIN_MODULES } from '../modules/builtin/index.js';
-import { ModuleHost } from '../modules/module-host.js';
-import { type PageRecord, PagesLog } from '../output/pages-log.js';
-import { canonicalize } from '../url/canonicalize.js';
-import { CrawlLog } from './crawl-log.js';
-import { Crawler, closeAll } from './crawler.js';
 import {
   checkDataDir,
   checkStore,
@@ -19,13 +11,17 @@ import {
   type DataLayout,
   layoutOf,
   lockDataDir,
-} from './data-dir.js';
-import { count } from './english.js';
-import { CrawlOptionError, DataDirError, ModuleLoadError } from './errors.js';
-import { type LinkRules, linkRulesFrom } from './links.js';
-import { linkSettingsOf } from './marker.js';
-import { GuardedOnPage } from './on-page.js';
-import { openDataDir } from './open-data-dir.js';
+} from '../data-dir/data-dir.js';
+import { linkSettingsOf } from '../data-dir/marker.js';
+import { openDataDir } from '../data-dir/open-data-dir.js';
+import { count } from '../english.js';
+import { CrawlOptionError, DataDirError, ModuleLoadError } from '../errors.js';
+import { NotAStoreError } from '../frontier/sqlite/schema.js';
+import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
+import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
+import { type StoreCall, timedStore } from '../frontier/timed.js';
+import { BUILTIN_MODULES } from '../modules/builtin/index.js';
+import { ModuleHost } from '../modules/module-host.js';
 import {
   type CrawlOptions,
   type CrawlProgress,
@@ -34,12 +30,16 @@ import {
   type LogLevel,
   type Settings,
   withDefaults,
-} from './options.js';
+} from '../options/options.js';
+import { requestSetupOf } from '../options/request-setup.js';
+import { CrawlLog } from '../output/crawl-log.js';
+import { type PageRecord, PagesLog } from '../output/pages-log.js';
+import { RunCounter } from '../output/run-counts.js';
+import { canonicalize } from '../url/canonicalize.js';
+import { GuardedOnPage } from './on-page.js';
 import { runPasses } from './passes.js';
 import { progressOf } from './progress-of.js';
-import { requestSetupOf } from './request-setup.js';
 import { revisitStore } from './revisit.js';
-import { RunCounter } from './run-counts.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
 

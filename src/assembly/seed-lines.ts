@@ -1,5 +1,19 @@
-import { agree, count } from './english.js';
-import type { SeedsAdded } from './revisit.js';
+import { agree, count } from '../english.js';
+import type { PendingRecord, StoredLink } from '../frontier/types.js';
+
+/** What became of the seeds given to a crawl that has run in its folder before. */
+export interface SeedsAdded {
+  /** New to the store: queued. */
+  added: number;
+  /** Refused by an earlier run (scope, depth, robots.txt...): queued again, as seeds. */
+  requeued: StoredLink[];
+  /** Fetched by an earlier run (a response came): not fetched again. */
+  fetched: number;
+  /** Failed in an earlier run (no response): not fetched again. */
+  failed: number;
+  /** Lines to write to pages.jsonl (the store's add() hands them back). */
+  records: PendingRecord[];
+}
 
 /** How the seed lines name where the earlier runs were, and how to fetch their seeds again. */
 export interface SeedHints {

@@ -2,10 +2,14 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Logger, default as Pino } from 'pino';
-import type { FetchReport } from '../frontier/types.js';
-import type { PageRecord } from '../output/pages-log.js';
-import type { LogLevel, Settings } from './options.js';
-import type { Visit } from './visit.js';
+import type { Completion, FetchReport, Lease } from '../frontier/types.js';
+import type { PageRecord } from './pages-log.js';
+
+/**
+ * 'error': something failed; 'warning': something the user may not want; 'info': the
+ * crawl's lifecycle, module logs and the like; 'debug': each fetch, retry, back-off, refusal.
+ */
+export type LogLevel = 'error' | 'warning' | 'info' | 'debug';
 
 /**
  * What a part of the server hands its lines to: a line for people at a level (info when
@@ -15,7 +19,8 @@ export type EventLog = (line: string, level?: LogLevel, fields?: Record<string, 
 
 /** --log-level's words, most severe first; 'warn' is a LogLevel 'warning'. */
 const ORDER = ['error', 'warn', 'info', 'debug'] as const;
-type Threshold = (typeof ORDER)[number];
+/** --log-level's value. */
+export type Threshold = (typeof ORDER)[number];
 
 function thresholdOf(level: LogLevel): Threshold {
   return level === 'warning' ? 'warn' : level;
@@ -31,7 +36,7 @@ export class CrawlLog {
   private readonly least: number;
 
   constructor(
-    o: Pick<Settings, 'logLevel' | 'logFile'>,
+    o: { logLevel: Threshold; logFile?: string | undefined },
     private readonly onLog: (line: string, level: LogLevel) => void,
   ) {
     this.least = ORDER.indexOf(o.logLevel);
@@ -84,7 +89,7 @@ export class CrawlLog {
   }
 
   /** A settled batch's retries and back-offs as debug events. */
-  visits(batch: readonly Visit[]): void {
+  visits(batch: readonly SettledVisit[]): void {
     if (!this.enabled('debug')) return;
     for (const v of batch) {
       const o = v.page.completion.outcome;
@@ -111,6 +116,12 @@ export class CrawlLog {
   close(): void {
     this.file?.flush();
   }
+}
+
+/** What the log reads of a settled visit: the lease, how it ended, what the host answered. */
+export interface SettledVisit {
+  lease: Pick<Lease, 'url' | 'host' | 'attempt'>;
+  page: { completion: Pick<Completion, 'outcome'>; report: FetchReport };
 }
 
 function backoffOf(r: FetchReport): string | null {

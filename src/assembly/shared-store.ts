@@ -1,8 +1,8 @@
+import { CrawlOptionError } from '../errors.js';
 import type { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
 import type { FrontierSettings } from '../frontier/types.js';
+import { DEFAULTS, type Settings } from '../options/options.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
-import { CrawlOptionError } from './errors.js';
-import { DEFAULTS, type Settings } from './options.js';
 
 /** The store's settings from the crawl options: politeness, retirement, the budgets. */
 export function frontierSettingsOf(o: Settings): FrontierSettings {

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import type { StopReason } from '../bunny/crawl-loop.js';
+import { count } from '../english.js';
 import type { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
-import type { StopReason } from './crawl-loop.js';
-import { count } from './english.js';
-import type { LogLevel } from './options.js';
+import type { LogLevel } from '../options/options.js';
 
 /** One line of passes.jsonl: what one crawl pass did. */
 export interface PassLine {

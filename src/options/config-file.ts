@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { extname } from 'node:path';
 import type { parse as ParseYaml } from 'yaml';
-import { CrawlOptionError } from './errors.js';
+import { CrawlOptionError } from '../errors.js';
 import { OptionValueError, readFileValue } from './option-kinds.js';
 import type { OptionSpec } from './option-table.js';
 import { type CrawlOptions, nearestOption, OPTIONS } from './options.js';

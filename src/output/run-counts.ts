@@ -1,4 +1,4 @@
-import type { PageRecord } from '../output/pages-log.js';
+import type { PageRecord } from './pages-log.js';
 
 /** What became of the URLs that reached a final outcome this run, as the summary shows it. */
 export interface RunCounts {

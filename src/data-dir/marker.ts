@@ -1,9 +1,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { DataDirError } from '../errors.js';
 import { productTokenOf } from '../fetch/robots/robots-txt.js';
 import type { ScopeMode } from '../url/filter.js';
 import { VERSION } from '../version.js';
-import type { DataLayout } from './data-dir.js';
-import { DataDirError } from './errors.js';
+import type { DataLayout } from './layout.js';
 
 /** The layout of cobweb.json; a folder with a higher number was made by a newer cobweb. */
 export const MARKER_FORMAT = 1;
@@ -45,7 +45,7 @@ export interface Marker {
   /** The URL-seen set the last run used (docs/seen.md); a run with another fills it from the store. */
   seen?: SeenSettings;
   /**
-   * The modules whose `data/<name>.jsonl` cobweb made (src/bunny/module-data.ts): --fresh
+   * The modules whose `data/<name>.jsonl` cobweb made (src/data-dir/module-data.ts): --fresh
    * deletes those and no other file in data/. Missing in a marker written before it was kept.
    */
   moduleData?: string[];

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { CrawlOptionError, DataDirBusyError, DataDirError } from '../../src/bunny/errors.js';
-import { MARKER_FORMAT, type Marker } from '../../src/bunny/marker.js';
+import { MARKER_FORMAT, type Marker } from '../../src/data-dir/marker.js';
+import { CrawlOptionError, DataDirBusyError, DataDirError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';

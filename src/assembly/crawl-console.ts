@@ -1,15 +1,15 @@
+import type { Crawler } from '../bunny/crawler.js';
+import type { LinkRules } from '../bunny/links.js';
 import type { Feed } from '../console/feed.js';
 import { type RunningConsole, startConsole } from '../console/start.js';
+import { serverToken } from '../console/token.js';
 import type { ConsoleSource, SeedsAdded } from '../console/types.js';
+import type { DataLayout } from '../data-dir/data-dir.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { FrontierHosts, LocalFrontier } from '../frontier/types.js';
 import type { ModuleStats } from '../modules/api.js';
+import { parseHostPort } from '../options/option-kinds.js';
 import type { PageRecord } from '../output/pages-log.js';
-import { serverToken } from '../server/token.js';
-import type { Crawler } from './crawler.js';
-import type { DataLayout } from './data-dir.js';
-import type { LinkRules } from './links.js';
-import { parseHostPort } from './option-kinds.js';
 import { judgeSeeds } from './revisit.js';
 
 /** The busiest hosts the page shows. */
