@@ -1,10 +1,22 @@
 import type { DocSection, OptionSpec } from '../src/options/option-table.js';
 import { OPTIONS } from '../src/options/options.js';
 
+/** The page that holds the option tables, from the repository's root. */
+export const OPTIONS_DOC = 'docs/options.md';
+
 /**
- * The README's option tables as the option table says they are: one row per option,
- * `| option | default | what it does |`, the option as the command line spells it and
- * by its config key. test/docs/option-tables.test.ts holds the README to these, and
+ * The sections of the README that option texts link to (`[Cookies](#cookies)` is a
+ * section of docs/options.md, these are not): their links lead to the README.
+ */
+const README_SECTIONS: readonly string[] = [
+  'crawling-on-postgresql-bunnies-with-no-server',
+  'watching-and-steering---http-and-cobweb-report',
+];
+
+/**
+ * The option tables of docs/options.md as the option table says they are: one row per
+ * option, `| option | default | what it does |`, the option as the command line spells
+ * it and by its config key. test/docs/option-tables.test.ts holds the page to these, and
  * scripts/option-tables.ts writes them into it.
  */
 export function optionTable(section: DocSection): string {
@@ -12,10 +24,17 @@ export function optionTable(section: DocSection): string {
   for (const [key, spec] of Object.entries(OPTIONS) as [string, OptionSpec<unknown>][]) {
     if (spec.docs?.section !== section) continue;
     const named = spec.flag === undefined ? `\`${key}\`` : `\`${flagShown(spec)}\`, \`${key}\``;
-    const text = (spec.docs.text ?? spec.help).replace(/\|/g, '\\|');
+    const text = linksFromDocs((spec.docs.text ?? spec.help).replace(/\|/g, '\\|'));
     rows.push(`| ${named} | ${defaultShown(spec)} | ${text} |`);
   }
   return rows.join('\n');
+}
+
+/** `](#section)` as a link from docs/: to the README when the section is the README's. */
+function linksFromDocs(text: string): string {
+  return text.replace(/\]\(#([\w-]+)\)/g, (link, anchor: string) =>
+    README_SECTIONS.includes(anchor) ? `](../README.md#${anchor})` : link,
+  );
 }
 
 /** '--max-pages <n>' as `--max-pages N`; a choice as `--scope host\|domain\|any`. */
