@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3';
+import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
+import { RecentUrls } from '../recent-urls.js';
+import type { CrawlerId, FrontierSettings } from '../types.js';
+import type { HeldLeases } from './held-leases.js';
+import { type HostStatements, prepareHostStatements } from './host-table.js';
+import type { QueueHeads } from './queue-heads.js';
+import type { SeenGate } from './seen-gate.js';
+import { prepareStatements, type Statements } from './statements.js';
+
+/** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
+const RECENT_URLS_PER_GENERATION = 32_768;
+
+/**
+ * One open store as its parts see it (claim.ts, completion.ts, link-inserts.ts, ...):
+ * the connection and its statements, the settings, and this handle's state. Made once
+ * when the store opens and handed to each part, so a call on the crawl path reaches
+ * them without a closure or an object of its own.
+ */
+export class Store {
+  /** The store's own table: the seen set when no gate is given. */
+  readonly seen: SqliteSeenSet;
+  readonly st: Statements;
+  readonly hostSt: HostStatements;
+  /**
+   * URLs the store answered for lately. Pages' links come already thinned by the
+   * analyzers (each leaves out what it sent lately), so a modest cache catches what is
+   * left; 250,000 URLs a generation (the class's default) held some 60 MB of strings
+   * in a long crawl, memory that grew with the crawl up to that bound.
+   */
+  readonly recent = new RecentUrls(RECENT_URLS_PER_GENERATION);
+  /** When each crawler of this process was last marked as heard from. */
+  readonly lastTouched = new Map<CrawlerId, number>();
+  closed = false;
+  /** Crawl passes (--passes): only URLs shallower than this are leased; Infinity: all. */
+  passDepth = Number.POSITIVE_INFINITY;
+  /**
+   * With a held seen set the store is this process's alone, and so are its leases
+   * (held-leases.ts). Set once the file has been told which (held-mode.ts).
+   */
+  held: HeldLeases | null = null;
+  /** With held leases, the hosts' next queued rows, read ahead (queue-heads.ts). */
+  heads: QueueHeads | null = null;
+  /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
+  nextDueLook = 0;
+  /**
+   * With held leases, the earliest expiry of the file's lease rows (a shared run's, left
+   * from before this holder) and the earliest retry due: only this process writes
+   * either, so a lease call reads the file for them only when one is due, not each time.
+   * null: there is none; undefined (not held): the file is asked each time.
+   */
+  rowLeaseDue: number | null | undefined = undefined;
+  retryDue: number | null | undefined = undefined;
+  /** --recrawl-after's query (recrawl.ts, dueAgainStatement); null until a crawl asks for it. */
+  dueAgain: Database.Statement | null = null;
+
+  constructor(
+    readonly file: string,
+    readonly db: Database.Database,
+    readonly settings: FrontierSettings,
+    readonly now: () => number,
+    /** The seen set beside the file, held by this process; null: the store's own table. */
+    readonly gate: SeenGate | null,
+  ) {
+    this.seen = new SqliteSeenSet(db);
+    this.st = prepareStatements(db);
+    this.hostSt = prepareHostStatements(db);
+  }
+}

@@ -1,0 +1,36 @@
+import type { PendingRecord } from '../types.js';
+import type { HeldLease } from './held-leases.js';
+import type { HostTable } from './host-table.js';
+
+/** Changes to the crawl's counts made by one transaction, written once at its end. */
+export interface Delta {
+  queued: number;
+  leased: number;
+  retrying: number;
+  done: number;
+  failed: number;
+  rejected: number;
+  stale: number;
+  expired: number;
+}
+
+/** What one call's work in a write transaction works with (group-commit.ts makes it). */
+export interface Tx {
+  now: number;
+  /** Shared by every call in the transaction: read once, written once at its end. */
+  hosts: HostTable;
+  /** Shared too: the transaction's changes to the counts so far. */
+  delta: Delta;
+  /** This call's own: the lines it hands back to be written. */
+  records: PendingRecord[];
+}
+
+/** A leased URL as completions, releases and expiry read it. */
+export interface LeaseRow {
+  seq: number;
+  released: number;
+  host: string;
+  depth: number;
+  /** Set for a lease held in memory (no lease row in the file). */
+  held?: HeldLease;
+}
