@@ -1,5 +1,5 @@
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
-import { refusedRecord } from '../bunny/page-processor.js';
+import { refusedRecord } from '../bunny/page-record.js';
 import type { ModuleDataFiles } from '../data-dir/module-data.js';
 import {
   completionFromWire,
@@ -374,7 +374,7 @@ export class CrawlService {
 
   private async record(records: readonly PendingRecord[], crawler: CrawlerId): Promise<void> {
     if (records.length === 0) return;
-    this.parts.pages.append(records.map((r) => ({ ...refusedRecord(r), crawler })));
+    this.parts.pages.append(records.map((r) => refusedRecord(r, crawler)));
     await this.parts.store.acknowledge(records.map((r) => r.id));
   }
 
