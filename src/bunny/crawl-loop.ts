@@ -14,8 +14,10 @@ import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
 import { LeaseKeeper } from './lease-keeper.js';
-import { joinFields, type ModuleResults, type ModuleStep, type PreparedPages } from './module-step.js';
-import { processCrash, refusedRecord } from './page-processor.js';
+import type { ModuleResults, ModuleStep, PreparedPages } from './module-step.js';
+import { givenBack, processCrash } from './page-processor.js';
+import { refusedRecord } from './page-record.js';
+import { withModuleAdditions } from './page-result.js';
 import type { ExchangeOver, Visit } from './visit.js';
 
 export interface LoopParts {
@@ -246,13 +248,7 @@ export class CrawlLoop {
   }
 
   private async giveBack(leases: readonly Lease[]): Promise<void> {
-    const back = leases.map((l) => ({
-      leaseId: l.id,
-      outcome: { kind: 'deferred' as const },
-      report: { fetchMs: 0, noRequest: true },
-      outlinks: [],
-      rejected: [],
-    }));
+    const back = leases.map((l) => givenBack(l.id));
     await this.parts.frontier.complete(back, this.settings.crawler);
   }
 
@@ -279,7 +275,7 @@ export class CrawlLoop {
   /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */
   async record(records: readonly PendingRecord[]): Promise<void> {
     if (records.length === 0) return;
-    this.parts.write(records.map((r) => ({ ...refusedRecord(r), crawler: this.settings.crawler })));
+    this.parts.write(records.map((r) => refusedRecord(r, this.settings.crawler)));
     await this.parts.frontier.acknowledge(records.map((r) => r.id));
   }
 
@@ -305,7 +301,7 @@ export class CrawlLoop {
       done = await this.parts.visit(lease, startBy, exchangeOver);
     } catch (err) {
       // A bug must not lose the URL: it is recorded as failed, with why.
-      done = { lease, page: processCrash(lease, err), warc: [] };
+      done = { lease, page: processCrash(lease, err, this.settings.crawler), warc: [] };
     }
     this.count(done.page.record);
     exchangeOver(done.page.report, 0);
@@ -390,26 +386,12 @@ export class CrawlLoop {
       await written;
       const results = await hooked;
       const records: PageRecord[] = [];
+      const completions: Completion[] = [];
       for (const f of batch) {
-        const record = f.page.record;
-        if (record !== null) {
-          record.crawler = this.settings.crawler;
-          const fields = results?.fields.get(f);
-          if (fields !== undefined) joinFields(record as unknown as Record<string, unknown>, fields);
-          records.push(record);
-          // A store that keeps the crawl's outputs (a server) writes the line itself.
-          f.page.completion.record = record as unknown as Record<string, unknown>;
-        }
-        const links = results?.links.get(f);
-        if (links !== undefined) {
-          const c = f.page.completion;
-          c.outlinks = [...c.outlinks, ...links.accepted];
-          c.rejected = [...c.rejected, ...links.rejected];
-        }
-        // Each page's module records ride on its own completion: a server writes them
-        // only if that lease still holds, whatever became of the batch's other leases.
-        const emitted = results?.emitted.get(f);
-        if (emitted !== undefined) f.page.completion.moduleRecords = emitted;
+        // A store that keeps the crawl's outputs (a server) writes the line its completion carries.
+        const { record, completion } = withModuleAdditions(f.page, results?.added.get(f));
+        if (record !== null) records.push(record);
+        completions.push(completion);
       }
       this.parts.write(records);
       const { frontier } = this.parts;
@@ -417,7 +399,6 @@ export class CrawlLoop {
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       this.releaseFinished();
       await this.parts.beforeComplete?.();
-      const completions = batch.map((f) => f.page.completion);
       const done = await frontier.complete(completions, this.settings.crawler);
       // The pages' links are in the store now: it may have URLs to give at once.
       this.nothingReadyUntil = undefined;

@@ -160,7 +160,7 @@ export class Crawler {
         gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
         sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
         parser,
-        options: { rules, retry: { retries: o.retries, retryDelayMs: o.retryDelayMs } },
+        options: { rules, retry: { retries: o.retries, retryDelayMs: o.retryDelayMs }, crawler },
       };
       const loop = new CrawlLoop(
         {

@@ -1,14 +1,15 @@
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
 import type { SiteFacts } from '../frontier/types.js';
-import type { ModulePage, ModuleSite, PageFields } from '../modules/api.js';
+import type { ModulePage, ModuleSite } from '../modules/api.js';
 import { lazyPage } from '../modules/lazy-page.js';
 import type { EmittedRecord, ModuleHost } from '../modules/module-host.js';
 import type { PageBatch, WirePage } from '../modules/protocol.js';
 import { partOf } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
 import { packBuffers } from '../worker.js';
-import { type LinkRules, type RoutedLinks, routeLinks } from './links.js';
+import { type LinkRules, routeLinks } from './links.js';
 import type { HookPage } from './page-processor.js';
+import type { ModuleAdditions } from './page-result.js';
 import type { Visit } from './visit.js';
 
 export interface ModuleStepParts {
@@ -21,19 +22,16 @@ export interface ModuleStepParts {
   onPage?: ((page: ModulePage) => unknown) | undefined;
 }
 
-/** What the modules made of a batch: plain data the crawl loop joins to its records and completions. */
+/** What the modules made of a batch: plain data the crawl loop joins to its pages' results. */
 export interface ModuleResults {
-  /** Fields for the pages.jsonl lines, by the visit they belong to. */
-  fields: Map<Visit, PageFields>;
-  /** URLs the modules asked for, routed like links of the visit's page. */
-  links: Map<Visit, RoutedLinks>;
+  /**
+   * What the modules added to each visit's page (withModuleAdditions joins it): its
+   * page hooks' fields, links and records, and those of the site hooks of the site it
+   * found. A visit they added nothing to has none.
+   */
+  added: Map<Visit, ModuleAdditions>;
   /** Sites whose hooks ran, with what they found, to be recorded. */
   sites: SiteFacts[];
-  /**
-   * What the modules emitted, when they have no data folder of their own (a bunny), by
-   * the visit they belong to: a site's records go with the visit that found the site.
-   */
-  emitted: Map<Visit, EmittedRecord[]>;
 }
 
 /** A batch's pages, got ready for the modules before their bytes move on to the WARC thread. */
@@ -96,7 +94,7 @@ export class ModuleStep {
 
   /** Runs the hooks for a batch; `claimed` are the sites whose hooks this crawler runs. */
   async run(prepared: PreparedPages, claimed: readonly ModuleSite[]): Promise<ModuleResults> {
-    const results: ModuleResults = { fields: new Map(), links: new Map(), sites: [], emitted: new Map() };
+    const results: ModuleResults = { added: new Map(), sites: [] };
     await Promise.all([
       this.pageHooks(prepared, results),
       this.parts.siteHooks === false ? null : this.siteHooks(prepared.visits, claimed, results),
@@ -111,7 +109,7 @@ export class ModuleStep {
     const verdicts = await host.onPages(prepared.batch);
     verdicts.forEach((verdict, i) => {
       const visit = prepared.visits[i] as Visit;
-      results.fields.set(visit, verdict.fields);
+      additionsOf(visit, results).fields = verdict.fields;
       this.enqueue(visit, verdict.enqueue, results);
       emittedFor(visit, verdict.emitted, results);
     });
@@ -172,44 +170,31 @@ export class ModuleStep {
     if (urls.length === 0) return;
     const from = { url: visit.lease.url, depth: visit.lease.depth };
     const routed = routeLinks(urls, visit.lease.url, from, this.parts.rules);
-    const before = results.links.get(visit);
-    results.links.set(
-      visit,
+    const added = additionsOf(visit, results);
+    const before = added.links;
+    added.links =
       before === undefined
         ? routed
         : {
             accepted: [...before.accepted, ...routed.accepted],
             rejected: [...before.rejected, ...routed.rejected],
-            urls: [...before.urls, ...routed.urls],
-          },
-    );
+          };
   }
 }
 
+/** What the modules added to the visit's page so far. */
+function additionsOf(visit: Visit, results: ModuleResults): ModuleAdditions {
+  let added = results.added.get(visit);
+  if (added === undefined) {
+    added = {};
+    results.added.set(visit, added);
+  }
+  return added;
+}
+
+/** A site's records go with the visit that found the site, after the page's own. */
 function emittedFor(visit: Visit, records: readonly EmittedRecord[], results: ModuleResults): void {
   if (records.length === 0) return;
-  results.emitted.set(visit, [...(results.emitted.get(visit) ?? []), ...records]);
-}
-
-/** A module may add fields to a page's line, not rewrite what the crawl observed. */
-const OBSERVED = new Set([
-  'url',
-  'status',
-  'contentType',
-  'bytes',
-  'depth',
-  'fetchedAt',
-  'durationMs',
-  'via',
-  'error',
-  'detail',
-  'attempts',
-  'crawler',
-]);
-
-/** Adds the modules' fields to a pages.jsonl line, leaving what the crawl observed as it was. */
-export function joinFields(record: Record<string, unknown>, fields: PageFields): void {
-  for (const [key, value] of Object.entries(fields)) {
-    if (!OBSERVED.has(key)) record[key] = value;
-  }
+  const added = additionsOf(visit, results);
+  added.records = [...(added.records ?? []), ...records];
 }

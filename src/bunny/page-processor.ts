@@ -1,5 +1,13 @@
 import type { FetchFailure, FetchOutcome, FetchSuccess } from '../fetch/types.js';
-import type { Completion, FetchReport, Lease, Outcome, RejectedLink, Validators } from '../frontier/types.js';
+import type {
+  Completion,
+  CrawlerId,
+  FetchReport,
+  Lease,
+  LeaseId,
+  Outcome,
+  Validators,
+} from '../frontier/types.js';
 import type { WirePage } from '../modules/protocol.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
@@ -7,6 +15,8 @@ import { parseSitemap } from '../parse/sitemap.js';
 import type { LinkRules, RoutedLinks } from './links.js';
 import { routeLinks } from './links.js';
 import type { PageAnalysis } from './page-analysis.js';
+import { blankDraft, failureDraft, type RecordDraft, sealed, successDraft } from './page-record.js';
+import { followedBy, type PageResult } from './page-result.js';
 import { parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 /**
@@ -18,19 +28,28 @@ export interface HookPage {
   body: PackedExchange | null;
 }
 
-export interface ProcessedPage {
-  /** The pages.jsonl line; null when the URL will be tried again (only the last try is recorded). */
-  record: PageRecord | null;
-  completion: Completion;
+export interface ProcessedPage extends PageResult {
   /** The page for the modules; null when nothing was fetched (or it will be tried again). */
-  page: HookPage | null;
+  readonly page: HookPage | null;
   /** What politeness learns from this fetch: the crawl loop releases the lease with it. */
-  report: FetchReport;
+  readonly report: FetchReport;
 }
 
 export interface ProcessOptions {
   rules: LinkRules;
   retry: RetrySettings;
+  /** The crawler whose lines these are: its id from the store. */
+  crawler: CrawlerId;
+}
+
+/**
+ * A fetch judged once, as soon as its response is in: what politeness learns of it (the
+ * host is released with this), and whether the URL is tried again (then it is not parsed).
+ */
+export interface Judgement {
+  report: FetchReport;
+  /** ms until the URL is tried again; null when this try is its last (its line is written). */
+  retryInMs: number | null;
 }
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -43,8 +62,19 @@ function mediaType(contentType: string | null): string | null {
   return (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase();
 }
 
+/** What a fetch says, judged once: see Judgement. */
+export function judge(
+  lease: Lease,
+  outcome: FetchOutcome,
+  crawlDelayMs: number | null,
+  retry: RetrySettings,
+): Judgement {
+  const report = reportOf(outcome, crawlDelayMs);
+  return { report, retryInMs: retryDelay(outcome, lease.attempt, retry, report.retryAfterMs) };
+}
+
 /** What a fetch tells politeness: its duration, a Retry-After, a failed connection, the address. */
-export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): FetchReport {
+function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): FetchReport {
   const report: FetchReport = { fetchMs: outcome.responseMs };
   if (crawlDelayMs !== null) report.crawlDelayMs = crawlDelayMs;
   if (outcome.ok) {
@@ -64,47 +94,49 @@ export function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): Fe
  * What of a fetch is to be parsed: a 2xx HTML page ('page'), an error page whose title
  * says what went wrong ('title'), or nothing. A URL to be tried again is not parsed.
  */
-export function parseWanted(
-  lease: Lease,
-  outcome: FetchOutcome,
-  opts: ProcessOptions,
-): 'page' | 'title' | null {
+export function parseWanted(lease: Lease, outcome: FetchOutcome, judged: Judgement): 'page' | 'title' | null {
   if (!outcome.ok || !HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) return null;
   if (lease.kind === 'sitemap' || (outcome.status >= 300 && outcome.status < 400)) return null;
   if (outcome.status < 200) return null;
-  const report = reportOf(outcome, null);
-  if (retryDelay(outcome, lease.attempt, opts.retry, report.retryAfterMs) !== null) return null;
+  if (judged.retryInMs !== null) return null;
   return outcome.status < 300 ? 'page' : 'title';
 }
 
 /**
- * links -> record: turns one fetch, and what its parse found (`analysis`, as
- * parseWanted asked), into the pages.jsonl line and the frontier completion. Plain data
- * in, plain data out: it neither fetches nor writes.
+ * links -> record: turns one fetch, as judged, and what its parse found (`analysis`, as
+ * parseWanted asked), into the pages.jsonl line and the frontier completion. `found`:
+ * links the visit brings besides the page's (a new site's sitemaps), after them. Plain
+ * data in, plain data out: it neither fetches nor writes.
  */
 export function processFetch(
   lease: Lease,
   outcome: FetchOutcome,
-  crawlDelayMs: number | null,
+  judged: Judgement,
   opts: ProcessOptions,
+  found: RoutedLinks | null = null,
   analysis: PageAnalysis | null = null,
   packed: PackedExchange | null = null,
 ): ProcessedPage {
-  const report = reportOf(outcome, crawlDelayMs);
-  const again = retryDelay(outcome, lease.attempt, opts.retry, report.retryAfterMs);
-  if (again !== null) {
+  const { report, retryInMs } = judged;
+  if (retryInMs !== null) {
     const error = outcome.ok ? `http-${outcome.status}` : outcome.error;
-    return retry(lease, report, error, again);
+    return retry(lease, report, error, retryInMs, found);
   }
-  if (!outcome.ok) return failed(lease, report, failureRecord(lease, outcome));
-  const record = successRecord(lease, outcome);
+  if (!outcome.ok) return failed(lease, report, sealed(failureDraft(lease, outcome), opts.crawler), found);
+  const draft = successDraft(lease, outcome);
   // A conditional GET's 304: the stored copy holds; nothing to parse, no links to follow.
   if (outcome.status === 304 && lease.previous !== undefined) {
-    record.notModified = true;
+    draft.notModified = true;
+    const record = sealed(draft, opts.crawler);
     // The capture the 304 confirmed stays the one the validators stand for.
     const { fetchedAt: _, ...kept } = lease.previous;
     const validators = { ...kept, ...validatorsOf(outcome.headers) };
-    return { record, completion: completion(lease, { kind: 'done', validators }), page: null, report };
+    return {
+      record,
+      completion: completion(lease, { kind: 'done', validators }, record, found),
+      page: null,
+      report,
+    };
   }
   let routed = NO_LINKS;
   let links = '';
@@ -112,19 +144,20 @@ export function processFetch(
   if (outcome.status >= 300 && outcome.status < 400) {
     routed = followRedirect(lease, outcome, opts.rules);
     const target = routed.accepted[0]?.url ?? routed.rejected[0]?.url;
-    if (target !== undefined) record.location = target;
+    if (target !== undefined) draft.location = target;
   } else if (outcome.status >= 200 && outcome.status < 300 && lease.kind === 'sitemap') {
-    routed = sitemapLinks(lease, outcome, opts.rules, record);
+    routed = sitemapLinks(lease, outcome, opts.rules, draft);
     links = routed.urls.join('\n');
   } else if (analysis !== null && outcome.status >= 200 && outcome.status < 300) {
     html = true;
-    routed = pageLinks(lease, analysis, record);
+    routed = pageLinks(lease, analysis, draft);
     links = analysis.links;
   } else if (analysis !== null) {
     // An error page's title says what went wrong ("Gone", "Access denied"); its links are
     // not followed, as a browser user would not be led on by them either.
-    record.title = analysis.title;
+    draft.title = analysis.title;
   }
+  const record = sealed(draft, opts.crawler);
   return {
     record,
     completion: {
@@ -133,9 +166,10 @@ export function processFetch(
         kind: 'done',
         validators: { ...validatorsOf(outcome.headers), capturedAt: outcome.startedAt.getTime() },
       },
-      outlinks: routed.accepted,
-      rejected: routed.rejected,
+      outlinks: found === null ? routed.accepted : followedBy(routed.accepted, found.accepted),
+      rejected: found === null ? routed.rejected : followedBy(routed.rejected, found.rejected),
       hasForm: html && analysis?.hasForm === true,
+      record,
     },
     page: {
       page: {
@@ -155,111 +189,149 @@ export function processFetch(
 }
 
 /**
+ * The site did not answer for robots.txt (refused, dns, timeout): the URL fails or is
+ * retried with that cause, as if its own fetch had failed. The request that tried the
+ * connection was counted against the host already (`report`, when this lease made it);
+ * an answer from the cache is not.
+ */
+export function processUnreachable(
+  lease: Lease,
+  failure: FetchFailure,
+  report: FetchReport | null,
+  opts: ProcessOptions,
+): ProcessedPage {
+  const outcome: FetchFailure = { ...failure, url: lease.url, message: `robots.txt: ${failure.message}` };
+  const judged: Judgement = {
+    report: report ?? { fetchMs: 0, noRequest: true },
+    // A failure carries no Retry-After.
+    retryInMs: retryDelay(outcome, lease.attempt, opts.retry, undefined),
+  };
+  return processFetch(lease, outcome, judged, opts);
+}
+
+/**
  * A URL robots.txt keeps us from: not fetched, and recorded as refused. When the site's
  * robots.txt answered 5xx, everything is disallowed until it is read again: the URL is
- * tried again later, then failed.
+ * tried again later, then failed. `report`: the robots.txt request this lease made to
+ * learn it, if it made one.
  */
 export function processBlocked(
   lease: Lease,
   reason: 'robots' | 'robots-unavailable',
   retryAfterMs: number | null,
+  report: FetchReport | null,
   opts: ProcessOptions,
 ): ProcessedPage {
-  const report: FetchReport = { fetchMs: 0, noRequest: true };
+  const released = report ?? { fetchMs: 0, noRequest: true };
   if (reason === 'robots-unavailable' && retryAfterMs !== null && lease.attempt <= opts.retry.retries) {
-    return retry(lease, report, reason, retryAfterMs);
+    return retry(lease, released, reason, retryAfterMs, null);
   }
-  const record = blankRecord(lease);
-  record.error = reason;
+  const draft = blankDraft(lease);
+  draft.error = reason;
+  const record = sealed(draft, opts.crawler);
   if (reason === 'robots') {
-    return { record, completion: completion(lease, { kind: 'refused', reason }), page: null, report };
+    return {
+      record,
+      completion: completion(lease, { kind: 'refused', reason }, record, null),
+      page: null,
+      report: released,
+    };
   }
-  return failed(lease, report, record);
+  return failed(lease, released, record, null);
 }
 
 /**
  * The lease's slot went to another request to its host first (its robots.txt): the URL
  * goes back to the queue with no try spent, and the host's gap counts from that request.
+ * `found`: links that visit brought (a new site's sitemaps).
  */
-export function processDeferred(lease: Lease, report: FetchReport): ProcessedPage {
-  return { record: null, completion: completion(lease, { kind: 'deferred' }), page: null, report };
+export function processDeferred(
+  lease: Lease,
+  report: FetchReport,
+  found: RoutedLinks | null = null,
+): ProcessedPage {
+  return {
+    record: null,
+    completion: completion(lease, { kind: 'deferred' }, null, found),
+    page: null,
+    report,
+  };
 }
 
 /** A bug must not lose the URL: it is recorded as failed ('internal'), with why. */
-export function processCrash(lease: Lease, err: unknown): ProcessedPage {
-  const record = blankRecord(lease);
-  record.error = 'internal';
-  record.detail = err instanceof Error ? err.message : String(err);
-  return failed(lease, { fetchMs: 0 }, record);
+export function processCrash(lease: Lease, err: unknown, crawler: CrawlerId): ProcessedPage {
+  const draft = blankDraft(lease);
+  draft.error = 'internal';
+  draft.detail = err instanceof Error ? err.message : String(err);
+  return failed(lease, { fetchMs: 0 }, sealed(draft, crawler), null);
 }
 
-function retry(lease: Lease, report: FetchReport, error: string, afterMs: number): ProcessedPage {
+/**
+ * A lease handed back unvisited (a pause, a server's back-off): deferred, no try spent,
+ * no request made to its host.
+ */
+export function givenBack(leaseId: LeaseId): Completion {
+  return {
+    leaseId,
+    outcome: { kind: 'deferred' },
+    report: { fetchMs: 0, noRequest: true },
+    outlinks: [],
+    rejected: [],
+  };
+}
+
+function retry(
+  lease: Lease,
+  report: FetchReport,
+  error: string,
+  afterMs: number,
+  found: RoutedLinks | null,
+): ProcessedPage {
   return {
     record: null,
-    completion: completion(lease, { kind: 'retry', error, afterMs }),
+    completion: completion(lease, { kind: 'retry', error, afterMs }, null, found),
     page: null,
     report,
   };
 }
 
-function failed(lease: Lease, report: FetchReport, record: PageRecord): ProcessedPage {
+function failed(
+  lease: Lease,
+  report: FetchReport,
+  record: PageRecord,
+  found: RoutedLinks | null,
+): ProcessedPage {
   return {
     record,
-    completion: completion(lease, { kind: 'failed', error: record.error ?? 'failed' }),
+    completion: completion(lease, { kind: 'failed', error: record.error ?? 'failed' }, record, found),
     page: null,
     report,
   };
 }
 
-function completion(lease: Lease, outcome: Outcome): Completion {
-  return { leaseId: lease.id, outcome, outlinks: [], rejected: [] };
-}
-
-/** The line of a URL before anything is known of it but where it was found. */
-function blankRecord(at: { url: string; depth: number; via: string | null }): PageRecord {
-  return {
-    url: at.url,
-    status: null,
-    contentType: null,
-    bytes: null,
-    depth: at.depth,
-    title: null,
-    outlinks: 0,
-    hasForm: false,
-    fetchedAt: null,
-    durationMs: null,
-    via: at.via,
+/** A completion without links of the page's own; the visit's `found` links, if any. */
+function completion(
+  lease: Lease,
+  outcome: Outcome,
+  record: PageRecord | null,
+  found: RoutedLinks | null,
+): Completion {
+  const c: Completion = {
+    leaseId: lease.id,
+    outcome,
+    outlinks: found === null ? [] : found.accepted,
+    rejected: found === null ? [] : found.rejected,
   };
-}
-
-function failureRecord(lease: Lease, outcome: FetchFailure): PageRecord {
-  const record = blankRecord(lease);
-  record.status = outcome.status ?? null;
-  record.fetchedAt = outcome.startedAt.toISOString();
-  record.durationMs = Math.round(outcome.durationMs);
-  record.error = outcome.error;
-  record.detail = outcome.message;
-  if (lease.attempt > 1) record.attempts = lease.attempt;
-  return record;
-}
-
-function successRecord(lease: Lease, outcome: FetchSuccess): PageRecord {
-  const record = blankRecord(lease);
-  record.status = outcome.status;
-  record.contentType = outcome.contentType;
-  record.bytes = outcome.body.length;
-  record.fetchedAt = outcome.startedAt.toISOString();
-  record.durationMs = Math.round(outcome.durationMs);
-  if (lease.attempt > 1) record.attempts = lease.attempt;
-  return record;
+  if (record !== null) c.record = record;
+  return c;
 }
 
 /** The page's line from its analysis, and its links as the store takes them (one hop deeper, found here). */
-function pageLinks(lease: Lease, analysis: PageAnalysis, record: PageRecord): RoutedLinks {
-  record.title = analysis.title;
-  record.hasForm = analysis.hasForm;
-  if (analysis.noindex) record.noindex = true;
-  record.outlinks = analysis.outlinks;
+function pageLinks(lease: Lease, analysis: PageAnalysis, draft: RecordDraft): RoutedLinks {
+  draft.title = analysis.title;
+  draft.hasForm = analysis.hasForm;
+  if (analysis.noindex) draft.noindex = true;
+  draft.outlinks = analysis.outlinks;
   const depth = lease.depth + 1;
   return {
     accepted: analysis.accepted.map((url) => ({ url, depth, via: lease.url, redirects: 0, kind: 'page' })),
@@ -273,14 +345,14 @@ function sitemapLinks(
   lease: Lease,
   outcome: FetchSuccess,
   rules: LinkRules,
-  record: PageRecord,
+  draft: RecordDraft,
 ): RoutedLinks {
   const sitemap = parseSitemap(outcome.body, { url: outcome.url, contentType: outcome.contentType });
   const pages = routeLinks(sitemap.urls, outcome.url, lease, rules);
   const nested = routeLinks(sitemap.sitemaps, outcome.url, lease, rules, 'sitemap');
   const urls = [...pages.urls, ...nested.urls];
-  record.outlinks = urls.length;
-  if (sitemap.problems.length > 0) record.detail = `sitemap: ${sitemap.problems.join('; ')}`;
+  draft.outlinks = urls.length;
+  if (sitemap.problems.length > 0) draft.detail = `sitemap: ${sitemap.problems.join('; ')}`;
   return {
     accepted: [...pages.accepted, ...nested.accepted],
     rejected: [...pages.rejected, ...nested.rejected],
@@ -303,16 +375,4 @@ function validatorsOf(headers: Record<string, string>): Validators {
     ...(etag === undefined ? {} : { etag }),
     ...(lastModified === undefined ? {} : { lastModified }),
   };
-}
-
-/** The pages.jsonl line for a URL the crawl refused, or gave up on without fetching. */
-export function refusedRecord(r: RejectedLink): PageRecord {
-  const record = blankRecord(r);
-  // These two are reasons of their own; every other refusal is a filter, named in detail.
-  if (r.reason === 'too-long' || r.reason === 'host-unreachable') record.error = r.reason;
-  else {
-    record.error = 'filtered';
-    record.detail = r.reason;
-  }
-  return record;
 }

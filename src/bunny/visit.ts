@@ -1,18 +1,18 @@
 import type { Fetcher } from '../fetch/fetcher.js';
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
-import type { FetchFailure, FetchOutcome } from '../fetch/types.js';
+import type { FetchOutcome } from '../fetch/types.js';
 import type { FetchReport, Lease } from '../frontier/types.js';
 import { type PackedExchange, packExchange } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
-import type { RoutedLinks } from './links.js';
 import {
+  judge,
   type ProcessedPage,
   type ProcessOptions,
   parseWanted,
   processBlocked,
   processDeferred,
   processFetch,
-  reportOf,
+  processUnreachable,
 } from './page-processor.js';
 import type { ParsePool } from './parse-pool.js';
 import { type GateSettings, robotsGate } from './robots-gate.js';
@@ -66,18 +66,17 @@ export async function visit(
     const answer = await robotsGate(parts.robots, lease, parts.gate, startBy);
     if (answer.kind === 'late') return tooLate(lease);
     if (answer.kind === 'read') {
-      const page = processDeferred(lease, answer.report);
-      addLinks(page, parts.sitemaps?.linksFor(answer.origin, parts.robots.summaryOf(answer.origin)) ?? null);
+      const sitemaps = parts.sitemaps?.linksFor(answer.origin, parts.robots.summaryOf(answer.origin)) ?? null;
+      const page = processDeferred(lease, answer.report, sitemaps);
       return { lease, page, warc: archived(answer.requests) };
     }
     const v = answer.verdict;
     if (!v.allowed) {
+      // This lease read robots.txt to learn it: that request is what the host saw.
       const page =
         v.failure === undefined
-          ? processBlocked(lease, v.reason ?? 'robots', v.retryMs, parts.options)
-          : unreachable(lease, v.failure, parts.options);
-      // This lease read robots.txt to learn it: that request is what the host saw.
-      if (answer.report !== null) page.report = answer.report;
+          ? processBlocked(lease, v.reason ?? 'robots', v.retryMs, answer.report, parts.options)
+          : processUnreachable(lease, v.failure, answer.report, parts.options);
       return { lease, page, warc: archived(answer.requests) };
     }
     crawlDelayMs = v.crawlDelayMs;
@@ -88,8 +87,9 @@ export async function visit(
   const outcome = await parts.fetcher.fetch(lease.url, lease.previous, startBy ?? undefined);
   if (!outcome.ok && outcome.error === 'late') return tooLate(lease);
   const packed = outcome.ok ? packExchange(outcome) : null;
-  exchangeOver?.(reportOf(outcome, crawlDelayMs), packed?.buffer.byteLength ?? 0);
-  const wanted = parseWanted(lease, outcome, parts.options);
+  const judged = judge(lease, outcome, crawlDelayMs, parts.options.retry);
+  exchangeOver?.(judged.report, packed?.buffer.byteLength ?? 0);
+  const wanted = parseWanted(lease, outcome, judged);
   const analysis =
     wanted === null || packed === null || !outcome.ok
       ? null
@@ -103,8 +103,10 @@ export async function visit(
           },
           packed,
         );
-  const page = processFetch(lease, outcome, crawlDelayMs, parts.options, analysis, packed);
-  if (parts.robots === null) addLinks(page, parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null);
+  // Without robots.txt, a site is first met here: its sitemaps join this page's links.
+  const sitemaps =
+    parts.robots === null ? (parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null) : null;
+  const page = processFetch(lease, outcome, judged, parts.options, sitemaps, analysis, packed);
   const warc = page.record === null || packed === null ? [] : [packed];
   const previous = lease.previous;
   if (page.record?.notModified === true && previous !== undefined) {
@@ -140,23 +142,4 @@ function archived(requests: readonly FetchOutcome[]): PackedExchange[] {
   const out: PackedExchange[] = [];
   for (const r of requests) if (r.ok) out.push(packExchange(r));
   return out;
-}
-
-function addLinks(page: ProcessedPage, links: RoutedLinks | null): void {
-  if (links === null) return;
-  const c = page.completion;
-  c.outlinks = [...c.outlinks, ...links.accepted];
-  c.rejected = [...c.rejected, ...links.rejected];
-}
-
-/**
- * The site did not answer for robots.txt (refused, dns, timeout): the URL fails or is
- * retried with that cause, as if its own fetch had failed. The request that tried the
- * connection was counted against the host already; this answer from the cache is not.
- */
-function unreachable(lease: Lease, failure: FetchFailure, options: ProcessOptions): ProcessedPage {
-  const outcome: FetchFailure = { ...failure, url: lease.url, message: `robots.txt: ${failure.message}` };
-  const page = processFetch(lease, outcome, null, options);
-  page.report = { fetchMs: 0, noRequest: true };
-  return page;
 }

@@ -1,8 +1,17 @@
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** One line of pages.jsonl: a URL the crawl fetched, failed to fetch, or refused. */
-export interface PageRecord {
+/**
+ * One line of pages.jsonl: a URL the crawl fetched, failed to fetch, or refused. Built
+ * once, with the crawler that wrote it (src/bunny/page-record.ts), and not changed after:
+ * what the modules add to a page makes a new line (src/bunny/page-result.ts). A module's
+ * fields may restate what the crawl read in the page, and add fields under names of
+ * their own; what the crawl observed stays as it was.
+ */
+export type PageRecord = Readonly<ObservedFields & ReadFields> & ModuleFields;
+
+/** What the crawl observed of a URL and its fetch: a module's fields never replace these. */
+export type ObservedFields = {
   url: string;
   /** HTTP status; null when no response came (a network failure or a refused URL). */
   status: number | null;
@@ -10,10 +19,6 @@ export interface PageRecord {
   /** Body bytes after content-decoding. */
   bytes: number | null;
   depth: number;
-  title: string | null;
-  /** Distinct http(s) links on the page. */
-  outlinks: number;
-  hasForm: boolean;
   /** When the request was sent (ISO 8601); null for refused URLs. */
   fetchedAt: string | null;
   durationMs: number | null;
@@ -21,19 +26,49 @@ export interface PageRecord {
   via: string | null;
   /** The crawler (its id from the store) that wrote the line. */
   crawler?: number;
-  /** For a redirect: where it points (canonical). */
-  location?: string;
   /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */
   attempts?: number;
-  /** The page asked not to be indexed (meta robots). */
-  noindex?: true;
-  /** A recrawl's conditional GET got 304 Not Modified: the copy stored before still holds. */
-  notModified?: true;
   /** For failures and refusals: a short reason ('timeout', 'too-large', 'dns', 'filtered', ...). */
   error?: string;
   /** Detail for the reason: which filter refused it, or the failure's message. */
   detail?: string;
-}
+};
+
+/** What the crawl read in the page: a module's fields may restate these. */
+export type ReadFields = {
+  title: string | null;
+  /** Distinct http(s) links on the page. */
+  outlinks: number;
+  hasForm: boolean;
+  /** For a redirect: where it points (canonical). */
+  location?: string;
+  /** The page asked not to be indexed (meta robots). */
+  noindex?: true;
+  /** A recrawl's conditional GET got 304 Not Modified: the copy stored before still holds. */
+  notModified?: true;
+};
+
+/** Fields the modules' page hooks returned, each under its own name. */
+export type ModuleFields = { readonly [field: string]: unknown };
+
+/** The names of ObservedFields, written out so the compiler holds the list to the type. */
+const OBSERVED: Record<keyof ObservedFields, true> = {
+  url: true,
+  status: true,
+  contentType: true,
+  bytes: true,
+  depth: true,
+  fetchedAt: true,
+  durationMs: true,
+  via: true,
+  crawler: true,
+  attempts: true,
+  error: true,
+  detail: true,
+};
+
+/** A module's field of one of these names is left out: the line keeps what the crawl observed. */
+export const OBSERVED_FIELDS: ReadonlySet<string> = new Set(Object.keys(OBSERVED));
 
 /**
  * pages.jsonl, appended with synchronous writes: when append() returns the lines are in

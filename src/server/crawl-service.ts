@@ -1,5 +1,6 @@
 import { type LinkRules, refusal, routeLinks } from '../bunny/links.js';
-import { refusedRecord } from '../bunny/page-processor.js';
+import { givenBack } from '../bunny/page-processor.js';
+import { clientVisitRecord, refusedRecord } from '../bunny/page-record.js';
 import type { ModuleDataFiles } from '../data-dir/module-data.js';
 import {
   completionFromWire,
@@ -18,6 +19,7 @@ import { ModuleRecordsLog } from '../output/module-records-log.js';
 import type { PageRecord, PagesLog } from '../output/pages-log.js';
 import {
   type Bodies,
+  type CompleteMessage,
   DEFAULT_CRAWL,
   type JsonObject,
   type WireCookie,
@@ -181,14 +183,7 @@ export class CrawlService {
     for (const l of batch.leases) {
       // Paused while this call waited (a long poll): what it got goes back, deferred.
       if (!this.held && this.parts.backoff.handOut(l.host)) given.push(l);
-      else
-        held.push({
-          leaseId: l.id,
-          outcome: { kind: 'deferred' },
-          report: { fetchMs: 0, noRequest: true },
-          outlinks: [],
-          rejected: [],
-        });
+      else held.push(givenBack(l.id));
     }
     if (held.length > 0) await this.parts.store.complete(held, crawler);
     return {
@@ -220,19 +215,17 @@ export class CrawlService {
    * the crawler still holds are written, then the store completes them in one step. A
    * completion of a lease gone to someone else writes nothing and comes back stale.
    */
-  async complete(crawler: CrawlerId, body: Bodies['COMPLETE']): Promise<Bodies['COMPLETED']> {
-    const completions = (body.completions as Parameters<typeof completionFromWire>[0][]).map(
-      completionFromWire,
-    );
+  async complete(crawler: CrawlerId, body: CompleteMessage['body']): Promise<Bodies['COMPLETED']> {
+    const completions = body.completions.map(completionFromWire);
     const extended = await this.parts.store.extend(completions.map((c) => c.leaseId));
     const held = new Set(extended.map((l) => l.id));
-    const lines: Record<string, unknown>[] = [];
+    const lines: PageRecord[] = [];
     const visits: SiteVisit[] = [];
     const moduleRecords: ModuleRecord[] = [];
     for (const c of completions) {
       if (!held.has(c.leaseId)) continue;
       if (c.record !== undefined && c.record !== null) {
-        lines.push({ ...c.record, crawler });
+        lines.push(sentLine(c.record, crawler));
         if (c.outcome.kind === 'done' && typeof c.record.url === 'string') {
           visits.push({ url: c.record.url, address: addressOf(c) });
         }
@@ -240,7 +233,7 @@ export class CrawlService {
       for (const r of c.moduleRecords ?? []) moduleRecords.push(r);
     }
     this.writeModuleRecords(moduleRecords);
-    this.parts.pages.append(lines as unknown as PageRecord[]);
+    this.parts.pages.append(lines);
     this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
     await this.record(done.records, crawler);
@@ -328,21 +321,7 @@ export class CrawlService {
 
   /** STOREURL: the URL an original client held is visited. Its site is recorded, and a new one gets its hooks. */
   async storeUrl(crawler: CrawlerId, lease: Lease, address: string | null): Promise<void> {
-    const line = {
-      url: lease.url,
-      status: null,
-      contentType: null,
-      bytes: null,
-      depth: lease.depth,
-      title: null,
-      outlinks: 0,
-      hasForm: false,
-      fetchedAt: new Date().toISOString(),
-      durationMs: null,
-      via: lease.via,
-      crawler,
-    };
-    this.parts.pages.append([line]);
+    this.parts.pages.append([clientVisitRecord(lease, new Date(), crawler)]);
     this.parts.sites.visited([{ url: lease.url, address }]);
     await this.parts.store.complete(
       [{ leaseId: lease.id, outcome: { kind: 'done' }, report: { fetchMs: 0 }, outlinks: [], rejected: [] }],
@@ -374,7 +353,7 @@ export class CrawlService {
 
   private async record(records: readonly PendingRecord[], crawler: CrawlerId): Promise<void> {
     if (records.length === 0) return;
-    this.parts.pages.append(records.map((r) => ({ ...refusedRecord(r), crawler })));
+    this.parts.pages.append(records.map((r) => refusedRecord(r, crawler)));
     await this.parts.store.acknowledge(records.map((r) => r.id));
   }
 
@@ -432,6 +411,15 @@ export class CrawlService {
     }
     return false;
   }
+}
+
+/**
+ * A bunny's pages.jsonl line as its server writes it: as it came, under the id of the
+ * crawler whose session sent it. The protocol checked it is a JSON object; the bunny
+ * built it as a PageRecord.
+ */
+function sentLine(line: Readonly<Record<string, unknown>>, crawler: CrawlerId): PageRecord {
+  return { ...line, crawler } as PageRecord;
 }
 
 function addressOf(c: Completion): string | null {

@@ -277,7 +277,7 @@ export class Session {
         return { type: 'LEASES', body };
       }
       case 'COMPLETE': {
-        const body = await s.complete(await this.crawler(), m.body as Bodies['COMPLETE']);
+        const body = await s.complete(await this.crawler(), m.body);
         if (this.counts !== null) this.counts.completed += m.body.completions.length - body.stale.length;
         return { type: 'COMPLETED', body };
       }

@@ -36,7 +36,7 @@ function parts(resolve?: ReadonlyMap<string, string>): VisitParts {
     sitemaps: null,
     // No parse workers: the pages are parsed on this thread.
     parser: new ParsePool({ threads: 0, rules, followNofollow: false }),
-    options: { rules, retry: { retries: 0, retryDelayMs: 10_000 } },
+    options: { rules, retry: { retries: 0, retryDelayMs: 10_000 }, crawler: 1 },
   };
 }
 
