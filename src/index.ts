@@ -1,11 +1,19 @@
 /**
- * The library API: `import { crawl } from 'cobweb'`. The command line is a thin layer
- * over these.
+ * The library API: `import { crawl, serve, bunny } from 'cobweb'`. The command line is a
+ * thin layer over these.
  */
 
 /** htmlparser2's DOM helpers (domutils), to query what `page.dom()` gives a module. */
 export { DomUtils } from 'htmlparser2';
+export { type BunnyOptions, type BunnyStop, type BunnySummary, bunny } from './assembly/bunny.js';
 export { crawl } from './assembly/crawl.js';
+export {
+  type CobwebServerHandle,
+  type ServeOptions,
+  type ServerStop,
+  type ServerSummary,
+  serve,
+} from './assembly/serve.js';
 // Every error the library throws on purpose: a CobwebError, told apart by its `code`.
 // (StoreSpecError is the test and benchmark helper openFrontier's, which the library does
 // not use: exporting it would load node-postgres with the library.)
