@@ -254,7 +254,8 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
         stopping: () => stopping,
       });
       closers.add(() => live?.close());
-      o.onConsole?.(live.url);
+      if (o.onConsole !== undefined) o.onConsole(live.url);
+      else say(`console on ${live.url} (its actions need the server's token)`);
     }
     // The caller's signal stops the server as stop() does.
     const signal = o.signal;
