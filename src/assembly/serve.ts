@@ -93,6 +93,8 @@ export interface CobwebServerHandle {
   stop(): void;
   /** Resolves with the summary once the server has stopped and closed everything it opened. */
   done: Promise<ServerSummary>;
+  /** stop(), then `done`. */
+  close(): Promise<ServerSummary>;
 }
 
 /** The server's own options, which crawl()'s option table does not have. */
@@ -320,6 +322,10 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
       running,
       stop: () => stopBy('signal'),
       done,
+      close: () => {
+        stopBy('signal');
+        return done;
+      },
     };
   } catch (err) {
     await closers.close();

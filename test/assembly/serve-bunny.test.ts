@@ -107,8 +107,7 @@ describe('serve() and bunny()', { timeout: 120_000 }, () => {
     // The folder's lock is let go: a second server opens the same folder, with the token it made.
     const second = await serve({ data, listen: '127.0.0.1:0', onLog: () => {} });
     expect(second.token).toBe(first.token);
-    second.stop();
-    await second.done;
+    expect((await second.close()).stoppedBy).toBe('signal');
   });
 
   it('a bunny with neither a server nor a store is refused before it touches anything', async () => {
