@@ -1,66 +1,25 @@
 import { hostname } from 'node:os';
-import { resolve as resolvePath } from 'node:path';
-import { Crawler, closeAll } from '../bunny/crawler.js';
-import { type LinkRules, linkRulesFrom } from '../bunny/links.js';
+import { Crawler } from '../bunny/crawler.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
-import {
-  checkDataDir,
-  checkStore,
-  crawlLayoutOf,
-  type DataLayout,
-  layoutOf,
-  lockDataDir,
-} from '../data-dir/data-dir.js';
+import { checkDataDir, crawlLayoutOf, layoutOf, lockDataDir } from '../data-dir/data-dir.js';
 import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
 import { count } from '../english.js';
-import { CrawlOptionError, DataDirError, ModuleLoadError } from '../errors.js';
-import { NotAStoreError } from '../frontier/sqlite/schema.js';
-import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
 import { type StoreCall, timedStore } from '../frontier/timed.js';
-import { BUILTIN_MODULES } from '../modules/builtin/index.js';
-import { ModuleHost } from '../modules/module-host.js';
-import {
-  type CrawlOptions,
-  type CrawlProgress,
-  type CrawlSummary,
-  checkCrawlOptions,
-  type LogLevel,
-  type Settings,
-  withDefaults,
-} from '../options/options.js';
+import type { CrawlOptions, CrawlProgress, CrawlSummary, LogLevel } from '../options/options.js';
 import { requestSetupOf } from '../options/request-setup.js';
-import { CrawlLog } from '../output/crawl-log.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
-import { canonicalize } from '../url/canonicalize.js';
 import { GuardedOnPage } from './on-page.js';
+import { linkRulesOf, openStore, seenOf, startModules } from './parts.js';
 import { runPasses } from './passes.js';
 import { progressOf } from './progress-of.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
-
-export { CrawlOptionError };
-
-/** Canonical seed URLs, or a CrawlOptionError naming the first bad one. */
-export function canonicalSeeds(seeds: readonly string[]): string[] {
-  if (seeds.length === 0)
-    throw new CrawlOptionError('no seed URL given; try: cobweb crawl https://example.com');
-  return seeds.map((seed) => {
-    const c = canonicalize(seed);
-    if (c.ok) return c.url;
-    const why =
-      c.reason === 'unsupported-scheme'
-        ? 'only http:// and https:// URLs can be crawled'
-        : c.reason === 'too-long'
-          ? 'it is longer than 2083 characters'
-          : 'it is not a valid absolute URL';
-    throw new CrawlOptionError(`bad seed URL "${seed}": ${why}`);
-  });
-}
+import { Closers, canonicalSeeds, runLog, StopConditions, settingsOf } from './startup.js';
 
 /**
  * Runs a whole crawl in this process with the embedded store: what `cobweb crawl` does.
@@ -69,8 +28,7 @@ export function canonicalSeeds(seeds: readonly string[]): string[] {
 export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // Start-up order: whatever can be refused is refused before the data folder is
   // touched, and nothing in it is touched before its lock is held.
-  checkCrawlOptions(options);
-  const o = withDefaults(options);
+  const o = settingsOf(options);
   checkSharedStoreOptions(o);
   const seeds = canonicalSeeds(options.seeds);
   // --crawl NAME: on a folder store the crawl's own folder, crawls/NAME in --data (the
@@ -78,22 +36,19 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
   checkDataDir(layout);
   const requests = requestSetupOf(o);
-  const crawlLog = new CrawlLog(
-    o,
-    o.onLog ?? ((line: string, _level: LogLevel) => process.stderr.write(`cobweb: ${line}\n`)),
-  );
+  const { log: crawlLog } = runLog(o, o.onLog);
   const log = (line: string, level: LogLevel) => crawlLog.say(line, level);
 
-  // Everything opened is closed in reverse order, whatever fails on the way.
-  const closers: (() => unknown)[] = [() => crawlLog.close()];
+  const closers = new Closers();
+  closers.add(() => crawlLog.close());
   try {
     // The modules the user asked for load (and pass their selfTests) before the folder is touched.
     const moduleHost = await startModules(o, layout.moduleData, log);
-    closers.push(() => moduleHost.close());
+    closers.add(() => moduleHost.close());
     // A shared store is reached before the folder is touched: a bad password touches nothing.
     const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
-    if (shared !== null) closers.push(() => shared.close());
-    closers.push(await lockDataDir(layout));
+    if (shared !== null) closers.add(() => shared.close());
+    closers.add(await lockDataDir(layout));
     const settings = linkSettingsOf(o, seeds);
     const { changed: changedSettings } = openDataDir(
       layout,
@@ -116,9 +71,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     });
     const frontier =
       shared ?? (await openStore(layout, seenOf(o), (line) => log(line, 'warning'), frontierSettingsOf(o)));
-    if (shared === null) closers.push(() => frontier.close());
+    if (shared === null) closers.add(() => frontier.close());
     const pages = new PagesLog(layout.pages);
-    closers.push(() => pages.close());
+    closers.add(() => pages.close());
     const counts = new RunCounter();
     const rules = linkRulesOf(o, seeds);
     const onRecord = o.onRecord;
@@ -133,27 +88,14 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       if (onRecord !== undefined) for (const line of lines) callSafely('onRecord', () => onRecord(line), log);
     };
     const onPage = o.onPage === undefined ? null : new GuardedOnPage(o.onPage, o.moduleTimeoutMs, log);
-    // The caller's signal, or the console's Stop: the same clean stop.
-    const halt = new AbortController();
-    let stoppedHere = false;
-    let timedOut = false;
-    if (o.maxTimeMs !== undefined) {
-      // --max-time stops the way a signal does: the fetches in flight finish and are written.
-      const timer = setTimeout(() => {
-        timedOut = true;
-        log(`--max-time: ${o.maxTimeMs} ms are up; finishing the fetches in flight`, 'info');
-        halt.abort();
-      }, o.maxTimeMs);
-      closers.push(() => clearTimeout(timer));
-    }
-    const abort = () => halt.abort();
-    if (options.signal?.aborted === true) halt.abort();
-    options.signal?.addEventListener('abort', abort);
-    closers.push(() => options.signal?.removeEventListener('abort', abort));
+    // The caller's signal, --max-time or the console's Stop: the same clean stop.
+    const stop = new StopConditions(closers, { signal: options.signal, maxTimeMs: o.maxTimeMs }, (line) =>
+      log(line, 'info'),
+    );
     const run = await Crawler.start({
       frontier: o.http === undefined ? frontier : timedStore(frontier, (call) => storeCalls.emit(call)),
       name: `crawl@${hostname()}:${process.pid}`,
-      settings: { ...o, signal: halt.signal },
+      settings: { ...o, signal: stop.signal },
       rules,
       seeds,
       modules: moduleHost,
@@ -163,7 +105,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       requests,
       onSettled: (batch) => crawlLog.visits(batch),
     });
-    closers.push(() => run.close());
+    closers.add(() => run.close());
     const { crawler, loop } = run;
     const moduleStats = () => [...moduleHost.stats(), ...(onPage === null ? [] : [onPage.stats()])];
     let live: RunningConsole | null = null;
@@ -178,16 +120,15 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
         rules,
         modules: moduleStats,
         stop: () => {
-          if (halt.signal.aborted) return;
-          stoppedHere = true;
+          if (stop.signal.aborted) return;
           log('stopping (asked from the console): finishing the fetches in flight', 'info');
-          halt.abort();
+          stop.stop('console');
         },
-        stopping: () => halt.signal.aborted,
+        stopping: () => stop.signal.aborted,
         lines: written,
         storeCalls,
       });
-      closers.push(() => live?.close());
+      closers.add(() => live?.close());
       const url = live.url;
       if (o.onConsole !== undefined) callSafely('onConsole', () => o.onConsole?.(url), log);
       else log(`console on ${url} (its actions need the token in ${layout.token})`, 'info');
@@ -198,7 +139,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     if (onProgress !== undefined) {
       const tick = () => void progress().then((p) => callSafely('onProgress', () => onProgress(p), log));
       const ticker = setInterval(tick, o.progressMs);
-      closers.push(() => clearInterval(ticker));
+      closers.add(() => clearInterval(ticker));
     }
 
     // Lines a killed run stored but never wrote: write them now.
@@ -233,9 +174,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const stoppedBy =
       ended !== 'signal'
         ? ended
-        : stoppedHere
+        : stop.cause === 'console'
           ? 'console'
-          : timedOut && options.signal?.aborted !== true
+          : stop.maxTimeRanOut && !stop.callerStopped
             ? 'max-time'
             : ended;
     await live?.finish(stoppedBy);
@@ -268,106 +209,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       modules: moduleStats(),
     };
   } finally {
-    await closeAll(closers.reverse());
+    await closers.close();
   }
-}
-
-/** canonicalize -> filter's rules, from the options: scope (around the seeds), filters, traps, limits. */
-export function linkRulesOf(o: LinkOptionsOf, seeds: readonly string[]): LinkRules {
-  return linkRulesFrom({
-    filter: {
-      scope: o.scope,
-      seeds,
-      include: o.include ?? [],
-      exclude: o.exclude ?? [],
-      skipExtensions: o.skipExtensions,
-      skipSubstrings: o.skipSubstrings ?? [],
-    },
-    traps: {
-      maxPathSegments: o.maxPathSegments,
-      maxSegmentRepeats: o.maxSegmentRepeats,
-      maxQueryParams: o.maxQueryParams,
-    },
-    maxDepth: o.maxDepth,
-    maxRedirects: o.maxRedirects,
-  });
-}
-
-type LinkOptionsOf = Pick<
-  Settings,
-  | 'scope'
-  | 'include'
-  | 'exclude'
-  | 'skipExtensions'
-  | 'maxPathSegments'
-  | 'maxSegmentRepeats'
-  | 'maxQueryParams'
-  | 'maxDepth'
-  | 'maxRedirects'
-> & {
-  /** A server's --skip-substring (the crawl command has none). */
-  skipSubstrings?: readonly string[] | undefined;
-};
-
-/**
- * Starts loading the modules: the built-ins on the crawl's own thread, the others on the
- * modules' thread, and waits for their verdicts. One the user asked for that cannot be
- * loaded stops the crawl before it starts; a built-in that failed to load would be a
- * broken build, and is said as an error.
- */
-export async function startModules(
-  o: Pick<Settings, 'builtinModules' | 'modules' | 'moduleTimeoutMs'>,
-  dataDir: string | null,
-  log: (line: string, level: LogLevel) => void,
-): Promise<ModuleHost> {
-  const own = (o.modules ?? []).map((p) => (p.startsWith('file:') ? p : resolvePath(p)));
-  const host = ModuleHost.start({
-    paths: [...(o.builtinModules ? BUILTIN_MODULES : []), ...own],
-    inline: BUILTIN_MODULES,
-    dataDir,
-    timeoutMs: o.moduleTimeoutMs,
-    log,
-  });
-  // Waited for even with only the built-ins (they load on this thread, at once): the
-  // data folder lists the names of the modules that write files there before it opens.
-  const reports = await host.loaded;
-  for (const r of reports.slice(0, reports.length - own.length)) {
-    if (r.refused !== undefined) log(`built-in module ${r.path} cannot be loaded: ${r.refused}`, 'error');
-  }
-  const refused = reports.slice(reports.length - own.length).find((r) => r.refused !== undefined);
-  if (refused !== undefined) {
-    await host.close();
-    throw new ModuleLoadError(
-      `module ${refused.path} cannot be loaded: ${refused.refused}; fix it, or leave it out`,
-    );
-  }
-  return host;
-}
-
-/**
- * The store, refused (DataDirError: the folder's fault, exit 2) when it is not a cobweb
- * store or one of another cobweb version. checkStore looks first, reading only: the
- * store's own check comes after SQLite has switched the file to WAL mode. Any other
- * failure, a full disk say, is not the command's fault and goes on as it is.
- */
-export async function openStore(
-  layout: DataLayout,
-  seen: StoreSeenOptions,
-  say: (line: string) => void,
-  settings: ConstructorParameters<typeof SqliteFrontier>[1],
-): Promise<SqliteFrontier> {
-  checkStore(layout);
-  try {
-    return await SqliteFrontier.open(layout.store, settings, { seen, say });
-  } catch (err) {
-    if (err instanceof NotAStoreError) throw new DataDirError(err.message);
-    throw err;
-  }
-}
-
-/** The seen set the options ask for, as the store takes it. */
-export function seenOf(o: Pick<Settings, 'seen' | 'seenCapacity' | 'seenFpRate'>): StoreSeenOptions {
-  return { kind: o.seen, capacity: o.seenCapacity, fpRate: o.seenFpRate };
 }
 
 /** A callback of the caller's that throws is logged; it does not end the crawl. */

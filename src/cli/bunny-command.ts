@@ -1,25 +1,11 @@
-import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { canonicalSeeds, linkRulesOf, startModules } from '../assembly/crawl.js';
-import { seedLinks } from '../assembly/revisit.js';
-import { type SentModule, ServerModules } from '../assembly/server-modules.js';
-import type { StopReason } from '../bunny/crawl-loop.js';
-import { Crawler, closeAll } from '../bunny/crawler.js';
-import { checkDataDir, layoutOf, lockDataDir } from '../data-dir/data-dir.js';
-import { linkSettingsOf } from '../data-dir/marker.js';
-import { openDataDir } from '../data-dir/open-data-dir.js';
+import { bunny } from '../assembly/bunny.js';
 import { CrawlOptionError } from '../errors.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
-import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
-import { type CrawlOptions, checkCrawlOptions, withDefaults } from '../options/options.js';
-import { requestSetupOf } from '../options/request-setup.js';
-import { RunCounter } from '../output/run-counts.js';
-import { bunnySettingsFrom } from '../server/bunny-settings.js';
-import { type BunnyStop, endBunny } from './bunny-end.js';
-import { runBunnyOnStore } from './bunny-on-store.js';
-import { commandLog, LOG_OPTIONS } from './command-log.js';
+import { LOG_OPTIONS, stderrLog } from './command-log.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
+import { summaryJson } from './progress.js';
 import { BUNNY_JSON_HELP, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, longFlagOf } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
@@ -83,9 +69,6 @@ const CRAWL_FLAGS = new Set<string>(
 
 const BUNNY_DEFAULTS = { data: './cobweb-bunny' };
 
-/** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
-const WAIT_POLL_MS = 2000;
-
 /**
  * `cobweb bunny`: the crawl loop of `cobweb crawl`, on a server's queue. It adds the
  * URLs it is given, fetches what the server leases it (WARC files in its own --data,
@@ -112,21 +95,8 @@ export function bunnyCommand(outcome: { code: number }): Command {
     // With --server, the server's store is the crawl's: COBWEB_STORE is not this bunny's to use.
     const env = server === undefined ? process.env : { ...process.env, COBWEB_STORE: undefined };
     const gathered = await gatherOptions(command, read, urlArgs, BUNNY_DEFAULTS, env);
-    const given: CrawlOptions = { ...gathered.options, seeds: gathered.seeds };
-    if (server === undefined && given.store === undefined) {
-      throw new CrawlOptionError(
-        'a bunny needs --server HOST:PORT (a cobweb server) or --store postgres://USER@HOST/DB (or COBWEB_STORE)',
-      );
-    }
-    checkCrawlOptions(given);
-    const own = withDefaults(given);
-    const requests = requestSetupOf(own);
-    const seeds = given.seeds.length === 0 ? [] : canonicalSeeds(given.seeds);
-    const layout = layoutOf(own.data);
-    checkDataDir(layout);
-    const { log, say } = commandLog(own, flags.quiet === true);
-    const json = flags.json === true;
-    const started = Date.now();
+    // With --server, --crawl names the server's crawl to work for; not given, the server's own.
+    const named = server === undefined || command.getOptionValueSource('crawl') === 'cli';
     const stop = new AbortController();
     let signal: StopSignal | null = null;
     const onSignal = (received: StopSignal) => {
@@ -138,147 +108,30 @@ export function bunnyCommand(outcome: { code: number }): Command {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    // --max-time stops the bunny as a signal would (the fetches in flight finish and are
-    // written, its leases go back), and it exits 0: a limit was reached.
-    let timedOut = false;
-    const timer =
-      own.maxTimeMs === undefined
-        ? null
-        : setTimeout(() => {
-            timedOut = true;
-            say(`--max-time: ${own.maxTimeMs} ms are up; finishing the fetches in flight`);
-            stop.abort();
-          }, own.maxTimeMs);
-    timer?.unref();
-    const stoppedBy = (ended: StopReason): BunnyStop =>
-      signal !== null ? 'signal' : timedOut ? 'max-time' : ended === 'signal' ? 'signal' : ended;
-    if (server === undefined) {
-      try {
-        await runBunnyOnStore({
-          own,
-          seeds,
-          layout,
-          wait: flags.wait === true,
-          signal: stop.signal,
-          say,
-          log,
-          requests,
-          end: (run, ended) => endBunny({ ...run, started }, stoppedBy(ended), log, json),
-        });
-        outcome.code = signal !== null ? EXIT[signal] : EXIT.ok;
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        if (timer !== null) clearTimeout(timer);
-        log.close();
-      }
-      return;
-    }
-    const closers: (() => unknown)[] = [() => log.close()];
-    if (timer !== null) closers.push(() => clearTimeout(timer));
     try {
-      const frontier = new RemoteFrontier({
-        host: server.host,
-        port: server.port,
-        // An empty token is none (COBWEB_TOKEN= in a shell): AUTH cannot carry one.
-        token: [flags.token, process.env.COBWEB_TOKEN].find(
-          (t): t is string => typeof t === 'string' && t !== '',
-        ),
-        name: `bunny@${hostname()}:${process.pid}`,
-        // The crawl it names; none: the server's own one.
-        crawl: command.getOptionValueSource('crawl') === 'cli' ? given.crawl : undefined,
-        // A server that went away is waited for until it is back, and Ctrl-C stops the
-        // waiting. Said as a warning (--quiet hides it): nothing has failed yet, and a
-        // server that cannot be reached at all ends the bunny with an error line.
-        log: (line) => say(line, 'warning'),
+      const summary = await bunny({
+        ...gathered.options,
+        ...(named ? {} : { crawl: undefined }),
+        seeds: gathered.seeds,
+        ...(server === undefined ? {} : { server }),
+        ...(typeof flags.token === 'string' ? { token: flags.token } : {}),
+        wait: flags.wait === true,
+        onLog: stderrLog(flags.quiet === true),
         signal: stop.signal,
       });
-      closers.push(() => frontier.close());
-      // Modules the server sends right after WELCOME are loaded before the first lease.
-      const early: SentModule[] = [];
-      let pushed: ServerModules | null = null;
-      frontier.connection.on('module', (m: SentModule) => {
-        if (pushed === null) early.push(m);
-        else void pushed.load(m);
-      });
-      const welcome = await frontier.welcome();
-      const crawl = bunnySettingsFrom(welcome.settings);
-      if (crawl === null) throw new ServerUnreachableError('the server sent settings this bunny cannot read');
-      // Modules record nothing here: what they emit goes to the server with the pages.
-      const modules = await startModules(own, null, say);
-      closers.push(() => modules.close());
-      closers.push(await lockDataDir(layout));
-      const allSeeds = [...crawl.seeds, ...seeds];
-      // Its modules' records go to the server: this folder keeps no module data files.
-      openDataDir(
-        layout,
-        { settings: linkSettingsOf({ ...own, ...crawl }, allSeeds), fresh: false, modules: [] },
-        () => {},
-      );
-      pushed = new ServerModules(layout.root, modules, say);
-      for (const m of early.splice(0)) await pushed.load(m);
-      const counts = new RunCounter();
-      const crawler = await Crawler.start({
-        frontier,
-        name: `bunny@${hostname()}:${process.pid}`,
-        settings: { ...own, ...crawl, signal: stop.signal },
-        rules: linkRulesOf(crawl, allSeeds),
-        seeds: allSeeds,
-        modules,
-        warc: { dir: layout.warc, prefix: (id) => `cobweb-c${id}` },
-        requests,
-        // The server writes pages.jsonl from the completions: here the lines are only counted, and logged.
-        write: (lines) => {
-          log.records(lines);
-          for (const line of lines) counts.count(line);
-        },
-        onSettled: (batch) => log.visits(batch),
-      });
-      closers.push(() => crawler.close());
-      const named = command.getOptionValueSource('crawl') === 'cli';
-      const which = named ? `, crawl ${given.crawl}` : '';
-      const at = `${server.host}:${server.port}`;
-      say(`bunny ${crawler.crawler} crawling for ${at}${which}`, 'info', {
-        event: 'start',
-        crawler: crawler.crawler,
-        server: at,
-        ...(named ? { crawl: given.crawl } : {}),
-        data: layout.root,
-      });
-      // The server runs a seed's checks, and records what it refuses.
-      if (seeds.length > 0) await frontier.add(seedLinks(seeds), [], crawler.crawler);
-      let ended = await crawler.loop.run();
-      while (ended !== 'signal' && flags.wait === true) {
-        await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
-        if (stop.signal.aborted) break;
-        ended = await crawler.loop.run();
-      }
-      await endBunny(
-        {
-          crawler: crawler.crawler,
-          crawl: named ? (given.crawl as string) : null,
-          where: { server: at },
-          frontier,
-          counts,
-          started,
-          warcFiles: crawler.warcFiles,
-        },
-        stoppedBy(ended),
-        log,
-        json,
-      );
+      if (flags.json === true) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
       outcome.code = signal === null ? EXIT.ok : EXIT[signal];
     } catch (err) {
-      if (err instanceof ServerUnreachableError) {
+      // A server that could not be reached while a signal stopped the waiting: the signal's code.
+      if (err instanceof ServerUnreachableError && signal !== null) {
         process.stderr.write(`cobweb: ${err.message}\n`);
-        outcome.code = signal === null ? EXIT.failed : EXIT[signal];
+        outcome.code = EXIT[signal];
         return;
       }
       throw err;
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
-      await closeAll(closers.reverse());
     }
   });
 }

@@ -1,3 +1,4 @@
+import { CobwebError, type CobwebErrorCode } from '../errors.js';
 import type { CrawlSummary } from '../options/options.js';
 
 /** What `cobweb` exits with; the README's "Exit codes" table says the same. */
@@ -15,7 +16,40 @@ export const EXIT = {
   SIGTERM: 143,
 } as const;
 
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
 export type StopSignal = 'SIGINT' | 'SIGTERM';
+
+/**
+ * The exit code of each error, by its code: the one table the command line reads (and
+ * test/cli/error-exit-codes.test.ts holds the README's "Exit codes" table to). `usage`
+ * when the command was wrong and nothing was touched; `failed` when the run could not
+ * start or go on for a reason outside the command, or for an error that is a bug if it
+ * reaches the command line at all.
+ */
+export const EXIT_OF_ERROR: Readonly<Record<CobwebErrorCode, ExitCode>> = {
+  COBWEB_OPTION: EXIT.usage,
+  COBWEB_OPTION_VALUE: EXIT.usage,
+  COBWEB_MODULE_LOAD: EXIT.usage,
+  COBWEB_DATA_DIR: EXIT.usage,
+  COBWEB_NOT_A_STORE: EXIT.usage,
+  COBWEB_STORE_SPEC: EXIT.usage,
+  // A connection string that cannot work (bad password, no such database): the command's fault.
+  COBWEB_POSTGRES_CONFIG: EXIT.usage,
+  COBWEB_DATA_DIR_BUSY: EXIT.failed,
+  COBWEB_SEEN_SET_BUSY: EXIT.failed,
+  COBWEB_POSTGRES_UNREACHABLE: EXIT.failed,
+  COBWEB_SERVER_UNREACHABLE: EXIT.failed,
+  COBWEB_PROTOCOL: EXIT.failed,
+  COBWEB_CONTROL: EXIT.failed,
+  COBWEB_LATE_START: EXIT.failed,
+  COBWEB_FETCH: EXIT.failed,
+};
+
+/** The exit code of an error that ends a command, from EXIT_OF_ERROR; null for one that is not cobweb's. */
+export function exitCodeOfError(err: unknown): ExitCode | null {
+  return err instanceof CobwebError ? EXIT_OF_ERROR[err.code] : null;
+}
 
 /** The exit code of a crawl that returned its summary. */
 export function exitCodeOf(summary: CrawlSummary, signal: StopSignal | null): number {

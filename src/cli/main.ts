@@ -1,8 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { CrawlOptionError, DataDirBusyError } from '../errors.js';
-import { PostgresConfigError, PostgresUnreachableError } from '../frontier/postgres/errors.js';
 import { VERSION } from '../version.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeOfError } from './exit-codes.js';
 
 // The launcher hands the bundle a way to import module files (see import-module.ts).
 export { setModuleImporter } from '../modules/import-module.js';
@@ -79,18 +77,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       // --help and --version end by "throwing" with code 0
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
-    if (err instanceof CrawlOptionError) {
-      process.stderr.write(`cobweb: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    // A connection string that cannot work (bad password, no such database): the command's fault.
-    if (err instanceof PostgresConfigError) {
-      process.stderr.write(`cobweb: ${err.message}\n`);
-      return EXIT.usage;
-    }
-    if (err instanceof DataDirBusyError || err instanceof PostgresUnreachableError) {
-      process.stderr.write(`cobweb: ${err.message}\n`);
-      return EXIT.failed;
+    // One of cobweb's own errors: its line, and the exit code its code has (exit-codes.ts).
+    const code = exitCodeOfError(err);
+    if (code !== null) {
+      process.stderr.write(`cobweb: ${(err as Error).message}\n`);
+      return code;
     }
     throw err;
   }

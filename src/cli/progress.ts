@@ -1,8 +1,5 @@
-import { progressOf } from '../assembly/progress-of.js';
 import { agree, count } from '../english.js';
-import type { Frontier } from '../frontier/types.js';
 import type { CrawlProgress, CrawlSummary } from '../options/options.js';
-import type { RunCounter, RunCounts } from '../output/run-counts.js';
 import { describeSeen } from '../seen/describe.js';
 
 function duration(ms: number): string {
@@ -78,18 +75,6 @@ function total(counts: Record<string, number>): number {
 /** --json: the summary as one JSON object; a limit that is not there is null (JSON has no Infinity). */
 export function summaryJson(s: object): Record<string, unknown> {
   return JSON.parse(JSON.stringify(s, (_key, value) => (value === Number.POSITIVE_INFINITY ? null : value)));
-}
-
-/**
- * The numbers a server's or a bunny's summary shares with a crawl's (CrawlProgress): the
- * store's counts, all runs, and what this run's lines came to.
- */
-export async function storeSummary(
-  store: Pick<Frontier, 'stats'>,
-  counts: RunCounter,
-  started: number,
-): Promise<CrawlProgress & { thisRun: RunCounts }> {
-  return { ...progressOf(await store.stats(), counts, started), thisRun: counts.snapshot() };
 }
 
 export function summaryText(s: CrawlSummary): string {

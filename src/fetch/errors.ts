@@ -1,12 +1,15 @@
+import { CobwebError } from '../errors.js';
 import type { FetchErrorReason } from './types.js';
 
 /** Raised by the fetcher itself (not by undici or node) when its own checks end an exchange (limits, undecodable bodies). */
-export class FetcherError extends Error {
-  readonly reason: FetchErrorReason;
-  constructor(reason: FetchErrorReason, message: string) {
+export class FetcherError extends CobwebError {
+  override name = 'FetcherError';
+  readonly code = 'COBWEB_FETCH';
+  constructor(
+    readonly reason: FetchErrorReason,
+    message: string,
+  ) {
     super(message);
-    this.name = 'FetcherError';
-    this.reason = reason;
   }
 }
 

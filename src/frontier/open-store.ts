@@ -1,3 +1,4 @@
+import { CobwebError } from '../errors.js';
 import { PostgresFrontier } from './postgres/postgres-frontier.js';
 import { RemoteFrontier } from './remote/remote-frontier.js';
 import { isSeenKind } from './sqlite/seen-gate.js';
@@ -5,7 +6,10 @@ import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
 import type { Frontier, FrontierSettings, LocalFrontier } from './types.js';
 
 /** A store named on the command line (--store) is not one cobweb can open. */
-export class StoreSpecError extends Error {}
+export class StoreSpecError extends CobwebError {
+  override name = 'StoreSpecError';
+  readonly code = 'COBWEB_STORE_SPEC';
+}
 
 export interface OpenOptions {
   /** The store's clock (tests move it by hand). */

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { CobwebError } from '../errors.js';
 import { productTokenOf } from '../fetch/robots/robots-txt.js';
 import { CRAWL_NAME, CRAWL_NAME_RULE } from '../protocol/types.js';
 
@@ -33,7 +34,10 @@ export interface OptionKind<T> {
 }
 
 /** A value that does not fit its kind; the caller adds which option it was. */
-export class OptionValueError extends Error {}
+export class OptionValueError extends CobwebError {
+  override name = 'OptionValueError';
+  readonly code = 'COBWEB_OPTION_VALUE';
+}
 
 function refuse(kind: { expected: string }, text: string): never {
   throw new OptionValueError(`expected ${kind.expected}, got "${text}"`);

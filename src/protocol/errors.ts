@@ -1,3 +1,5 @@
+import { CobwebError } from '../errors.js';
+
 /**
  * Error codes of the Cobweb packet protocol. One table serves both ends: the codec raises
  * the 1xx codes, the server sends the 2xx and 3xx codes in ERROR packets (docs/protocol.md,
@@ -79,11 +81,12 @@ export function errorCodeName(code: number): ErrorCodeName | undefined {
 }
 
 /**
- * The one error the codec raises or reports. `code` is a number of ErrorCode, the same
- * number an ERROR packet carries on the wire.
+ * The one error the codec raises or reports. `wireCode` is a number of ErrorCode, the
+ * same number an ERROR packet carries on the wire, and `codeName` its name.
  */
-export class ProtocolError extends Error {
-  readonly code: ErrorCodeNumber;
+export class ProtocolError extends CobwebError {
+  readonly code = 'COBWEB_PROTOCOL';
+  readonly wireCode: ErrorCodeNumber;
   readonly codeName: ErrorCodeName;
 
   constructor(code: ErrorCodeNumber, message: string) {
@@ -96,7 +99,7 @@ export class ProtocolError extends Error {
     super(message);
     Error.stackTraceLimit = limit;
     this.name = 'ProtocolError';
-    this.code = code;
+    this.wireCode = code;
     this.codeName = NAMES.get(code) ?? 'INTERNAL';
   }
 }

@@ -25,7 +25,7 @@ export function readTextAnswer(bytes: Buffer): TextAnswer {
     const err = e instanceof ProtocolError ? e : new ProtocolError(ErrorCode.BAD_FIELD, String(e));
     return {
       kind: 'error',
-      code: err.code,
+      code: err.wireCode,
       message: `the answer is neither text nor an ERROR packet: ${err.message}`,
     };
   }

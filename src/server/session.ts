@@ -1,6 +1,7 @@
 import type { Socket } from 'node:net';
 import { tokenMatches } from '../console/token.js';
 import type { BunnyView } from '../console/types.js';
+import { CobwebError } from '../errors.js';
 import { leaseFromWire } from '../frontier/remote/wire.js';
 import type { CrawlerId, Lease } from '../frontier/types.js';
 import {
@@ -90,9 +91,12 @@ export function bunniesOf(bunnies: ReadonlySet<Session>, crawl: string): number 
 }
 
 /** A control command's refusal: an ERROR packet with a code, then the connection closes. */
-export class ControlError extends Error {
+export class ControlError extends CobwebError {
+  override name = 'ControlError';
+  readonly code = 'COBWEB_CONTROL';
   constructor(
-    readonly code: number,
+    /** The ErrorCode the ERROR packet carries. */
+    readonly wireCode: number,
     message: string,
   ) {
     super(message);
@@ -181,7 +185,7 @@ export class Session {
       if (m !== null) this.handle(m);
       if (this.closed) return;
     }
-    if (error !== null) this.close(error.code, error.message);
+    if (error !== null) this.close(error.wireCode, error.message);
   }
 
   private handle(m: Message): void {
@@ -248,7 +252,7 @@ export class Session {
       })
       .catch((err: unknown) => {
         if (err instanceof ControlError) {
-          this.close(err.code, err.message, requestId);
+          this.close(err.wireCode, err.message, requestId);
           return;
         }
         const message = err instanceof Error ? err.message : String(err);
@@ -546,7 +550,7 @@ export class Session {
 
   private refuse(err: unknown): void {
     if (err instanceof ControlError || err instanceof ProtocolError) {
-      this.close(err.code, err.message);
+      this.close(err.wireCode, err.message);
       return;
     }
     this.close(ErrorCode.INTERNAL, err instanceof Error ? err.message : String(err));

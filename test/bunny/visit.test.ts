@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { linkRulesOf } from '../../src/assembly/crawl.js';
+import { linkRulesOf } from '../../src/assembly/parts.js';
 import { ParsePool } from '../../src/bunny/parse-pool.js';
 import { type VisitParts, visit } from '../../src/bunny/visit.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';

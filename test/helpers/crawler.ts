@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { linkRulesOf, startModules } from '../../src/assembly/crawl.js';
+import { linkRulesOf, startModules } from '../../src/assembly/parts.js';
 import { Crawler } from '../../src/bunny/crawler.js';
 import type { CrawlerId, Frontier } from '../../src/frontier/types.js';
 import { type CrawlOptions, withDefaults } from '../../src/options/options.js';

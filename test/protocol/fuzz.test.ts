@@ -56,7 +56,7 @@ describe('fuzzing the decoder (seeded)', { timeout: FUZZ_TIMEOUT_MS }, () => {
       if (error !== null) {
         if (
           !(error instanceof ProtocolError) ||
-          errorCodeName(error.code) !== error.codeName ||
+          errorCodeName(error.wireCode) !== error.codeName ||
           error.codeName === 'INTERNAL' ||
           error.message === ''
         ) {
@@ -135,7 +135,7 @@ describe('fuzzing the decoder (seeded)', { timeout: FUZZ_TIMEOUT_MS }, () => {
       if (fuzz.random() < 0.3) decoder.expectDequeueReply();
       const bytes = fuzz.garbage();
       const { error } = run(decoder, fuzz.chunks(bytes));
-      if (error !== null && (errorCodeName(error.code) === undefined || error.codeName === 'INTERNAL'))
+      if (error !== null && (errorCodeName(error.wireCode) === undefined || error.codeName === 'INTERNAL'))
         failures.push(`${bytes.toString('hex')}: ${error}`);
       if (decoder.peakHeld > 65_535) failures.push(`${bytes.toString('hex')}: held ${decoder.peakHeld}`);
     }

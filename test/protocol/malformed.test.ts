@@ -266,7 +266,7 @@ describe.each(CASES.map((c) => [c.name, c] as const))('malformed: %s', (_name, c
     const r = d.push(c.bytes);
     expect(r.packets).toEqual([]);
     expect(r.error?.codeName).toBe(c.code);
-    expect(r.error?.code).toBe(ErrorCode[c.code]);
+    expect(r.error?.wireCode).toBe(ErrorCode[c.code]);
     expect(d.state).toBe('failed');
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linkRulesOf } from '../../src/assembly/crawl.js';
+import { linkRulesOf } from '../../src/assembly/parts.js';
 import { routeLinks } from '../../src/bunny/links.js';
 import { DEFAULTS } from '../../src/options/options.js';
 import { bunnySettingsFrom, settingsForBunnies } from '../../src/server/bunny-settings.js';

@@ -3,6 +3,8 @@
  * 2xx parsed, 3xx followed, 4xx "unavailable" (allow all), 5xx and network failures
  * "unreachable" (disallow all).
  */
+
+import { CobwebError } from '../../errors.js';
 import type { FetchFailure, FetchOutcome } from '../types.js';
 import { allowAll, disallowAll, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
 
@@ -35,11 +37,9 @@ const DISALLOW_ALL = disallowAll();
  * nothing was asked of the host, so nothing may be concluded or cached. Whoever waited
  * for that read hears it too.
  */
-export class LateStartError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'LateStartError';
-  }
+export class LateStartError extends CobwebError {
+  override name = 'LateStartError';
+  readonly code = 'COBWEB_LATE_START';
 }
 
 /**

@@ -4,14 +4,18 @@
  * transactions that locked in opposite orders), and the ones the user must fix.
  */
 
+import { CobwebError } from '../../errors.js';
+
 /** A connection string that cannot work as given (bad password, no such database, no such user). */
-export class PostgresConfigError extends Error {
+export class PostgresConfigError extends CobwebError {
   override name = 'PostgresConfigError';
+  readonly code = 'COBWEB_POSTGRES_CONFIG';
 }
 
 /** PostgreSQL could not be reached for longer than the store waits. */
-export class PostgresUnreachableError extends Error {
+export class PostgresUnreachableError extends CobwebError {
   override name = 'PostgresUnreachableError';
+  readonly code = 'COBWEB_POSTGRES_UNREACHABLE';
 }
 
 interface PgError {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { CobwebError } from '../../errors.js';
 import {
   type Bodies,
   encodeMessage,
@@ -36,7 +37,10 @@ export interface ConnectionOptions {
 export type Welcome = Bodies['WELCOME'];
 
 /** The server could not be reached, or refused us for good (a wrong token). */
-export class ServerUnreachableError extends Error {}
+export class ServerUnreachableError extends CobwebError {
+  override name = 'ServerUnreachableError';
+  readonly code = 'COBWEB_SERVER_UNREACHABLE';
+}
 
 /** Requests with a reply of their own, and the type of that reply. */
 type Reply<T extends OurPacketName> = T extends 'LEASE'

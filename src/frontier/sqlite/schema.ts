@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { CobwebError } from '../../errors.js';
 
 /**
  * A URL's state in the store: the state machine of docs/architecture.md. Every URL
@@ -29,7 +30,10 @@ const WAL_CHECKPOINT_PAGES = 10_000;
 export const STORE_CACHE_KIB = 8 * 1024;
 
 /** A file this store wrote, or a fresh one. Anything else is refused with its path. */
-export class NotAStoreError extends Error {}
+export class NotAStoreError extends CobwebError {
+  override name = 'NotAStoreError';
+  readonly code = 'COBWEB_NOT_A_STORE';
+}
 
 export function openSchema(db: Database.Database, file: string): void {
   try {

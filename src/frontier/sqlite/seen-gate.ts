@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { CobwebError } from '../../errors.js';
 import { fingerprints } from '../../seen/fingerprint.js';
 import { openSeenSet, SEEN_KINDS, type SeenKind } from '../../seen/open.js';
 import type { SeenSet } from '../../seen/types.js';
@@ -49,7 +50,10 @@ const REPLAY_CHUNK = 1 << 20;
 const MAX_UNFLUSHED_MS = 1000;
 
 /** The store's seen set is held by another process. */
-export class SeenSetBusyError extends Error {}
+export class SeenSetBusyError extends CobwebError {
+  override name = 'SeenSetBusyError';
+  readonly code = 'COBWEB_SEEN_SET_BUSY';
+}
 
 /**
  * A store's seen set when it is not the store's own table: memory, bloom, lmdb or drum,

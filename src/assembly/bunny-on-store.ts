@@ -1,10 +1,6 @@
 import { hostname } from 'node:os';
-import { canonicalSeeds, linkRulesOf, startModules } from '../assembly/crawl.js';
-import { addSeeds } from '../assembly/revisit.js';
-import { seedLines, sharedHints } from '../assembly/seed-lines.js';
-import { openSharedStore } from '../assembly/shared-store.js';
 import type { StopReason } from '../bunny/crawl-loop.js';
-import { Crawler, closeAll } from '../bunny/crawler.js';
+import { Crawler } from '../bunny/crawler.js';
 import { type DataLayout, lockDataDir } from '../data-dir/data-dir.js';
 import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
@@ -15,10 +11,12 @@ import type { CrawlLog, EventLog } from '../output/crawl-log.js';
 import { PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
-import type { BunnyRun } from './bunny-end.js';
-
-/** How long a bunny with --wait sleeps between two looks at a crawl that is over. */
-const WAIT_POLL_MS = 2000;
+import { type BunnyStop, type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
+import { linkRulesOf, startModules } from './parts.js';
+import { addSeeds } from './revisit.js';
+import { seedLines, sharedHints } from './seed-lines.js';
+import { openSharedStore } from './shared-store.js';
+import { Closers, canonicalSeeds } from './startup.js';
 
 export interface StoreBunny {
   own: Settings;
@@ -30,8 +28,10 @@ export interface StoreBunny {
   /** The command's log: each fetch, retry, back-off and refusal at debug. */
   log: CrawlLog;
   requests: RequestSetup;
-  /** Says how the run ended, while the store is still open. */
-  end: (run: Omit<BunnyRun, 'started'>, ended: StopReason) => Promise<void>;
+  /** When the run started, for its pages per second. */
+  started: number;
+  /** How the run ended, from how its loop did. */
+  stoppedBy: (ended: StopReason) => BunnyStop;
 }
 
 /**
@@ -40,13 +40,13 @@ export interface StoreBunny {
  * process to start the crawl sets them (a bunny given seed URLs, or `cobweb crawl
  * --store`), and every bunny after it takes them. Each bunny writes its own pages.jsonl
  * and WARC files in its --data; the store keeps one crawl for all of them.
- * Resolves once it has ended, and `end` has said how.
+ * Resolves with its summary once it has ended, said how, and closed what it opened.
  */
-export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
-  const closers: (() => unknown)[] = [];
+export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
+  const closers = new Closers();
   try {
     const frontier = await openSharedStore(b.own, b.seeds, true);
-    closers.push(() => frontier.close());
+    closers.add(() => frontier.close());
     const crawl = frontier.rules === null ? null : bunnySettingsFrom(frontier.rules);
     if (crawl === null) {
       throw new CrawlOptionError(
@@ -56,8 +56,8 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
     if (frontier.joined)
       b.say(`joining the crawl "${frontier.crawlName}" with the settings it was started with`);
     const modules = await startModules(b.own, b.layout.moduleData, b.say);
-    closers.push(() => modules.close());
-    closers.push(await lockDataDir(b.layout));
+    closers.add(() => modules.close());
+    closers.add(await lockDataDir(b.layout));
     const allSeeds = canonicalSeeds([...crawl.seeds, ...b.seeds]);
     const settings = { ...b.own, ...crawl, perHost: frontier.settings.perHost };
     // Its modules' records go to this bunny's data/, as a crawl's do.
@@ -67,7 +67,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
       () => {},
     );
     const pages = new PagesLog(b.layout.pages);
-    closers.push(() => pages.close());
+    closers.add(() => pages.close());
     const counts = new RunCounter();
     const crawler = await Crawler.start({
       frontier,
@@ -85,7 +85,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
       },
       onSettled: (batch) => b.log.visits(batch),
     });
-    closers.push(() => crawler.close());
+    closers.add(() => crawler.close());
     b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`, 'info', {
       event: 'start',
       crawler: crawler.crawler,
@@ -102,25 +102,22 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<void> {
       const hints = sharedHints(frontier.crawlName, 'cobweb crawl or cobweb server with --retry-failed');
       for (const line of seedLines(seeded, hints)) b.say(line);
     }
-    let ended = await crawler.loop.run();
-    while (ended !== 'signal' && b.wait) {
-      await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
-      if (b.signal.aborted) break;
-      ended = await crawler.loop.run();
-    }
-    await b.end(
+    const ended = await runUntilOver(crawler.loop, b.wait, b.signal);
+    return await endBunny(
       {
         crawler: crawler.crawler,
         crawl: frontier.crawlName,
         where: { store: 'postgres' },
         frontier,
         counts,
+        started: b.started,
         warcFiles: crawler.warcFiles,
         pagesFile: b.layout.pages,
       },
-      ended,
+      b.stoppedBy(ended),
+      b.log,
     );
   } finally {
-    await closeAll(closers.reverse());
+    await closers.close();
   }
 }
