@@ -31,7 +31,7 @@ import {
 } from './option-kinds.js';
 import type { CrawlProgress, LogLevel } from './reports.js';
 
-/** Which README table an option is in (test/docs/option-tables.test.ts holds them to this table). */
+/** Which table of docs/options.md an option is in (test/docs/option-tables.test.ts holds them to this table). */
 export type DocSection =
   | 'followed'
   | 'politeness'
@@ -44,9 +44,9 @@ export type DocSection =
 
 export interface OptionDocs {
   section: DocSection;
-  /** The README's "default" cell, when the value itself does not say it well ("no limit"). */
+  /** The "default" cell of docs/options.md, when the value itself does not say it well ("no limit"). */
   default?: string;
-  /** The README's "what it does" cell; else the help text. */
+  /** The "what it does" cell of docs/options.md; else the help text. */
   text?: string;
 }
 
@@ -57,9 +57,9 @@ export interface OptionSpec<T> {
   default?: T;
   /** Commander's flag spelling, e.g. '--max-pages <n>'; absent for options only crawl() and config files have. */
   flag?: string;
-  /** One line: --help says it, and the README too unless `docs.text` says more. */
+  /** One line: --help says it, and docs/options.md too unless `docs.text` says more. */
   help: string;
-  /** Where the README lists it; absent for what only crawl() takes (callbacks, a signal). */
+  /** Where docs/options.md lists it; absent for what only crawl() takes (callbacks, a signal). */
   docs?: OptionDocs;
 }
 
@@ -79,7 +79,7 @@ function option<T>(kind: OptionKind<T>, spec: Described & { default?: T }): Opti
 /**
  * Every option crawl() takes, in --help order: the one table the library's type and
  * checks (options.ts), the command line's flags (src/cli/rule-options.ts), the config
- * file's keys (src/cli/config-file.ts) and the README's option tables come from.
+ * file's keys (src/options/config-file.ts) and the tables of docs/options.md come from.
  * A new option is one entry here.
  */
 export const OPTIONS = {

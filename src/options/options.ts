@@ -30,7 +30,7 @@ const FIXED = {
   leaseMs: 5 * 60_000,
 };
 
-/** What an option is when not given (the README and --help say the same): the table's defaults. */
+/** What an option is when not given (docs/options.md and --help say the same): the table's defaults. */
 export const OPTION_DEFAULTS = Object.fromEntries(
   Object.entries(OPTIONS).flatMap(([key, spec]) => ('default' in spec ? [[key, spec.default]] : [])),
 ) as { [K in DefaultedKey]: ValueOf<K> };
