@@ -13,7 +13,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import { layoutOf } from '../../src/data-dir/data-dir.js';
+import { layoutOf } from '../../src/data-dir/layout.js';
 import { linkSettingsOf, writeMarker } from '../../src/data-dir/marker.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';

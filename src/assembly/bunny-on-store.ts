@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import type { StopReason } from '../bunny/crawl-loop.js';
 import { Crawler } from '../bunny/crawler.js';
-import { type DataLayout, lockDataDir } from '../data-dir/data-dir.js';
+import { lockDataDir } from '../data-dir/data-dir.js';
+import type { DataLayout } from '../data-dir/layout.js';
 import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
 import { CrawlOptionError } from '../errors.js';

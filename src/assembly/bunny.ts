@@ -1,5 +1,6 @@
 import type { StopReason } from '../bunny/crawl-loop.js';
-import { checkDataDir, layoutOf } from '../data-dir/data-dir.js';
+import { checkDataDir } from '../data-dir/data-dir.js';
+import { layoutOf } from '../data-dir/layout.js';
 import { CrawlOptionError } from '../errors.js';
 import type { CrawlOptions } from '../options/options.js';
 import { requestSetupOf } from '../options/request-setup.js';

@@ -4,7 +4,7 @@ import type { Feed } from '../console/feed.js';
 import { type RunningConsole, startConsole } from '../console/start.js';
 import { serverToken } from '../console/token.js';
 import type { ConsoleSource, SeedsAdded } from '../console/types.js';
-import type { DataLayout } from '../data-dir/data-dir.js';
+import type { DataLayout } from '../data-dir/layout.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { FrontierHosts, LocalFrontier } from '../frontier/types.js';
 import type { ModuleStats } from '../modules/api.js';

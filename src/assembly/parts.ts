@@ -1,6 +1,7 @@
 import { resolve as resolvePath } from 'node:path';
 import { type LinkRules, linkRulesFrom } from '../bunny/links.js';
-import { checkStore, type DataLayout } from '../data-dir/data-dir.js';
+import { checkStore } from '../data-dir/data-dir.js';
+import type { DataLayout } from '../data-dir/layout.js';
 import { DataDirError, ModuleLoadError } from '../errors.js';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { checkDataDir, layoutOf } from '../data-dir/data-dir.js';
+import { checkDataDir } from '../data-dir/data-dir.js';
+import { layoutOf } from '../data-dir/layout.js';
 import { count } from '../english.js';
 import { DataDirError } from '../errors.js';
 import { DEFAULTS } from '../options/options.js';

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DataLayout } from '../data-dir/data-dir.js';
+import type { DataLayout } from '../data-dir/layout.js';
 import { peekStore, type StoreTotals } from '../frontier/sqlite/peek.js';
 import { VERSION } from '../version.js';
 import { assetText } from './assets.js';

@@ -7,8 +7,6 @@ import { MODULE_NAME } from '../modules/api.js';
 import { CRAWLS_FOLDER, type DataLayout } from './layout.js';
 import { readMarker } from './marker.js';
 
-export { crawlLayoutOf, type DataLayout, layoutOf } from './layout.js';
-
 /**
  * What a run killed between taking the lock and writing the marker can leave, and the
  * folders of named crawls (crawls/, made by `cobweb crawl --crawl NAME` in a new folder):

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODULE_NAME } from '../modules/api.js';
-import type { DataLayout } from './data-dir.js';
+import type { DataLayout } from './layout.js';
 
 /** Where a module's records go: `data/<name>.jsonl`. */
 export function moduleDataFile(layout: DataLayout, name: string): string {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { DataDirError } from '../errors.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import type { LogLevel } from '../output/crawl-log.js';
-import { checkDataDir, clearCrawl, type DataLayout } from './data-dir.js';
+import { checkDataDir, clearCrawl } from './data-dir.js';
+import type { DataLayout } from './layout.js';
 import {
   changedLinkSettings,
   describeLinkChanges,

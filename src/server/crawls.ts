@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { LinkRules } from '../bunny/links.js';
 import { Feed } from '../console/feed.js';
-import { crawlLayoutOf, type DataLayout } from '../data-dir/data-dir.js';
+import { crawlLayoutOf, type DataLayout } from '../data-dir/layout.js';
 import type { ModuleDataFiles } from '../data-dir/module-data.js';
 import { type StoreCall, timedStore } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { layoutOf, lockDataDir } from '../../src/data-dir/data-dir.js';
+import { lockDataDir } from '../../src/data-dir/data-dir.js';
+import { layoutOf } from '../../src/data-dir/layout.js';
 import { readPages } from '../helpers/pages.js';
 
 // The CLI as a user runs it: the compiled bin (npm test builds first).
