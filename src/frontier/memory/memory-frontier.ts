@@ -262,6 +262,8 @@ export class MemoryFrontier implements Frontier {
     if (this.closed) return;
     this.closed = true;
     this.waiters.notify();
+    // Calls made before close() finish first; later ones are refused (serial()).
+    await this.tail;
     await this.seen.close();
   }
 
