@@ -265,11 +265,11 @@ export interface StoredLink {
  * (who calls it, how often, what a throw means, what a resolved promise guarantees, how
  * the store pushes back) and where the stores differ. Rules for every call:
  *
- * - A call may reject. The crawl loop takes any rejection as fatal: it stops leasing,
- *   lets what is in flight finish, and the crawl ends with the error. So a
- *   store rejects only when it cannot keep the contract (its file or database is gone,
- *   it was closed, its seen set failed); it waits out what waiting cures (PostgreSQL
- *   restarting, a server being restarted) inside the call.
+ * - A call may reject. The crawl loop takes any rejection as fatal: it leases no more,
+ *   and the crawl ends with the error (what was not completed is leased again later).
+ *   So a store rejects only when it cannot keep the contract (its file or database is
+ *   gone, it was closed, its seen set failed); it waits out what waiting cures
+ *   (PostgreSQL restarting, a server being restarted) inside the call.
  * - A call that rejects changed nothing (SQLite, PostgreSQL: its transaction rolled
  *   back), except over the network, where a reply can be lost after the server acted:
  *   the remote store sends it again, and lease ids make that safe.
