@@ -260,6 +260,23 @@ export interface StoredLink {
   reason: string | null;
 }
 
+/**
+ * The calls a crawling process makes. docs/frontier.md has each one's contract in full
+ * (who calls it, how often, what a throw means, what a resolved promise guarantees, how
+ * the store pushes back) and where the stores differ. Rules for every call:
+ *
+ * - A call may reject. The crawl loop takes any rejection as fatal: it leases no more,
+ *   and the crawl ends with the error (what was not completed is leased again later).
+ *   So a store rejects only when it cannot keep the contract (its file or database is
+ *   gone, it was closed, its seen set failed); it waits out what waiting cures
+ *   (PostgreSQL restarting, a server being restarted) inside the call.
+ * - A call that rejects changed nothing (SQLite, PostgreSQL: its transaction rolled
+ *   back), except over the network, where a reply can be lost after the server acted:
+ *   the remote store sends it again, and lease ids make that safe.
+ * - A call that changes the crawl is durable when its promise resolves, unless its doc
+ *   says otherwise (release). The reference store (src/frontier/memory) keeps nothing.
+ * - After close(), calls reject.
+ */
 export interface Frontier extends FrontierCookies {
   /**
    * Set by a store whose owner keeps the crawl's outputs itself (a cobweb server): it
@@ -268,11 +285,25 @@ export interface Frontier extends FrontierCookies {
    * is claimed, recording the site at once.
    */
   readonly keepsOutputs?: boolean;
-  /** A crawler id from the store's own sequence; every pages.jsonl line carries it. */
+  /**
+   * A crawler id from the store's own sequence; every pages.jsonl line carries it.
+   * Called once per crawler, when a crawling process starts (Crawler.start). Ids are
+   * never given twice and grow. The stores that share a file or a database also give
+   * back now the leases and site claims of crawlers that are gone (left, dead on this
+   * machine, or not heard from for a lease time). Over a server the id is the
+   * connection's, given at HELLO.
+   */
   registerCrawler(name: string): Promise<CrawlerId>;
   /**
    * Adds links (and records rejections) durably: once the promise resolves, a crash
-   * loses none. The store asks its seen set which links are new and queues those.
+   * loses none. The store asks its seen set which links are new and queues those; a URL
+   * already seen, queued or not, changes nothing. Called for seeds, URLs typed into the
+   * console, a server's ENQUEUE and site hooks, and the links of a page whose completion
+   * was refused as stale; a page's own links come with complete(). Resolves late when
+   * the seen set answers late (drum: after its merge), which slows the caller.
+   * Links refused by the store's own rules (a retired host, --max-pages-per-host) and
+   * new rejections come back as `records` for the caller to write and acknowledge()
+   * (none with `keepsOutputs`).
    */
   add(links: readonly NewLink[], rejected: readonly RejectedLink[], crawler: CrawlerId): Promise<AddResult>;
   /**
@@ -281,38 +312,92 @@ export interface Frontier extends FrontierCookies {
    * asks. Leases to one host (or address) are handed out at least its gap plus its
    * start window apart, so two requests that start by their leases' `startBy` start at
    * least the gap apart.
+   *
+   * Called by the crawl loop whenever slots are free (free slots gathered for 2 ms into
+   * one call), several calls possibly unanswered at once; lease calls also give back
+   * expired leases and queue retries come due. Three answers: leases; no lease and
+   * `ended` null, "nothing is ready yet" (ask again at `nextReadyAt`, or when a fetch
+   * ends or a completion is stored); or `ended` set, "the crawl is over" for every
+   * crawler (the store decides it, a crawler never guesses). With `waitMs` the call
+   * waits (a long poll) until something is leasable, the crawl is over, or the time is
+   * spent, so an idle crawler does not spin: that wait is the store's backpressure.
    */
   lease(n: number, crawler: CrawlerId, options?: LeaseOptions): Promise<LeaseBatch>;
   /**
    * The fetches are over: their hosts may be asked again after the gap each earned,
    * while the pages' outputs are still being written. The URLs stay leased until
    * complete(). A release of a lease that is no longer held changes nothing.
+   * Called by the crawl loop for the fetches that ended since its last call, and not
+   * awaited: the SQLite and PostgreSQL stores keep releases for their next transaction
+   * (or commit them alone after 5 ms) and resolve when it commits. Not durable on its
+   * own: a release lost in a crash only frees a slot that the lease's end frees anyway.
    */
   release(batch: readonly Release[]): Promise<void>;
-  /** Keeps long fetches' leases alive; resolves to the leases still held (the others are gone). */
+  /**
+   * Keeps long fetches' leases alive; resolves to the leases still held (the others are
+   * gone), each with its new expiry by the store's clock. Called by the lease keeper for
+   * every lease held (in flight or being written) once half its time has passed, all
+   * that are due in one call. A lease not returned is lost: its completion will be stale.
+   */
   extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]>;
   /**
    * Completes a batch in one durable step: outcomes, freed hosts, and the pages'
    * outlinks. A completion of a lease that expired and was handed to someone else is
-   * refused, counted (staleCompletions) and changes nothing.
+   * refused, counted (staleCompletions) and changes nothing. Called by the crawl loop
+   * once per written batch (64 pages or 5 ms), after the batch's WARC records and
+   * pages.jsonl lines are written, one call at a time. Once it resolves the outcomes
+   * survive a crash; a kill before leaves the URLs leased, fetched again once their
+   * leases are given back (the lines are then written twice, never lost). `stale` lists the
+   * refused completions: their links were not taken, and the loop adds them with add().
+   * Resolves late when the seen set answers late (drum), which holds the next batch:
+   * the loop's writing slows to the seen set's pace, and leasing with it.
    */
   complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult>;
-  /** The records were written: they are not handed out again. */
+  /**
+   * The records were written: they are not handed out again. Called after the caller
+   * wrote the lines add(), complete() or reclaimRecords() handed it. Unknown ids change
+   * nothing. Over a server nothing comes back to acknowledge.
+   */
   acknowledge(ids: readonly RecordId[]): Promise<void>;
-  /** Records handed to a crawler that died before acknowledging them; they are this caller's now. */
+  /**
+   * Records handed to a crawler that died before acknowledging them, or to nobody; they
+   * are this caller's now. Called once when a crawl or bunny on a store starts. A live
+   * crawler's records are never handed to another. Over a server: none (it writes them).
+   */
   reclaimRecords(crawler: CrawlerId): Promise<PendingRecord[]>;
   /**
    * True for exactly one caller per origin: that caller runs the site's hooks and then
    * calls recordSite(), unless the store's owner runs them itself (a cobweb server, with
    * `facts`: what the caller knows of the site, the module API's ModuleSite). A claim
-   * whose crawler died before recording can be claimed again.
+   * whose crawler died before recording can be claimed again. Called by the crawl loop
+   * for each site new to it in a written batch, when modules are loaded; false is the
+   * usual answer and no error. Over a server it resolves once the hooks have run.
    */
   claimSite(origin: string, crawler: CrawlerId, facts?: Record<string, unknown>): Promise<boolean>;
-  /** Stores what the site's hooks found; completes the claim. */
+  /**
+   * Stores what the site's hooks found; completes the claim, which is never given
+   * again. Called after the hooks ran, before the batch that met the site is completed.
+   */
   recordSite(site: SiteFacts): Promise<void>;
+  /**
+   * The crawl's counts now, whoever made them. Called by the console, the progress line,
+   * `show`, a server's STATS and the end-of-run summary: often, never on the crawl's
+   * path. Read only; it waits for nothing and may miss a group not yet committed.
+   */
   stats(): Promise<FrontierStats>;
-  /** Gives every lease of this crawler back at once (it is stopping or disconnected). */
+  /**
+   * Gives every lease of this crawler back at once (it is stopping or disconnected),
+   * each URL queued again with one more attempt counted; the crawler counts as gone
+   * from now on (its records and site claims may be reclaimed). Called once, when a
+   * crawling process closes; a crawler that never calls it (killed) loses its leases
+   * when they run out, or sooner when another crawler starts and finds it dead.
+   */
   leave(crawler: CrawlerId): Promise<void>;
+  /**
+   * Commits what is waiting (releases, a group), wakes waiting lease calls, and lets go
+   * of the file, the pool or the connection. Called once by the store's owner, after
+   * the crawlers left. Calls after it reject.
+   */
   close(): Promise<void>;
 }
 

@@ -1,25 +1,16 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryFrontier } from '../../src/frontier/memory/memory-frontier.js';
 import type { Completion, Frontier, FrontierSettings } from '../../src/frontier/types.js';
 import { TEST_SETTINGS } from '../frontier/stores.js';
 import { type InProcessCrawler, startCrawler } from '../helpers/crawler.js';
 import { page, routes, serve, type TestServer } from '../helpers/http.js';
 
-let dir: string;
 const servers: TestServer[] = [];
 const opened: { close(): Promise<void> }[] = [];
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cobweb-loop-'));
-});
 
 afterEach(async () => {
   for (const o of opened.splice(0).reverse()) await o.close();
   for (const s of servers.splice(0)) await s.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function site(table: Parameters<typeof routes>[0]): Promise<TestServer> {
@@ -38,8 +29,12 @@ async function crawler(
   return c;
 }
 
-function store(settings: Partial<FrontierSettings> = {}): SqliteFrontier {
-  const f = new SqliteFrontier(join(dir, 'frontier.db'), { ...TEST_SETTINGS, ...settings });
+/**
+ * The loop's own tests run on the reference store: what they check is the loop's side of
+ * the contract, which every store keeps (the crawl tests run the real stores end to end).
+ */
+function store(settings: Partial<FrontierSettings> = {}): MemoryFrontier {
+  const f = new MemoryFrontier({ ...TEST_SETTINGS, ...settings });
   opened.push(f);
   return f;
 }

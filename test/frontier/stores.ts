@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MemoryFrontier } from '../../src/frontier/memory/memory-frontier.js';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
@@ -20,6 +21,8 @@ export interface StoreKind {
   create(): Promise<TestStore>;
   /** Why only one process at a time may open it (the "several processes" tests do not apply). */
   oneProcess?: string;
+  /** Why it keeps nothing once closed (the tests of what a store opened again holds do not apply). */
+  forgetsOnClose?: string;
   /** Stops what the kind started for all its stores (after the suite). */
   teardown?(): Promise<void>;
 }
@@ -57,6 +60,33 @@ export const STORE_KINDS: StoreKind[] = [
     },
   },
 ];
+
+/**
+ * The reference store (src/frontier/memory): one object in this process, durable never.
+ * Every handle the test opens is that one object, with the settings and clock of the
+ * first open; it has no spec a child process could open.
+ */
+STORE_KINDS.push({
+  name: 'memory',
+  oneProcess: 'it lives in the memory of the process that made it',
+  forgetsOnClose: 'it lives in memory only',
+  async unavailable() {
+    return null;
+  },
+  async create() {
+    let store: MemoryFrontier | null = null;
+    return {
+      spec: 'memory:',
+      async open(settings, now) {
+        store ??= new MemoryFrontier({ ...TEST_SETTINGS, ...settings }, now);
+        return store;
+      },
+      async dispose() {
+        await store?.close();
+      },
+    };
+  },
+});
 
 /**
  * A cobweb server on a SQLite store, in this process, reached over TCP like a bunny

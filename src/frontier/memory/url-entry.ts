@@ -1,0 +1,44 @@
+import type { CrawlerId, LeaseId, PendingRecord, PreviousFetch, RecordId, UrlKind } from '../types.js';
+
+/** Where a URL stands; SQLite's and PostgreSQL's rows keep the same states as numbers. */
+export type UrlState = 'queued' | 'leased' | 'retrying' | 'done' | 'failed' | 'refused';
+
+/** One URL the store knows: what a row of the embedded store holds, as an object. */
+export interface UrlEntry {
+  /** Its record id: the order URLs came in, as a row key is. */
+  id: RecordId;
+  url: string;
+  host: string;
+  depth: number;
+  via: string | null;
+  redirects: number;
+  kind: UrlKind;
+  state: UrlState;
+  /** Tries spent so far. */
+  attempts: number;
+  /** Why it was refused or failed. */
+  reason: string | null;
+  /** Failed or refused, and its record not written yet (acknowledge() clears it). */
+  unlogged: boolean;
+  /** Who must write that record; null: the next crawler to complete something adopts it. */
+  holder: CrawlerId | null;
+  /** Retrying: epoch ms (the store's clock) when it goes back to the queue. */
+  retryAt: number;
+  /** Its last response, once it was fetched (--recrawl-after's conditional request). */
+  previous?: PreviousFetch;
+}
+
+/** One hand-out of one URL; the id names it, and dies with it. */
+export interface HeldLease {
+  id: LeaseId;
+  entry: UrlEntry;
+  crawler: CrawlerId;
+  expiresAt: number;
+  /** release() freed its host's slot already; complete() does not free it again. */
+  released: boolean;
+}
+
+/** The line a caller writes for a URL that was refused or given up on. */
+export function recordOf(e: UrlEntry): PendingRecord {
+  return { id: e.id, url: e.url, depth: e.depth, via: e.via, reason: e.reason ?? '' };
+}
