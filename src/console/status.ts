@@ -40,6 +40,10 @@ export interface Status {
     failed: number;
     rejected: number;
     hosts: number;
+    /**
+     * The store's expiredLeases: /status is an output users read (docs/operations.md), and
+     * this key was published under this spelling (as the metric cobweb_leases_expired_total).
+     */
     leasesExpired: number;
     staleCompletions: number;
     budgetLeft: number | null;

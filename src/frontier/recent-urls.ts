@@ -1,7 +1,7 @@
 /**
  * URLs the store is known to hold, kept for the most recent ones only. Most links a
  * page yields were seen moments ago (navigation, siblings); answering those from memory
- * skips a SHA-1 and an INSERT OR IGNORE each. Two generations give LRU-like eviction
+ * skips a fingerprint and an INSERT OR IGNORE each. Two generations give LRU-like eviction
  * for the price of two Set lookups: when the young one fills, the old one is dropped.
  * It only ever says "known" for URLs really in the store, so it cannot change a result.
  */

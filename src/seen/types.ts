@@ -4,7 +4,7 @@
  * contract and passes the same contract tests. docs/frontier.md has each call's
  * contract in full, beside the Frontier's.
  *
- * Fingerprints are 64-bit unsigned integers (src/seen/fingerprint.ts makes them from
+ * Fingerprints are 64-bit unsigned integers (src/url/fingerprint.ts makes them from
  * canonical URLs). A seen set never says "new" twice for one fingerprint, and a
  * fingerprint it has said "new" for is remembered once flush() resolves.
  *

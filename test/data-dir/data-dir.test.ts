@@ -234,16 +234,20 @@ describe('the store of the cobweb before (schema 2)', () => {
     const a = await twoPages();
     await run([`${a.origin}/`]);
     const store = join(h.dir, 'frontier.db');
-    // Back to what the cobweb before wrote: no recrawl columns, no cookie jar.
+    // Back to what the cobweb before wrote: no recrawl columns, no cookie jar, and (as
+    // until schema 4) leased numbered 1, done 2.
     const db = new Database(store);
     db.exec(`DROP TABLE cookies;
       ALTER TABLE urls DROP COLUMN fetched_at; ALTER TABLE urls DROP COLUMN etag;
       ALTER TABLE urls DROP COLUMN last_modified; ALTER TABLE urls DROP COLUMN captured_at;
+      DROP INDEX urls_leased;
+      UPDATE urls SET state = CASE state WHEN 2 THEN 1 ELSE 2 END WHERE state IN (1, 2);
+      CREATE INDEX urls_leased ON urls (due_at) WHERE state = 1;
       UPDATE meta SET value = '2' WHERE key = 'schema'`);
     db.close();
     expect((await run([`${a.origin}/`])).fetchedThisRun).toBe(0);
     const version = new Database(store, { readonly: true });
-    expect(version.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe('3');
+    expect(version.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe('4');
     version.close();
     // Fetched "as long ago as can be" (the schema before kept no time): due for an hour's
     // --recrawl-after, while what this run fetches is not due again within it.

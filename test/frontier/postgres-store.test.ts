@@ -1,7 +1,9 @@
+import { hash } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { fingerprintText } from '../../src/frontier/postgres/link-inserts.js';
 import { PostgresFrontier } from '../../src/frontier/postgres/postgres-frontier.js';
+import { fingerprint } from '../../src/url/fingerprint.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 import { TEST_SETTINGS } from './stores.js';
 
@@ -38,6 +40,7 @@ describe('the PostgreSQL store', () => {
       { version: 1 },
       { version: 2 },
       { version: 3 },
+      { version: 4 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });
@@ -87,6 +90,58 @@ describe('the PostgreSQL store', () => {
     const d = await again.registerCrawler('b');
     expect((await again.lease(10, d)).leases).toHaveLength(2);
     expect(await again.stats()).toMatchObject({ queued: 1, leased: 2 });
+    await again.close();
+  });
+
+  it('brings a database of schema 3 up to date: every link keyed by the one fingerprint, its seen set kept', async () => {
+    const first = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await first.registerCrawler('a');
+    const urls = Array.from({ length: 30 }, (_, i) => `http://x${i % 3}.test/${i}`);
+    await first.add(
+      urls.map((url) => ({ url, depth: 0, via: null })),
+      [{ url: 'http://x0.test/refused', depth: 1, via: null, reason: 'scope' }],
+      c,
+    );
+    const [lease] = (await first.lease(1, c)).leases;
+    await first.complete(
+      [{ leaseId: lease?.id as number, outcome: { kind: 'done' }, outlinks: [], rejected: [] }],
+      c,
+    );
+    const stats = await first.stats();
+    await first.close();
+    // Back to what the cobweb before wrote: the first 8 bytes of SHA-1, signed, as the key.
+    const links = await rows<{ id: string; url: string }>('SELECT id::text AS id, url FROM crawler_links');
+    const sha1 = (url: string) => hash('sha1', url, 'buffer').readBigInt64BE(0).toString();
+    await rows(`UPDATE crawler_links AS c SET fingerprint = u.fp
+      FROM (VALUES ${links.map((l) => `(${l.id}, ${sha1(l.url)})`).join(', ')}) AS u(id, fp) WHERE c.id = u.id;
+      DELETE FROM cobweb_migrations WHERE version = 4`);
+    expect(await rows('SELECT count(*)::int AS n FROM crawler_links WHERE fingerprint <> 0')).toEqual([
+      { n: 31 },
+    ]);
+
+    const again = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const keys = await rows<{ url: string; fp: string }>(
+      'SELECT url, fingerprint::text AS fp FROM crawler_links',
+    );
+    expect(keys).toHaveLength(31);
+    for (const k of keys) expect(k.fp).toBe(BigInt.asIntN(64, fingerprint(k.url)).toString());
+    expect(
+      await rows(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint
+        WHERE conname = 'crawler_links_crawl_fingerprint_key'`),
+    ).toEqual([{ def: 'UNIQUE (crawl, fingerprint)' }]);
+    expect(await again.stats()).toEqual(stats);
+    // The seen set is the crawl's fingerprints: the URLs it had are not new, another is.
+    const d = await again.registerCrawler('b');
+    const added = await again.add(
+      [...urls.slice(0, 5), 'http://x0.test/refused', 'http://x9.test/new'].map((url) => ({
+        url,
+        depth: 1,
+        via: null,
+      })),
+      [],
+      d,
+    );
+    expect(added.added).toBe(1);
     await again.close();
   });
 

@@ -1,20 +1,25 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { fingerprint as seenFingerprint } from '../../src/seen/fingerprint.js';
 import { fingerprint } from '../../src/url/fingerprint.js';
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+const UINT64_MAX = 2n ** 64n - 1n;
+const TOP_BIT = 2n ** 63n;
 
 describe('fingerprint', () => {
-  it('is the first 8 bytes of SHA-1 of the URL, read as a signed big-endian integer', () => {
-    // sha1("http://example.com/") = 9c17e047f58f9220..., whose top bit is set: negative.
-    expect(fingerprint('http://example.com/')).toBe(-7199038879661321696n);
-    expect(fingerprint('http://example.com/')).toBe(BigInt.asIntN(64, 0x9c17e047f58f9220n));
+  it('is the first 64 bits of MurmurHash3 x86_128 (seed 0) of the URL, unsigned', () => {
+    // The reference implementation's values (test/seen/fingerprint.test.ts has more).
+    expect(fingerprint('https://example.com/')).toBe(0x6553761618f71c08n);
+    expect(fingerprint('https://www.site1.example/section3/page-1234.html?ref=5')).toBe(0xbb9211cd701d4f0fn);
   });
 
   it('hashes the UTF-8 bytes of the string', () => {
-    // sha1 of the UTF-8 bytes "https://example.com/caf\xc3\xa9" = 1dd0bff10fca7bf8...
-    expect(fingerprint('https://example.com/caf\u00e9')).toBe(0x1dd0bff10fca7bf8n);
+    expect(fingerprint('https://ex.com/é?q=ü')).toBe(0x662b48c0c621629cn);
+  });
+
+  it('is the one the seen sets use', () => {
+    const url = 'https://www.example.org/a/b?c=d';
+    expect(seenFingerprint(url)).toBe(fingerprint(url));
   });
 
   it('is stable across calls', () => {
@@ -22,16 +27,16 @@ describe('fingerprint', () => {
     expect(fingerprint(url)).toBe(fingerprint(url));
   });
 
-  it('gives different URLs different values, all in the signed 64-bit range, of both signs', () => {
+  it('gives different URLs different values, all in the unsigned 64-bit range, with and without the top bit', () => {
     const values = Array.from({ length: 10_000 }, (_, i) =>
       fingerprint(`https://example.com/page/${i}?sort=${i % 7}`),
     );
-    expect(values.every((value) => value >= INT64_MIN && value <= INT64_MAX)).toBe(true);
-    const negatives = values.filter((value) => value < 0n).length;
+    expect(values.every((value) => value >= 0n && value <= UINT64_MAX)).toBe(true);
+    const topBit = values.filter((value) => value >= TOP_BIT).length;
     expect(new Set(values).size).toBe(10_000);
-    // SHA-1 bits are uniform, so both signs appear; a sign bug would give none of one kind.
-    expect(negatives).toBeGreaterThan(0);
-    expect(negatives).toBeLessThan(10_000);
+    // The hash's bits are uniform, so both halves appear; a bug in the high word would give none of one.
+    expect(topBit).toBeGreaterThan(0);
+    expect(topBit).toBeLessThan(10_000);
   });
 
   it('round-trips through a SQLite INTEGER PRIMARY KEY', () => {
@@ -41,9 +46,11 @@ describe('fingerprint', () => {
       db.exec('CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT NOT NULL)');
       const insert = db.prepare('INSERT INTO urls (id, url) VALUES (?, ?)');
       const urls = ['http://example.com/', 'https://example.com/caf%C3%A9', 'https://example.org/x?y=1'];
-      for (const url of urls) insert.run(fingerprint(url), url);
+      // SQLite integers are signed: the same 64 bits, read as signed.
+      const key = (url: string) => BigInt.asIntN(64, fingerprint(url));
+      for (const url of urls) insert.run(key(url), url);
       const lookup = db.prepare<[bigint], { url: string }>('SELECT url FROM urls WHERE id = ?');
-      for (const url of urls) expect(lookup.get(fingerprint(url))?.url).toBe(url);
+      for (const url of urls) expect(lookup.get(key(url))?.url).toBe(url);
     } finally {
       db.close();
     }

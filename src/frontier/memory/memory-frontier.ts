@@ -1,5 +1,5 @@
-import { fingerprints } from '../../seen/fingerprint.js';
 import { MemorySeenSet } from '../../seen/memory.js';
+import { fingerprints } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { leaseOf } from '../lease-of.js';
 import { longPoll, Waiters } from '../long-poll.js';

@@ -11,14 +11,14 @@ import {
 } from '../policy/politeness.js';
 import { previousOf } from '../policy/recrawl.js';
 import type { CrawlerId, Lease } from '../types.js';
+import { URL_KIND, URL_STATE } from '../url-state.js';
 import { countsUpdate, noCounts } from './counts.js';
 import type { HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
 import { Params, withParts } from './params.js';
-import { LINK_KIND, LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /**
  * A lease reaches its crawler a commit and a round trip after the store decided it: a
@@ -30,7 +30,7 @@ const START_WINDOW_FLOOR_MS = 20;
 
 /**
  * The claim, in one statement with what it writes: for each locked host, its first k
- * queued URLs (depth, then insertion order) become claimed, each with a new lease id; the
+ * queued URLs (depth, then insertion order) become leased, each with a new lease id; the
  * (k+1)-th, if any, is the host's new queue head. The host locks make the URL rows this
  * host's alone. The host rows (HostRows.pendingUpdate, written only if every host gave
  * its k) and the counts (by the rows taken) are written by the same statement.
@@ -43,7 +43,7 @@ const claimSql = (p: Params, plan: readonly Turn[], hostRows: string | null, cou
       SELECT id, depth, row_number() OVER (ORDER BY depth, id) AS rn FROM crawler_links
       WHERE crawl = ${at.crawl} AND host = p.host AND status = ${S.queued}
       ORDER BY depth, id LIMIT p.k + 1) AS l`,
-    taken: `UPDATE crawler_links AS c SET status = ${S.claimed}, leases = c.leases + 1,
+    taken: `UPDATE crawler_links AS c SET status = ${S.leased}, leases = c.leases + 1,
       lease_expires = ${p.add(at.expiresAt)}, crawler_id = ${p.add(at.crawler)}, released = false, updated_at = ${p.add(at.now)}
     FROM pick WHERE c.id = pick.id AND pick.rn <= pick.k
     RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts,
@@ -150,7 +150,7 @@ export async function claimLeases(
     claimed: new Set(plan.map((t) => t.host)),
     when: `${TAKEN} = ${p.add(total)}`,
   });
-  const counts = countsUpdate(p, tx.crawl, tx.delta, { queued: `-${TAKEN}`, claimed: TAKEN }) as string;
+  const counts = countsUpdate(p, tx.crawl, tx.delta, { queued: `-${TAKEN}`, leased: TAKEN }) as string;
   const crawl = p.add(tx.crawl);
   const rows = await tx.q<ClaimRow>(
     claimSql(p, plan, hostRows?.sql ?? null, counts, { crawl, expiresAt, crawler, now: tx.now }),
@@ -190,7 +190,7 @@ export async function claimLeases(
     for (const r of mine) {
       const row = {
         ...r,
-        kind: r.kind === LINK_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
+        kind: r.kind === URL_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
         previous: previousOf(r),
       };
       leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy: startBy.get(host), placed }));

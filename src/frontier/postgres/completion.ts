@@ -11,29 +11,29 @@ import type {
   Outcome,
   Release,
 } from '../types.js';
+import { URL_STATE } from '../url-state.js';
 import { HOST_COLUMNS, type HostRecord, type HostRow } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { firstOfEach, type LinkCandidate, queueHosts, stageLinks, unseen } from './link-inserts.js';
 import { Params } from './params.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
-import { LINK_STATUS } from './status.js';
-import type { ClaimedRow, Tx } from './tx.js';
+import type { LeasedRow, Tx } from './tx.js';
 import { writeAll } from './writes.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
-/** The claimed rows these lease ids still name (not expired and handed on), locked. */
+/** The leased rows these lease ids still name (not expired and handed on), locked. */
 const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
-  WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE`;
+  WHERE id = ANY($1::int8[]) AND status = ${S.leased} ORDER BY id FOR UPDATE`;
 const MARK_RELEASED = `UPDATE crawler_links SET released = true WHERE id = ANY($1::int8[])`;
 /** A host's fetches in flight, less those whose reports this transaction has applied already. */
 const LEASED_OF_HOST = `SELECT count(*)::int AS n FROM crawler_links
-  WHERE crawl = $1 AND host = $2 AND status = ${S.claimed} AND NOT released AND id <> ALL($3::int8[])`;
+  WHERE crawl = $1 AND host = $2 AND status = ${S.leased} AND NOT released AND id <> ALL($3::int8[])`;
 
-/** The claimed rows of these leases, by lease id. */
-export async function heldLeases(tx: Tx, ids: readonly LeaseId[]): Promise<Map<LeaseId, ClaimedRow>> {
+/** The leased rows of these leases, by lease id. */
+export async function heldLeases(tx: Tx, ids: readonly LeaseId[]): Promise<Map<LeaseId, LeasedRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await tx.q<ClaimedRow>(HELD, [rowIdsOf(ids)]);
+  const rows = await tx.q<LeasedRow>(HELD, [rowIdsOf(ids)]);
   return new Map(rows.map((r) => [r.lease_id, r]));
 }
 
@@ -46,10 +46,10 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
   );
   const fresh = releases.filter((r) => held.get(r.leaseId)?.released === false);
   if (fresh.length === 0) return;
-  await tx.hosts.lock(fresh.map((r) => (held.get(r.leaseId) as ClaimedRow).host));
+  await tx.hosts.lock(fresh.map((r) => (held.get(r.leaseId) as LeasedRow).host));
   const reported: number[] = [];
   for (const r of fresh) {
-    const lease = held.get(r.leaseId) as ClaimedRow;
+    const lease = held.get(r.leaseId) as LeasedRow;
     if (lease.released) continue; // released twice in one batch
     lease.released = true;
     await applyReport(tx, lease, r.report, reported);
@@ -60,13 +60,13 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
 }
 
 /**
- * The claimed rows of the leases (by row id; the caller checks the lease ids) and every
+ * The leased rows of the leases (by row id; the caller checks the lease ids) and every
  * host the batch changes, locked in one statement: the rows by id, then the hosts in key
  * order, as separate statements would. Hosts not made yet are not here (lockNew).
  */
 const LOCK = `WITH held AS MATERIALIZED (
     SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
-    WHERE id = ANY($1::int8[]) AND status = ${S.claimed} ORDER BY id FOR UPDATE),
+    WHERE id = ANY($1::int8[]) AND status = ${S.leased} ORDER BY id FOR UPDATE),
   locked AS MATERIALIZED (
     SELECT ${HOST_COLUMNS} FROM hosts
     WHERE crawl = $2 AND host = ANY(ARRAY(SELECT unnest($3::text[]) UNION SELECT host FROM held))
@@ -131,7 +131,7 @@ export async function completeBatch(
   const ids = batch.map((c) => c.leaseId);
   if (ids.length === 0) return { added: 0, records: tx.records, stale: [] };
   const allCandidates = firstOfEach(links);
-  const [locked] = await tx.q<{ held: ClaimedRow[]; hosts: HostRecord[] }>(LOCK, [
+  const [locked] = await tx.q<{ held: LeasedRow[]; hosts: HostRecord[] }>(LOCK, [
     rowIdsOf(ids),
     tx.crawl,
     queueHosts(allCandidates),
@@ -142,14 +142,14 @@ export async function completeBatch(
   const seen = new Set<LeaseId>();
   const live = batch.filter((c) => held.has(c.leaseId) && !seen.has(c.leaseId) && seen.add(c.leaseId));
   const stale = batch.filter((c) => !held.has(c.leaseId)).map((c) => c.leaseId);
-  tx.delta.stale += stale.length;
+  tx.delta.staleCompletions += stale.length;
   const candidates =
     live.length === batch.length
       ? allCandidates
       : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion)));
   await tx.hosts.lockNew(
     tx.hosts.notLocked([
-      ...live.map((c) => (held.get(c.leaseId) as ClaimedRow).host),
+      ...live.map((c) => (held.get(c.leaseId) as LeasedRow).host),
       ...queueHosts(candidates),
     ]),
   );
@@ -157,9 +157,9 @@ export async function completeBatch(
   const settled: SettledRow[] = [];
   const reported: number[] = [];
   for (const c of live) {
-    const lease = held.get(c.leaseId) as ClaimedRow;
+    const lease = held.get(c.leaseId) as LeasedRow;
     if (!lease.released) await applyReport(tx, lease, c.report ?? { fetchMs: 0 }, reported);
-    tx.delta.claimed--;
+    tx.delta.leased--;
     if (c.outcome.kind === 'done') {
       done.push({
         id: lease.id,
@@ -184,7 +184,7 @@ export async function completeBatch(
     },
     staged,
   );
-  for (const host of new Set(live.map((c) => (held.get(c.leaseId) as ClaimedRow).host)))
+  for (const host of new Set(live.map((c) => (held.get(c.leaseId) as LeasedRow).host)))
     await retireIfDead(tx, host, crawler);
   if (adopt) await adoptOrphans(tx, crawler);
   return { added: staged.added, records: tx.records, stale };
@@ -196,7 +196,7 @@ export async function completeBatch(
  */
 async function settle(
   tx: Tx,
-  lease: ClaimedRow,
+  lease: LeasedRow,
   o: Exclude<Outcome, { kind: 'done' }>,
   crawler: CrawlerId,
 ): Promise<SettledRow | null> {
@@ -233,12 +233,7 @@ async function settle(
  * `reported`: the leases whose reports this transaction has applied (this one joins
  * them), which are no longer in flight whatever their rows say yet.
  */
-async function applyReport(
-  tx: Tx,
-  lease: ClaimedRow,
-  report: FetchReport,
-  reported: number[],
-): Promise<void> {
+async function applyReport(tx: Tx, lease: LeasedRow, report: FetchReport, reported: number[]): Promise<void> {
   const h = tx.hosts.host(lease.host);
   if (tx.settings.key === 'ip' && report.address != null)
     await moveToAddress(tx, h, report.address, reported);

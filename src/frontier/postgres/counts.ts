@@ -5,16 +5,41 @@ import { Params, type Part } from './params.js';
 /** The crawl's counts, or the changes one transaction makes to them. */
 export interface Counts {
   queued: number;
-  claimed: number;
+  leased: number;
   retrying: number;
   done: number;
   failed: number;
   rejected: number;
-  stale: number;
-  expired: number;
+  staleCompletions: number;
+  expiredLeases: number;
 }
 
-const COLUMNS = ['queued', 'claimed', 'retrying', 'done', 'failed', 'rejected', 'stale', 'expired'] as const;
+const FIELDS = [
+  'queued',
+  'leased',
+  'retrying',
+  'done',
+  'failed',
+  'rejected',
+  'staleCompletions',
+  'expiredLeases',
+] as const;
+
+/**
+ * Each count's column in crawl_counts. Three keep the names migration 1 gave them
+ * (claimed, stale, expired): the columns are storage, renaming them would take a
+ * migration for a name only, and the statements read them under the counts' own names.
+ */
+const COLUMN: Record<keyof Counts, string> = {
+  queued: 'queued',
+  leased: 'claimed',
+  retrying: 'retrying',
+  done: 'done',
+  failed: 'failed',
+  rejected: 'rejected',
+  staleCompletions: 'stale',
+  expiredLeases: 'expired',
+};
 
 /**
  * Slots of crawl_counts: more than the connections that write at once, so they rarely
@@ -23,11 +48,20 @@ const COLUMNS = ['queued', 'claimed', 'retrying', 'done', 'failed', 'rejected', 
 export const COUNT_SLOTS = 256;
 
 export function noCounts(): Counts {
-  return { queued: 0, claimed: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 };
+  return {
+    queued: 0,
+    leased: 0,
+    retrying: 0,
+    done: 0,
+    failed: 0,
+    rejected: 0,
+    staleCompletions: 0,
+    expiredLeases: 0,
+  };
 }
 
 /** The crawl's counts, summed over its slots ($1: the crawl); a statement of its own or a subquery of one. */
-export const COUNTS_SQL = `SELECT ${COLUMNS.map((c) => `coalesce(sum(${c}), 0)::bigint AS ${c}`).join(', ')}
+export const COUNTS_SQL = `SELECT ${FIELDS.map((f) => `coalesce(sum(${COLUMN[f]}), 0)::bigint AS "${f}"`).join(', ')}
   FROM crawl_counts WHERE crawl = $1`;
 
 /** The crawl's counts as this transaction sees them (its own changes written already). */
@@ -47,13 +81,13 @@ export function countsUpdate(
   d: Counts,
   more: Partial<Record<keyof Counts, string>> = {},
 ): Part {
-  const changed = COLUMNS.filter((c) => d[c] !== 0 || more[c] !== undefined);
+  const changed = FIELDS.filter((f) => d[f] !== 0 || more[f] !== undefined);
   if (changed.length === 0) return null;
-  const sets = changed.map((c) => {
-    const terms: string[] = [c];
-    if (d[c] !== 0) terms.push(p.add(d[c]));
-    if (more[c] !== undefined) terms.push(`(${more[c]})`);
-    return `${c} = ${terms.join(' + ')}`;
+  const sets = changed.map((f) => {
+    const terms: string[] = [COLUMN[f]];
+    if (d[f] !== 0) terms.push(p.add(d[f]));
+    if (more[f] !== undefined) terms.push(`(${more[f]})`);
+    return `${COLUMN[f]} = ${terms.join(' + ')}`;
   });
   return `UPDATE crawl_counts SET ${sets.join(', ')}
   WHERE crawl = ${p.add(crawl)} AND slot = pg_backend_pid() % ${COUNT_SLOTS}`;
@@ -68,13 +102,13 @@ export async function addCounts(q: Query, crawl: number, d: Counts): Promise<voi
 
 export function plus(a: Counts, b: Counts): Counts {
   const out = noCounts();
-  for (const c of COLUMNS) out[c] = a[c] + b[c];
+  for (const f of FIELDS) out[f] = a[f] + b[f];
   return out;
 }
 
 /** What the end-of-crawl and budget rules (policy/crawl-budget.ts) read. */
 export function crawlCountsOf(c: Counts): CrawlCounts {
-  return { queued: c.queued, leased: c.claimed, retrying: c.retrying, final: c.done + c.failed };
+  return { queued: c.queued, leased: c.leased, retrying: c.retrying, final: c.done + c.failed };
 }
 
 export const CREATE_SLOTS = `INSERT INTO crawl_counts (crawl, slot)

@@ -1,9 +1,9 @@
 import { type CrawlerLife, crawlerGone, MACHINE } from '../liveness.js';
 import type { CrawlerId } from '../types.js';
+import { URL_STATE } from '../url-state.js';
 import { LEASE_ID } from './lease-ids.js';
 import { reclaimLease } from './requeue.js';
-import { LINK_STATUS } from './status.js';
-import type { ClaimedRow, Tx } from './tx.js';
+import type { LeasedRow, Tx } from './tx.js';
 
 const ACTIVE = `SELECT id, host AS machine, pid, last_seen AS "lastSeen", left_at AS "leftAt"
   FROM crawlers WHERE crawl = $1 AND left_at IS NULL`;
@@ -11,9 +11,9 @@ const INSERT = `INSERT INTO crawlers (crawl, name, host, pid, started, last_seen
   RETURNING id`;
 const LEAVE = `UPDATE crawlers SET left_at = $2 WHERE id = $1 AND left_at IS NULL`;
 const TOUCH = `UPDATE crawlers SET last_seen = $2 WHERE id = $1`;
-// Through the claimed rows of the crawl (as many as are in flight): no index by crawler to keep up.
+// Through the leased rows of the crawl (as many as are in flight): no index by crawler to keep up.
 const LEASES_OF = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
-  WHERE crawl = $2 AND crawler_id = $1 AND status = ${LINK_STATUS.claimed} ORDER BY id FOR UPDATE`;
+  WHERE crawl = $2 AND crawler_id = $1 AND status = ${URL_STATE.leased} ORDER BY id FOR UPDATE`;
 
 /** A new crawler id from the crawlers table's sequence, after giving back what dead crawlers held. */
 export async function registerCrawler(tx: Tx, name: string): Promise<CrawlerId> {
@@ -49,7 +49,7 @@ async function reclaimFromGone(tx: Tx): Promise<void> {
 }
 
 async function giveBack(tx: Tx, crawler: CrawlerId): Promise<void> {
-  const rows = await tx.q<ClaimedRow>(LEASES_OF, [crawler, tx.crawl]);
+  const rows = await tx.q<LeasedRow>(LEASES_OF, [crawler, tx.crawl]);
   if (rows.length === 0) return;
   await tx.hosts.lock(rows.map((r) => r.host));
   for (const r of rows) await reclaimLease(tx, r);

@@ -8,7 +8,7 @@ import type { LeaseId } from '../types.js';
  */
 const GENERATIONS = 1048576;
 
-/** The lease id of a claimed row, in SQL (`table`: the row's alias in the statement). */
+/** The lease id of a leased row, in SQL (`table`: the row's alias in the statement). */
 export function leaseIdSql(table?: string): string {
   const t = table === undefined ? '' : `${table}.`;
   return `(${t}id * ${GENERATIONS} + ${t}leases % ${GENERATIONS})`;

@@ -1,11 +1,11 @@
 import { expiredThrough } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
+import { URL_STATE } from '../url-state.js';
 import { COUNTS_SQL, type Counts, noCounts } from './counts.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
-import { LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /**
  * The hosts whose turn it is, shallowest queue head first, locked for this transaction.
@@ -29,7 +29,7 @@ const READY_HOSTS_SHARED = `SELECT ${HOST_COLUMNS.split(', ')
  */
 const look = (ready: string) => `WITH ready AS (${ready})
   SELECT c.*,
-    EXISTS (SELECT 1 FROM crawler_links WHERE crawl = $1 AND status = ${S.claimed} AND lease_expires <= $4) AS ran_out,
+    EXISTS (SELECT 1 FROM crawler_links WHERE crawl = $1 AND status = ${S.leased} AND lease_expires <= $4) AS ran_out,
     EXISTS (SELECT 1 FROM crawler_links WHERE crawl = $1 AND status = ${S.retrying} AND due_at <= $2) AS came_due,
     (SELECT max_pages FROM crawls WHERE id = $1) AS max_pages,
     (SELECT coalesce(json_agg(r), '[]') FROM ready r) AS hosts
@@ -83,7 +83,7 @@ const NEXT_HOST = `SELECT min(ready_at) AS t FROM hosts WHERE crawl = $1 AND que
 const NEXT_HOST_SHARED = `SELECT min(b.ready_at) AS t FROM hosts h JOIN hosts b ON b.crawl = h.crawl AND b.host = h.budget
   WHERE h.crawl = $1 AND h.queued > 0 AND NOT h.retired`;
 const NEXT_EXPIRY_OR_RETRY = `SELECT
-  (SELECT min(lease_expires) FROM crawler_links WHERE crawl = $1 AND status = ${S.claimed}) AS expiry,
+  (SELECT min(lease_expires) FROM crawler_links WHERE crawl = $1 AND status = ${S.leased}) AS expiry,
   (SELECT min(due_at) FROM crawler_links WHERE crawl = $1 AND status = ${S.retrying}) AS retry`;
 
 /** When a lease runs out or a retry comes due: the only news a store with nothing ready can have. */

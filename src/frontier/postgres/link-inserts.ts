@@ -4,11 +4,11 @@ import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
+import { URL_KIND, URL_STATE } from '../url-state.js';
 import type { Params, Part } from './params.js';
-import { LINK_KIND, LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /** A link worth asking the store about: each URL once, each fingerprint once. */
 export interface LinkCandidate {
@@ -36,7 +36,7 @@ export function candidatesOf(links: readonly NewLink[], rejected: readonly Rejec
       depth: l.depth,
       via: l.via,
       redirects: l.redirects ?? 0,
-      kind: l.kind === 'sitemap' ? LINK_KIND.sitemap : LINK_KIND.page,
+      kind: l.kind === 'sitemap' ? URL_KIND.sitemap : URL_KIND.page,
       host: hostKey(l.url),
       fp: fingerprintText(l.url),
       reason: null,
@@ -48,7 +48,7 @@ export function candidatesOf(links: readonly NewLink[], rejected: readonly Rejec
       depth: r.depth,
       via: r.via,
       redirects: 0,
-      kind: LINK_KIND.page,
+      kind: URL_KIND.page,
       host: hostKey(r.url),
       fp: fingerprintText(r.url),
       reason: r.reason,

@@ -1,4 +1,5 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { fingerprint } from '../../url/fingerprint.js';
 
 /**
  * The schema, as versioned migrations. Each runs once per database, in order, in its
@@ -8,7 +9,10 @@ import type { Pool } from 'pg';
 export interface Migration {
   version: number;
   name: string;
-  sql: string;
+  /** The migration's statements; or, for one that needs JavaScript, `run`. */
+  sql?: string;
+  /** Runs inside the migration's transaction, on its connection. */
+  run?: (client: PoolClient) => Promise<void>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -157,7 +161,48 @@ export const MIGRATIONS: readonly Migration[] = [
         ON CONFLICT DO NOTHING;
     `,
   },
+  {
+    version: 4,
+    name: 'crawler_links.fingerprint: MurmurHash3, the fingerprint of every seen set (was SHA-1)',
+    run: refingerprint,
+  },
 ];
+
+/** crawler_links rows read, fingerprinted and written per round of migration 4. */
+const REFINGERPRINT_ROWS = 10_000;
+
+/**
+ * Migration 4: every link's fingerprint computed again with src/url/fingerprint.ts (the
+ * hash is JavaScript, so the rows come here in batches by id). The new values go into a
+ * column of their own, which then takes the old one's place and its unique constraint
+ * (under the name errors.ts knows): the constraint holds over the old values throughout,
+ * never over a mix of old and new ones, which could collide. Two URLs of one crawl whose
+ * new fingerprints are equal (about n^2 / 2^65 for n URLs) make the constraint fail and
+ * the migration roll back, leaving the database as it was.
+ */
+async function refingerprint(client: PoolClient): Promise<void> {
+  await client.query('ALTER TABLE crawler_links ADD COLUMN fingerprint_new bigint');
+  for (let last = '0'; ; ) {
+    const { rows } = await client.query<{ id: string; url: string }>(
+      'SELECT id::text AS id, url FROM crawler_links WHERE id > $1 ORDER BY id LIMIT $2',
+      [last, REFINGERPRINT_ROWS],
+    );
+    if (rows.length === 0) break;
+    await client.query(
+      `UPDATE crawler_links AS c SET fingerprint_new = u.fp
+        FROM unnest($1::int8[], $2::int8[]) AS u(id, fp) WHERE c.id = u.id`,
+      [rows.map((r) => r.id), rows.map((r) => BigInt.asIntN(64, fingerprint(r.url)).toString())],
+    );
+    last = (rows[rows.length - 1] as { id: string }).id;
+  }
+  await client.query(`
+    ALTER TABLE crawler_links DROP CONSTRAINT crawler_links_crawl_fingerprint_key;
+    ALTER TABLE crawler_links DROP COLUMN fingerprint;
+    ALTER TABLE crawler_links RENAME COLUMN fingerprint_new TO fingerprint;
+    ALTER TABLE crawler_links ALTER COLUMN fingerprint SET NOT NULL;
+    ALTER TABLE crawler_links ADD CONSTRAINT crawler_links_crawl_fingerprint_key UNIQUE (crawl, fingerprint);
+  `);
+}
 
 /** Any number: the same one in every cobweb, so two processes starting at once take turns. */
 const MIGRATION_LOCK = 0x636f62776562; // "cobweb"
@@ -188,7 +233,8 @@ export async function migrate(pool: Pool): Promise<void> {
         if (have.has(m.version)) continue;
         await client.query('BEGIN');
         try {
-          await client.query(m.sql);
+          if (m.sql !== undefined) await client.query(m.sql);
+          await m.run?.(client);
           await client.query('INSERT INTO cobweb_migrations (version, name) VALUES ($1, $2)', [
             m.version,
             m.name,

@@ -32,6 +32,7 @@ import type {
   StoredLink,
   StoredQuery,
 } from '../types.js';
+import { URL_STATE } from '../url-state.js';
 import { claimLeases } from './claim.js';
 import { applyReleases, completeBatch } from './completion.js';
 import { cookiesOf, saveCookies } from './cookies.js';
@@ -48,12 +49,11 @@ import { Params } from './params.js';
 import { requeueDueBatch } from './recrawl.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
-import { LINK_STATUS } from './status.js';
 import { findStored, requeueStored } from './stored.js';
 import type { Tx } from './tx.js';
 import { writeAll } from './writes.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /** Other processes' changes are not notified: a long poll looks again at least this often. */
 const POLL_SLICE_MS = 200;
@@ -170,7 +170,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     const expiresAt = leaseExpiry(this.now(), this.settings);
     const rows = await this.db.query<{ lease_id: number }>(
       `UPDATE crawler_links SET lease_expires = $2
-       WHERE id = ANY($1::int8[]) AND status = ${S.claimed} AND ${LEASE_ID} = ANY($3::int8[])
+       WHERE id = ANY($1::int8[]) AND status = ${S.leased} AND ${LEASE_ID} = ANY($3::int8[])
        RETURNING ${LEASE_ID} AS lease_id`,
       [rowIdsOf(leaseIds), expiresAt, leaseIds],
     );
@@ -329,14 +329,14 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     const maxPages = h?.max_pages ?? Number.POSITIVE_INFINITY;
     return {
       queued: t.queued,
-      leased: t.claimed,
+      leased: t.leased,
       retrying: t.retrying,
       done: t.done,
       failed: t.failed,
       rejected: t.rejected,
       hosts: h?.n ?? 0,
-      staleCompletions: t.stale,
-      expiredLeases: t.expired,
+      staleCompletions: t.staleCompletions,
+      expiredLeases: t.expiredLeases,
       budgetLeft: Number.isFinite(maxPages) ? pagesLeft(maxPages, crawlCountsOf(t)) : null,
     };
   }
@@ -405,7 +405,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     const after = {
       ...before,
       queued: before.queued - leases.length,
-      claimed: before.claimed + leases.length,
+      leased: before.leased + leases.length,
     };
     const ended = crawlEnd(look.maxPages, crawlCountsOf(after));
     let next: number | null = null;

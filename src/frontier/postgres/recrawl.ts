@@ -1,8 +1,8 @@
 import { RECRAWL_BATCH, recrawlCutoff } from '../policy/recrawl.js';
-import { LINK_STATUS } from './status.js';
+import { URL_STATE } from '../url-state.js';
 import type { Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /** Done links fetched at or before the cutoff, of hosts not given up on, locked. */
 const DUE = `SELECT l.id, l.host, l.depth FROM crawler_links l

@@ -2,17 +2,17 @@ import { expiredThrough } from '../policy/lease-expiry.js';
 import { afterLostLease } from '../policy/politeness.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
 import type { CrawlerId, PendingRecord } from '../types.js';
+import { URL_STATE } from '../url-state.js';
 import { LEASE_ID } from './lease-ids.js';
-import { LINK_STATUS } from './status.js';
-import type { ClaimedRow, Tx } from './tx.js';
+import type { LeasedRow, Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /** How many expired leases or due retries one lease call takes back at most (the rest, the next). */
 const BACKLOG = 256;
 
 const EXPIRED = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
-  WHERE crawl = $1 AND status = ${S.claimed} AND lease_expires <= $2
+  WHERE crawl = $1 AND status = ${S.leased} AND lease_expires <= $2
   ORDER BY lease_expires LIMIT ${BACKLOG} FOR UPDATE SKIP LOCKED`;
 const DUE = `SELECT id, host, depth FROM crawler_links
   WHERE crawl = $1 AND status = ${S.retrying} AND due_at <= $2
@@ -31,18 +31,18 @@ const RECORD = `SELECT id, url, depth, via, error AS reason FROM crawler_links W
 
 /** lease(): leases that ran out (policy/lease-expiry.ts) go back to the queue, one try counted. */
 export async function reclaimExpired(tx: Tx): Promise<void> {
-  const rows = await tx.q<ClaimedRow>(EXPIRED, [tx.crawl, expiredThrough(tx.now)]);
+  const rows = await tx.q<LeasedRow>(EXPIRED, [tx.crawl, expiredThrough(tx.now)]);
   if (rows.length === 0) return;
   await tx.hosts.lock(rows.map((r) => r.host));
   for (const r of rows) await reclaimLease(tx, r);
 }
 
 /** A lease ran out (or its crawler is gone): the URL is queued again, one try counted. */
-export async function reclaimLease(tx: Tx, lease: ClaimedRow): Promise<void> {
+export async function reclaimLease(tx: Tx, lease: LeasedRow): Promise<void> {
   const h = tx.hosts.host(lease.host);
   if (!lease.released) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
-  tx.delta.claimed--;
-  tx.delta.expired++;
+  tx.delta.leased--;
+  tx.delta.expiredLeases++;
   // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
   await requeue1(tx, lease.id, lease.host, lease.depth, 1, null);
 }

@@ -1,10 +1,10 @@
 import type { RecordId, StoredLink, StoredQuery } from '../types.js';
+import { URL_STATE } from '../url-state.js';
 import type { Query } from './database.js';
 import { fingerprintText } from './link-inserts.js';
-import { LINK_STATUS } from './status.js';
 import type { Tx } from './tx.js';
 
-const S = LINK_STATUS;
+const S = URL_STATE;
 
 /** A final status as findStored() names it. */
 const STORED_STATE: Record<number, StoredLink['state']> = {

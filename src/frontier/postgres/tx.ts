@@ -18,8 +18,8 @@ export interface Tx {
   records: PendingRecord[];
 }
 
-/** A claimed link as completions, releases and expiry read it. */
-export interface ClaimedRow {
+/** A leased link as completions, releases and expiry read it. */
+export interface LeasedRow {
   id: number;
   lease_id: number;
   host: string;

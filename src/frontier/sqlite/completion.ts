@@ -39,7 +39,7 @@ export async function completeBatch(
       if (lease === undefined) {
         // It expired and went back to the queue (maybe to someone else): change nothing.
         stale.push(c.leaseId);
-        tx.delta.stale++;
+        tx.delta.staleCompletions++;
         // Unless the seen set was asked before it expired: what it marked must be queued.
         if (answered !== undefined) added += insertLinks(s, c.outlinks, c.rejected, crawler, tx, answered);
         continue;

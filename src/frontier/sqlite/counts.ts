@@ -17,8 +17,8 @@ export function totalsWith(s: Store, d: Delta): Delta {
     done: t.done + d.done,
     failed: t.failed + d.failed,
     rejected: t.rejected + d.rejected,
-    stale: t.stale + d.stale,
-    expired: t.expired + d.expired,
+    staleCompletions: t.staleCompletions + d.staleCompletions,
+    expiredLeases: t.expiredLeases + d.expiredLeases,
   };
 }
 

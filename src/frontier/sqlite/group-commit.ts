@@ -97,7 +97,16 @@ export class GroupCommit {
       const shared = {
         now: s.now(),
         hosts: new HostTable(s.hostSt, s.settings, s.settings.key === 'ip'),
-        delta: { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0, stale: 0, expired: 0 },
+        delta: {
+          queued: 0,
+          leased: 0,
+          retrying: 0,
+          done: 0,
+          failed: 0,
+          rejected: 0,
+          staleCompletions: 0,
+          expiredLeases: 0,
+        },
       };
       const releaseTx: Tx = { ...shared, records: [] };
       for (const release of releasing.releases) applyRelease(s, release, releaseTx);
@@ -105,7 +114,16 @@ export class GroupCommit {
       shared.hosts.flush();
       const d = shared.delta;
       if (Object.values(d).some((v) => v !== 0)) {
-        s.st.addTotals.run(d.queued, d.leased, d.retrying, d.done, d.failed, d.rejected, d.stale, d.expired);
+        s.st.addTotals.run(
+          d.queued,
+          d.leased,
+          d.retrying,
+          d.done,
+          d.failed,
+          d.rejected,
+          d.staleCompletions,
+          d.expiredLeases,
+        );
       }
       return results;
     });

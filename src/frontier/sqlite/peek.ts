@@ -20,7 +20,8 @@ export function peekStore(file: string): StoreTotals | null {
   try {
     const t = db
       .prepare(
-        `SELECT queued, leased, retrying, done, failed, rejected, stale, expired FROM totals WHERE id = 1`,
+        `SELECT queued, leased, retrying, done, failed, rejected, stale AS staleCompletions,
+           expired AS expiredLeases FROM totals WHERE id = 1`,
       )
       .get() as Record<string, number> | undefined;
     const hosts = db.prepare(`SELECT count(*) FROM hosts`).pluck().get() as number;
@@ -33,8 +34,8 @@ export function peekStore(file: string): StoreTotals | null {
       failed: t?.failed ?? 0,
       rejected: t?.rejected ?? 0,
       hosts,
-      staleCompletions: t?.stale ?? 0,
-      expiredLeases: t?.expired ?? 0,
+      staleCompletions: t?.staleCompletions ?? 0,
+      expiredLeases: t?.expiredLeases ?? 0,
       crawlers,
     };
   } finally {

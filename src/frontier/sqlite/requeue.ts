@@ -24,7 +24,7 @@ function giveBack(s: Store, lease: LeaseRow, tx: Tx): void {
   const h = tx.hosts.host(lease.host);
   if (lease.released === 0) tx.hosts.setBudget(h.budget, afterLostLease(tx.hosts.budget(h.budget)));
   endLease(s, lease, tx);
-  tx.delta.expired++;
+  tx.delta.expiredLeases++;
   // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
   requeue1(s, lease.seq, lease.host, lease.depth, 1, null, tx);
 }

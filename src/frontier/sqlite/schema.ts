@@ -1,27 +1,18 @@
 import type Database from 'better-sqlite3';
 import { CobwebError } from '../../errors.js';
+import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
+import { fingerprints } from '../../url/fingerprint.js';
+import { URL_STATE } from '../url-state.js';
+import { TABLE_SEEN } from './seen-gate.js';
+
+// The numbering both stores share (src/frontier/url-state.ts), where the store's files import it from.
+export { URL_KIND, URL_STATE } from '../url-state.js';
 
 /**
- * A URL's state in the store: the state machine of docs/architecture.md. Every URL
- * the crawl has met has one row; whether it was met is the seen set's to say.
+ * 4: the URL states numbered as PostgreSQL's (leased 2, done 1: they were 1 and 2), and
+ * the seen table's fingerprints MurmurHash3 (they were SHA-1). See migrate3To4.
  */
-export const URL_STATE = {
-  queued: 0,
-  leased: 1,
-  done: 2,
-  failed: 3,
-  rejected: 4,
-  /** Rejected, but not yet acknowledged as written to pages.jsonl. */
-  rejectedUnlogged: 5,
-  /** Failed without a fetch (its host was given up on), not yet acknowledged as written. */
-  failedUnlogged: 6,
-  /** Waiting for its retry time (due_at), then queued again. */
-  retrying: 7,
-} as const;
-
-export const URL_KIND = { page: 0, sitemap: 1 } as const;
-
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** WAL pages between automatic checkpoints (see openSchema). */
 const WAL_CHECKPOINT_PAGES = 10_000;
@@ -69,10 +60,11 @@ export function openSchema(db: Database.Database, file: string): void {
     const version = tables.includes('meta')
       ? (db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get() as string | undefined)
       : undefined;
-    if (version !== undefined && Number(version) === 2) {
+    if (version !== undefined && (Number(version) === 2 || Number(version) === 3)) {
       // Version 2 lacks the recrawl columns and the cookie jar: added in place, before the
-      // schema below indexes them.
-      db.exec(MIGRATE_2_TO_3);
+      // schema below indexes them. Both number the states as version 3 did.
+      if (Number(version) === 2) db.exec(MIGRATE_2_TO_3);
+      migrate3To4(db);
       db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
     } else if (version !== undefined && Number(version) !== SCHEMA_VERSION) {
       throw new NotAStoreError(
@@ -91,6 +83,10 @@ export function openSchema(db: Database.Database, file: string): void {
   }
 }
 
+/** Done and leased as versions 2 and 3 numbered them, which version 4 swapped. */
+const V3_DONE = 2;
+const V3_LEASED = 1;
+
 const MIGRATE_2_TO_3 = `
   ALTER TABLE urls ADD COLUMN fetched_at INTEGER;
   ALTER TABLE urls ADD COLUMN etag TEXT;
@@ -98,9 +94,48 @@ const MIGRATE_2_TO_3 = `
   ALTER TABLE urls ADD COLUMN captured_at INTEGER;
   -- When version 2 fetched a URL is not known: as long ago as can be, so --recrawl-after
   -- takes it (with no validators, the request is not conditional).
-  UPDATE urls SET fetched_at = 0 WHERE state = ${URL_STATE.done};
+  UPDATE urls SET fetched_at = 0 WHERE state = ${V3_DONE};
   CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
+
+/** URL rows read per fingerprint batch while the seen table is filled again. */
+const SEEN_REFILL_ROWS = 65_536;
+
+/**
+ * Version 3 to 4, inside openSchema's transaction (a crash leaves the file at version 3):
+ *
+ * - leased and done swap numbers, to the one numbering both stores share. The partial
+ *   indexes that name them are dropped first (DDL makes urls_leased again; urls_fetched,
+ *   made on demand, is made again if the store had it), so the UPDATE does not move
+ *   every done row through them.
+ * - the seen table held SHA-1 fingerprints: it is filled again from every URL row with
+ *   the one fingerprint (src/url/fingerprint.ts). When another seen set is the store's
+ *   (meta 'seen'), the table is stale already and takeTableSeen fills it on its way back.
+ */
+function migrate3To4(db: Database.Database): void {
+  const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all() as string[];
+  const hadFetchedIndex =
+    db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'urls_fetched'`).get() !==
+    undefined;
+  db.exec(`DROP INDEX IF EXISTS urls_leased;
+    DROP INDEX IF EXISTS urls_fetched;
+    UPDATE urls SET state = CASE state WHEN ${V3_LEASED} THEN ${URL_STATE.leased} ELSE ${URL_STATE.done} END
+      WHERE state IN (${V3_LEASED}, ${V3_DONE});`);
+  if (hadFetchedIndex) ensureFetchedIndex(db);
+  const seenKind = db.prepare(`SELECT value FROM meta WHERE key = 'seen'`).pluck().get() as
+    | string
+    | undefined;
+  if (!tables.includes('seen') || (seenKind !== undefined && seenKind !== TABLE_SEEN)) return;
+  db.exec('DELETE FROM seen');
+  const seen = new SqliteSeenSet(db);
+  const page = db.prepare('SELECT seq, url FROM urls WHERE seq > ? ORDER BY seq LIMIT ?');
+  for (let last = 0; ; ) {
+    const rows = page.all(last, SEEN_REFILL_ROWS) as { seq: number; url: string }[];
+    if (rows.length === 0) break;
+    seen.insertNewNow(fingerprints(rows.map((r) => r.url)));
+    last = (rows[rows.length - 1] as { seq: number }).seq;
+  }
+}
 
 const DDL = `
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -162,11 +197,12 @@ const DDL = `
     captured_at INTEGER
   );
   -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
-  CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = 0;
-  CREATE INDEX IF NOT EXISTS urls_retry ON urls (due_at) WHERE state = 7;
-  CREATE INDEX IF NOT EXISTS urls_leased ON urls (due_at) WHERE state = 1;
-  CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder) WHERE state IN (5, 6);
-  CREATE INDEX IF NOT EXISTS urls_final ON urls (state, error) WHERE state IN (3, 4);
+  CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = ${URL_STATE.queued};
+  CREATE INDEX IF NOT EXISTS urls_retry ON urls (due_at) WHERE state = ${URL_STATE.retrying};
+  CREATE INDEX IF NOT EXISTS urls_leased ON urls (due_at) WHERE state = ${URL_STATE.leased};
+  CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder)
+    WHERE state IN (${URL_STATE.rejectedUnlogged}, ${URL_STATE.failedUnlogged});
+  CREATE INDEX IF NOT EXISTS urls_final ON urls (state, error) WHERE state IN (${URL_STATE.failed}, ${URL_STATE.rejected});
 
   -- The crawl's cookie jar: one row per cookie (domain;path;name), the cookie as JSON.
   CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -2,9 +2,9 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { CobwebError } from '../../errors.js';
-import { fingerprints } from '../../seen/fingerprint.js';
 import { openSeenSet, SEEN_KINDS, type SeenKind } from '../../seen/open.js';
 import type { SeenSet } from '../../seen/types.js';
+import { fingerprints } from '../../url/fingerprint.js';
 
 /** The seen set a store keeps beside its file, and how it is sized. */
 export interface StoreSeenOptions {

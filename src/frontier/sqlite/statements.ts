@@ -24,7 +24,9 @@ const SQL = {
   markReleased: `UPDATE urls SET released = 1 WHERE seq = ?`,
   extendLease: `UPDATE urls SET due_at = ? WHERE seq = ? AND state = ${S.leased} AND lease_gen = ?`,
   leasedOfHost: `SELECT count(*) FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND host = ? AND released = 0`,
-  totals: `SELECT queued, leased, retrying, done, failed, rejected, stale, expired FROM totals WHERE id = 1`,
+  // Two columns keep their stored names (stale, expired): read under the counts' own names.
+  totals: `SELECT queued, leased, retrying, done, failed, rejected, stale AS staleCompletions,
+         expired AS expiredLeases FROM totals WHERE id = 1`,
   addTotals: `UPDATE totals SET queued = queued + ?, leased = leased + ?, retrying = retrying + ?, done = done + ?,
          failed = failed + ?, rejected = rejected + ?, stale = stale + ?, expired = expired + ? WHERE id = 1`,
   getMeta: `SELECT value FROM meta WHERE key = ?`,

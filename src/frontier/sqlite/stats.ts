@@ -15,8 +15,8 @@ export function statsOf(s: Store): FrontierStats {
     failed: t.failed,
     rejected: t.rejected,
     hosts: s.st.hostCount.get() as number,
-    staleCompletions: t.stale,
-    expiredLeases: t.expired,
+    staleCompletions: t.staleCompletions,
+    expiredLeases: t.expiredLeases,
     budgetLeft: Number.isFinite(maxPages(s)) ? pagesLeft(maxPages(s), countsOf(t)) : null,
     seen: seenBlock(seenStatsOf(s)),
   };

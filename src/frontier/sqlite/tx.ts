@@ -10,8 +10,8 @@ export interface Delta {
   done: number;
   failed: number;
   rejected: number;
-  stale: number;
-  expired: number;
+  staleCompletions: number;
+  expiredLeases: number;
 }
 
 /** What one call's work in a write transaction works with (group-commit.ts makes it). */
