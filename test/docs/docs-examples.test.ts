@@ -62,6 +62,29 @@ describe('the README library example', () => {
   });
 });
 
+describe('the README server-and-bunny example', () => {
+  it('runs as written: the bunny fetches the site once, and the server writes every page', async () => {
+    writeFileSync(
+      join(work, 'pair.mjs'),
+      codeBlockAfter('README.md', '<!-- README example: server and bunny'),
+    );
+    site.log.length = 0;
+    const r = await node(['pair.mjs', `${site.origin}/`]);
+    // As the commands do, both say what they do on stderr (the README says so).
+    expect(r.stderr).toContain('cobweb: 1 of 1 seed queued');
+    expect(r.stderr).toContain('cobweb: the crawl is over (finished): 3 fetched by this bunny');
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(
+      new RegExp(`^bunny \\d+: 3 fetched; the server wrote 3 to ${join(work, 'pair-server')}$`),
+    );
+    // Each page reached the site once.
+    const asked = site.log.map((q) => q.path).filter((p) => p !== '/robots.txt');
+    expect(asked.sort()).toEqual(['/', '/list?page=1', '/team']);
+    const lines = readPages(join(work, 'pair-server', 'pages.jsonl'));
+    expect(lines.map((l) => l.url).sort()).toEqual(asked.map((p) => `${site.origin}${p}`).sort());
+  });
+});
+
 describe('the docs/modules.md example module', () => {
   it('loads with --module, emits headings, enqueues data-url URLs, and reports its site', async () => {
     const file = join(work, 'headings.mjs');
