@@ -1,3 +1,5 @@
+import { endianness } from 'node:os';
+
 /**
  * The 64-bit key of a canonical URL, the one every part of cobweb uses: the seen sets
  * (src/seen), the SQLite store's seen table and PostgreSQL's crawler_links.fingerprint.
@@ -151,17 +153,25 @@ export function fingerprintInto(
   murmur(bytes, 0, bytes.length, words, at);
 }
 
-const scratch = new BigUint64Array(2);
-const scratchWords = wordsOf(scratch);
+// Fingerprints are read and written through 32-bit halves: a BigUint64Array element read
+// from JavaScript allocates a BigInt, two Uint32Array reads do not. The halves' order in
+// memory depends on the machine; every platform Node ships for is little-endian, and the
+// on-disk formats of the seen sets (drum's sorted file, the snapshots) are the raw
+// arrays, so say so once, here, where the halves are laid out.
+if (endianness() !== 'LE') {
+  throw new Error('cobweb fingerprints need a little-endian machine (x86-64, arm64): this one is big-endian');
+}
 
 /**
- * A Uint32Array over the same bytes as `fingerprints`: fingerprint i is words[2i] (low
- * half) and words[2i + 1] (high half) on a little-endian machine, which src/seen/words.ts
- * requires of every machine cobweb runs on.
+ * A Uint32Array over the same bytes as `fingerprints`: fingerprint i is
+ * `words[2 * i]` (its low 32 bits) and `words[2 * i + 1]` (its high 32 bits).
  */
-function wordsOf(fingerprints: BigUint64Array): Uint32Array {
+export function wordsOf(fingerprints: BigUint64Array): Uint32Array {
   return new Uint32Array(fingerprints.buffer, fingerprints.byteOffset, fingerprints.length * 2);
 }
+
+const scratch = new BigUint64Array(2);
+const scratchWords = wordsOf(scratch);
 
 /** The 64-bit fingerprint of a canonical URL (MurmurHash3 x86_128 of its UTF-8, first 64 bits). */
 export function fingerprint(url: string): bigint {
