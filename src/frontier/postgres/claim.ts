@@ -10,9 +10,10 @@ import {
   startDeadline,
 } from '../policy/politeness.js';
 import { previousOf } from '../policy/recrawl.js';
+import { noCounts } from '../store-counts.js';
 import type { CrawlerId, Lease } from '../types.js';
 import { URL_KIND, URL_STATE } from '../url-state.js';
-import { countsUpdate, noCounts } from './counts.js';
+import { countsUpdate } from './counts.js';
 import type { HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
 import { Params, withParts } from './params.js';

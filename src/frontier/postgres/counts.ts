@@ -1,18 +1,6 @@
-import type { CrawlCounts } from '../policy/crawl-budget.js';
+import { noCounts, type StoreCounts } from '../store-counts.js';
 import type { Query } from './database.js';
 import { Params, type Part } from './params.js';
-
-/** The crawl's counts, or the changes one transaction makes to them. */
-export interface Counts {
-  queued: number;
-  leased: number;
-  retrying: number;
-  done: number;
-  failed: number;
-  rejected: number;
-  staleCompletions: number;
-  expiredLeases: number;
-}
 
 const FIELDS = [
   'queued',
@@ -30,7 +18,7 @@ const FIELDS = [
  * (claimed, stale, expired): the columns are storage, renaming them would take a
  * migration for a name only, and the statements read them under the counts' own names.
  */
-const COLUMN: Record<keyof Counts, string> = {
+const COLUMN: Record<keyof StoreCounts, string> = {
   queued: 'queued',
   leased: 'claimed',
   retrying: 'retrying',
@@ -47,26 +35,13 @@ const COLUMN: Record<keyof Counts, string> = {
  */
 export const COUNT_SLOTS = 256;
 
-export function noCounts(): Counts {
-  return {
-    queued: 0,
-    leased: 0,
-    retrying: 0,
-    done: 0,
-    failed: 0,
-    rejected: 0,
-    staleCompletions: 0,
-    expiredLeases: 0,
-  };
-}
-
 /** The crawl's counts, summed over its slots ($1: the crawl); a statement of its own or a subquery of one. */
 export const COUNTS_SQL = `SELECT ${FIELDS.map((f) => `coalesce(sum(${COLUMN[f]}), 0)::bigint AS "${f}"`).join(', ')}
   FROM crawl_counts WHERE crawl = $1`;
 
 /** The crawl's counts as this transaction sees them (its own changes written already). */
-export async function readCounts(q: Query, crawl: number): Promise<Counts> {
-  const [row] = await q<Counts>(COUNTS_SQL, [crawl]);
+export async function readCounts(q: Query, crawl: number): Promise<StoreCounts> {
+  const [row] = await q<StoreCounts>(COUNTS_SQL, [crawl]);
   return row ?? noCounts();
 }
 
@@ -78,8 +53,8 @@ export async function readCounts(q: Query, crawl: number): Promise<Counts> {
 export function countsUpdate(
   p: Params,
   crawl: number,
-  d: Counts,
-  more: Partial<Record<keyof Counts, string>> = {},
+  d: StoreCounts,
+  more: Partial<Record<keyof StoreCounts, string>> = {},
 ): Part {
   const changed = FIELDS.filter((f) => d[f] !== 0 || more[f] !== undefined);
   if (changed.length === 0) return null;
@@ -94,21 +69,10 @@ export function countsUpdate(
 }
 
 /** Adds a transaction's changes to its connection's slot (nothing when nothing changed). */
-export async function addCounts(q: Query, crawl: number, d: Counts): Promise<void> {
+export async function addCounts(q: Query, crawl: number, d: StoreCounts): Promise<void> {
   const p = new Params();
   const sql = countsUpdate(p, crawl, d);
   if (sql !== null) await q(sql, p.values);
-}
-
-export function plus(a: Counts, b: Counts): Counts {
-  const out = noCounts();
-  for (const f of FIELDS) out[f] = a[f] + b[f];
-  return out;
-}
-
-/** What the end-of-crawl and budget rules (policy/crawl-budget.ts) read. */
-export function crawlCountsOf(c: Counts): CrawlCounts {
-  return { queued: c.queued, leased: c.leased, retrying: c.retrying, final: c.done + c.failed };
 }
 
 export const CREATE_SLOTS = `INSERT INTO crawl_counts (crawl, slot)

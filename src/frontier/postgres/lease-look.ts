@@ -1,7 +1,8 @@
 import { expiredThrough } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
+import { noCounts, type StoreCounts } from '../store-counts.js';
 import { URL_STATE } from '../url-state.js';
-import { COUNTS_SQL, type Counts, noCounts } from './counts.js';
+import { COUNTS_SQL } from './counts.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
 import type { Tx } from './tx.js';
 
@@ -41,7 +42,7 @@ export interface LeaseLook {
   /** Leases ran out or retries came due: take them back, then read the hosts again (readyHosts). */
   backlog: boolean;
   maxPages: number;
-  counts: Counts;
+  counts: StoreCounts;
   /** Ready hosts, locked, shallowest queue head first. */
   ready: HostRecord[];
 }
@@ -56,7 +57,7 @@ export async function lookForLeases(tx: Tx, n: number): Promise<LeaseLook> {
   ]);
   if (r === undefined) throw new Error('the lease look returned no row');
   const counts = noCounts();
-  for (const c of Object.keys(counts) as (keyof Counts)[]) counts[c] = r[c];
+  for (const c of Object.keys(counts) as (keyof StoreCounts)[]) counts[c] = r[c];
   return {
     backlog: r.ran_out || r.came_due,
     maxPages: r.max_pages ?? Number.POSITIVE_INFINITY,
@@ -65,7 +66,7 @@ export async function lookForLeases(tx: Tx, n: number): Promise<LeaseLook> {
   };
 }
 
-interface LookRow extends Counts {
+interface LookRow extends StoreCounts {
   /** Leases ran out. */
   ran_out: boolean;
   /** Retries came due. */

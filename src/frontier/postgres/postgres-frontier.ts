@@ -6,6 +6,7 @@ import { leaseExpiry } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
 import { DUE_LOOK_MS, dueLookNeeded, RECRAWL_BATCH } from '../policy/recrawl.js';
 import { RecentUrls } from '../recent-urls.js';
+import { crawlCountsOf, noCounts, plusCounts } from '../store-counts.js';
 import type {
   AddResult,
   CompleteResult,
@@ -36,7 +37,7 @@ import { URL_STATE } from '../url-state.js';
 import { claimLeases } from './claim.js';
 import { applyReleases, completeBatch } from './completion.js';
 import { cookiesOf, saveCookies } from './cookies.js';
-import { addCounts, crawlCountsOf, noCounts, plus, readCounts } from './counts.js';
+import { addCounts, readCounts } from './counts.js';
 import { openCrawl } from './crawl-row.js';
 import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawlers.js';
 import { Database } from './database.js';
@@ -389,7 +390,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
         tx.now,
         this.nextDueLook,
         look.maxPages,
-        crawlCountsOf(plus(look.counts, tx.delta)),
+        crawlCountsOf(plusCounts(look.counts, tx.delta)),
       )
     ) {
       this.nextDueLook = tx.now + DUE_LOOK_MS;
@@ -399,7 +400,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
       await tx.hosts.flush();
       ready = await readyHosts(tx, n);
     }
-    const before = plus(look.counts, tx.delta);
+    const before = plusCounts(look.counts, tx.delta);
     const want = Math.min(n, pagesLeft(look.maxPages, crawlCountsOf(before)));
     const leases = want > 0 ? await claimLeases(tx, want, crawler, ready) : [];
     const after = {

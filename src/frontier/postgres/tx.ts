@@ -1,5 +1,5 @@
+import type { StoreCounts } from '../store-counts.js';
 import type { FrontierSettings, PendingRecord } from '../types.js';
-import type { Counts } from './counts.js';
 import type { Query } from './database.js';
 import type { HostRows } from './host-rows.js';
 
@@ -13,7 +13,7 @@ export interface Tx {
   settings: FrontierSettings;
   hosts: HostRows;
   /** Changes to the crawl's counts, written once at the end. */
-  delta: Counts;
+  delta: StoreCounts;
   /** Lines the caller must write (refused URLs, URLs of a host given up on). */
   records: PendingRecord[];
 }

@@ -1,4 +1,5 @@
-import { countsUpdate, noCounts } from './counts.js';
+import { noCounts } from '../store-counts.js';
+import { countsUpdate } from './counts.js';
 import type { StagedLinks } from './link-inserts.js';
 import { type Params, type Part, withParts } from './params.js';
 import type { Tx } from './tx.js';

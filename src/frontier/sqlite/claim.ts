@@ -4,8 +4,9 @@ import { settingsForHost } from '../policy/host-rules.js';
 import { expiredThrough, leaseExpiry } from '../policy/lease-expiry.js';
 import { afterLease, leasesThisTurn, NEVER, readyAt, startDeadline } from '../policy/politeness.js';
 import { previousOf } from '../policy/recrawl.js';
+import { crawlCountsOf } from '../store-counts.js';
 import type { CrawlerId, Lease, LeaseBatch } from '../types.js';
-import { countsOf, maxPages, totalsWith } from './counts.js';
+import { maxPages, totalsWith } from './counts.js';
 import { isDue } from './held-mode.js';
 import { leaseIdOf } from './lease-ids.js';
 import { passEnd } from './passes.js';
@@ -33,7 +34,7 @@ export function claim(s: Store, n: number, crawler: CrawlerId, tx: Tx): LeaseBat
   // The queries below read the hosts table: let them see what came back to the queue.
   tx.hosts.flush();
   const before = totalsWith(s, tx.delta);
-  const want = Math.min(n, pagesLeft(maxPages(s), countsOf(before)));
+  const want = Math.min(n, pagesLeft(maxPages(s), crawlCountsOf(before)));
   const leases: Lease[] = [];
   let depth = -1;
   while (leases.length < want) {
@@ -49,7 +50,7 @@ export function claim(s: Store, n: number, crawler: CrawlerId, tx: Tx): LeaseBat
     tx.hosts.flush();
   }
   const after = totalsWith(s, tx.delta);
-  const ended = crawlEnd(maxPages(s), countsOf(after)) ?? passEnd(s, after, tx);
+  const ended = crawlEnd(maxPages(s), crawlCountsOf(after)) ?? passEnd(s, after, tx);
   return {
     leases,
     ended,

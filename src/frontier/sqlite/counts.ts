@@ -1,29 +1,14 @@
-import type { CrawlCounts } from '../policy/crawl-budget.js';
+import { plusCounts, type StoreCounts } from '../store-counts.js';
 import type { Store } from './store.js';
-import type { Delta } from './tx.js';
 
 /** The crawl's counts as the file has them (committed, and this transaction's so far). */
-export function totals(s: Store): Delta {
-  return s.st.totals.get() as Delta;
+export function totals(s: Store): StoreCounts {
+  return s.st.totals.get() as StoreCounts;
 }
 
 /** The file's counts with a transaction's changes not yet written. */
-export function totalsWith(s: Store, d: Delta): Delta {
-  const t = totals(s);
-  return {
-    queued: t.queued + d.queued,
-    leased: t.leased + d.leased,
-    retrying: t.retrying + d.retrying,
-    done: t.done + d.done,
-    failed: t.failed + d.failed,
-    rejected: t.rejected + d.rejected,
-    staleCompletions: t.staleCompletions + d.staleCompletions,
-    expiredLeases: t.expiredLeases + d.expiredLeases,
-  };
-}
-
-export function countsOf(t: Delta): CrawlCounts {
-  return { queued: t.queued, leased: t.leased, retrying: t.retrying, final: t.done + t.failed };
+export function totalsWith(s: Store, d: StoreCounts): StoreCounts {
+  return plusCounts(totals(s), d);
 }
 
 /** The crawl's --max-pages: the last process to start wrote it (Infinity: none). */

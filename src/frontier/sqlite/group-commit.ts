@@ -1,5 +1,6 @@
 import type { Waiters } from '../long-poll.js';
 import { PendingReleases, type TakenReleases } from '../pending-releases.js';
+import { noCounts } from '../store-counts.js';
 import { applyRelease } from './fetch-reports.js';
 import { readDueTimes } from './held-mode.js';
 import { HostTable } from './host-table.js';
@@ -97,16 +98,7 @@ export class GroupCommit {
       const shared = {
         now: s.now(),
         hosts: new HostTable(s.hostSt, s.settings, s.settings.key === 'ip'),
-        delta: {
-          queued: 0,
-          leased: 0,
-          retrying: 0,
-          done: 0,
-          failed: 0,
-          rejected: 0,
-          staleCompletions: 0,
-          expiredLeases: 0,
-        },
+        delta: noCounts(),
       };
       const releaseTx: Tx = { ...shared, records: [] };
       for (const release of releasing.releases) applyRelease(s, release, releaseTx);

@@ -1,6 +1,7 @@
+import type { StoreCounts } from '../store-counts.js';
 import { URL_STATE } from './schema.js';
 import type { Store } from './store.js';
-import type { Delta, Tx } from './tx.js';
+import type { Tx } from './tx.js';
 
 // Crawl passes (--passes): the store leases only URLs shallower than the pass's depth
 // (Store.passDepth, set by setPassDepth) and says when the pass is over.
@@ -20,7 +21,7 @@ export function shallowestWaiting(s: Store): number | null {
 }
 
 /** With a pass under way: 'finished' once nothing shallower than its depth is queued, leased or retrying. */
-export function passEnd(s: Store, after: Delta, tx: Tx): 'finished' | null {
+export function passEnd(s: Store, after: StoreCounts, tx: Tx): 'finished' | null {
   if (!Number.isFinite(s.passDepth) || after.leased > 0) return null;
   // The hosts read below must see this transaction's claims.
   tx.hosts.flush();

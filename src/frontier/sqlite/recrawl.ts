@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { DUE_LOOK_MS, dueLookNeeded, RECRAWL_BATCH, recrawlCutoff } from '../policy/recrawl.js';
-import { countsOf, maxPages, totalsWith } from './counts.js';
+import { crawlCountsOf } from '../store-counts.js';
+import { maxPages, totalsWith } from './counts.js';
 import { ensureFetchedIndex } from './schema.js';
 import { DUE_AGAIN_SQL } from './statements.js';
 import type { Store } from './store.js';
@@ -42,7 +43,7 @@ export function requeueDueBatch(s: Store, afterMs: number, tx: Tx): number {
 export function requeueComeDue(s: Store, tx: Tx): void {
   const afterMs = s.settings.recrawlAfterMs;
   if (afterMs === undefined || Number.isFinite(s.passDepth)) return;
-  const counts = countsOf(totalsWith(s, tx.delta));
+  const counts = crawlCountsOf(totalsWith(s, tx.delta));
   if (!dueLookNeeded(afterMs, tx.now, s.nextDueLook, maxPages(s), counts)) return;
   s.nextDueLook = tx.now + DUE_LOOK_MS;
   requeueDueBatch(s, afterMs, tx);

@@ -1,7 +1,8 @@
 import { pagesLeft } from '../policy/crawl-budget.js';
 import { NEVER } from '../policy/politeness.js';
+import { crawlCountsOf } from '../store-counts.js';
 import type { FrontierStats, HostOverview, HostView, SeenStats } from '../types.js';
-import { countsOf, maxPages, totals } from './counts.js';
+import { maxPages, totals } from './counts.js';
 import { TABLE_SEEN } from './seen-gate.js';
 import type { Store } from './store.js';
 
@@ -17,7 +18,7 @@ export function statsOf(s: Store): FrontierStats {
     hosts: s.st.hostCount.get() as number,
     staleCompletions: t.staleCompletions,
     expiredLeases: t.expiredLeases,
-    budgetLeft: Number.isFinite(maxPages(s)) ? pagesLeft(maxPages(s), countsOf(t)) : null,
+    budgetLeft: Number.isFinite(maxPages(s)) ? pagesLeft(maxPages(s), crawlCountsOf(t)) : null,
     seen: seenBlock(seenStatsOf(s)),
   };
 }

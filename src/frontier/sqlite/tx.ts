@@ -1,18 +1,7 @@
+import type { StoreCounts } from '../store-counts.js';
 import type { PendingRecord } from '../types.js';
 import type { HeldLease } from './held-leases.js';
 import type { HostTable } from './host-table.js';
-
-/** Changes to the crawl's counts made by one transaction, written once at its end. */
-export interface Delta {
-  queued: number;
-  leased: number;
-  retrying: number;
-  done: number;
-  failed: number;
-  rejected: number;
-  staleCompletions: number;
-  expiredLeases: number;
-}
 
 /** What one call's work in a write transaction works with (group-commit.ts makes it). */
 export interface Tx {
@@ -20,7 +9,8 @@ export interface Tx {
   /** Shared by every call in the transaction: read once, written once at its end. */
   hosts: HostTable;
   /** Shared too: the transaction's changes to the counts so far. */
-  delta: Delta;
+  /** Changes to the crawl's counts made by this transaction, written once at its end. */
+  delta: StoreCounts;
   /** This call's own: the lines it hands back to be written. */
   records: PendingRecord[];
 }
