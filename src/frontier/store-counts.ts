@@ -1,4 +1,5 @@
-import type { CrawlCounts } from './policy/crawl-budget.js';
+import { type CrawlCounts, pagesLeft } from './policy/crawl-budget.js';
+import type { FrontierStats } from './types.js';
 
 /**
  * The crawl's counts a store keeps (SQLite's totals row, PostgreSQL's crawl_counts
@@ -46,4 +47,20 @@ export function plusCounts(a: StoreCounts, b: StoreCounts): StoreCounts {
 /** What the end-of-crawl and budget rules (policy/crawl-budget.ts) read. */
 export function crawlCountsOf(c: StoreCounts): CrawlCounts {
   return { queued: c.queued, leased: c.leased, retrying: c.retrying, final: c.done + c.failed };
+}
+
+/** stats() as every store answers it from its counts: `hosts` known, `maxPages` the crawl's (Infinity: none). */
+export function statsOfCounts(t: StoreCounts, hosts: number, maxPages: number): FrontierStats {
+  return {
+    queued: t.queued,
+    leased: t.leased,
+    retrying: t.retrying,
+    done: t.done,
+    failed: t.failed,
+    rejected: t.rejected,
+    hosts,
+    staleCompletions: t.staleCompletions,
+    expiredLeases: t.expiredLeases,
+    budgetLeft: Number.isFinite(maxPages) ? pagesLeft(maxPages, crawlCountsOf(t)) : null,
+  };
 }

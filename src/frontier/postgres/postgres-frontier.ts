@@ -6,7 +6,7 @@ import { leaseExpiry } from '../policy/lease-expiry.js';
 import { NEVER } from '../policy/politeness.js';
 import { DUE_LOOK_MS, dueLookNeeded, RECRAWL_BATCH } from '../policy/recrawl.js';
 import { RecentUrls } from '../recent-urls.js';
-import { crawlCountsOf, noCounts, plusCounts } from '../store-counts.js';
+import { crawlCountsOf, noCounts, plusCounts, statsOfCounts } from '../store-counts.js';
 import type {
   AddResult,
   CompleteResult,
@@ -327,19 +327,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
               (SELECT max_pages FROM crawls WHERE id = $1) AS max_pages`,
       [this.crawlId],
     );
-    const maxPages = h?.max_pages ?? Number.POSITIVE_INFINITY;
-    return {
-      queued: t.queued,
-      leased: t.leased,
-      retrying: t.retrying,
-      done: t.done,
-      failed: t.failed,
-      rejected: t.rejected,
-      hosts: h?.n ?? 0,
-      staleCompletions: t.staleCompletions,
-      expiredLeases: t.expiredLeases,
-      budgetLeft: Number.isFinite(maxPages) ? pagesLeft(maxPages, crawlCountsOf(t)) : null,
-    };
+    return statsOfCounts(t, h?.n ?? 0, h?.max_pages ?? Number.POSITIVE_INFINITY);
   }
 
   async leave(crawler: CrawlerId): Promise<void> {

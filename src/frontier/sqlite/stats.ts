@@ -1,24 +1,13 @@
-import { pagesLeft } from '../policy/crawl-budget.js';
 import { NEVER } from '../policy/politeness.js';
-import { crawlCountsOf } from '../store-counts.js';
+import { statsOfCounts } from '../store-counts.js';
 import type { FrontierStats, HostOverview, HostView, SeenStats } from '../types.js';
 import { maxPages, totals } from './counts.js';
 import { TABLE_SEEN } from './seen-gate.js';
 import type { Store } from './store.js';
 
 export function statsOf(s: Store): FrontierStats {
-  const t = totals(s);
   return {
-    queued: t.queued,
-    leased: t.leased,
-    retrying: t.retrying,
-    done: t.done,
-    failed: t.failed,
-    rejected: t.rejected,
-    hosts: s.st.hostCount.get() as number,
-    staleCompletions: t.staleCompletions,
-    expiredLeases: t.expiredLeases,
-    budgetLeft: Number.isFinite(maxPages(s)) ? pagesLeft(maxPages(s), crawlCountsOf(t)) : null,
+    ...statsOfCounts(totals(s), s.st.hostCount.get() as number, maxPages(s)),
     seen: seenBlock(seenStatsOf(s)),
   };
 }
