@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Crawler } from '../bunny/crawler.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
-import { checkDataDir, lockDataDir } from '../data-dir/data-dir.js';
+import { checkDataDir } from '../data-dir/data-dir.js';
 import { crawlLayoutOf, layoutOf } from '../data-dir/layout.js';
 import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
@@ -14,13 +14,20 @@ import { requestSetupOf } from '../options/request-setup.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
 import { GuardedOnPage } from './on-page.js';
-import { linkRulesOf, openStore, seenOf, startModules } from './parts.js';
+import { linkRulesOf, openStore, seenOf } from './parts.js';
 import { runPasses } from './passes.js';
 import { progressOf } from './progress-of.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
-import { checkSharedStoreOptions, frontierSettingsOf, openSharedStore } from './shared-store.js';
-import { Closers, canonicalSeeds, runLog, StopConditions, settingsOf } from './startup.js';
+import { checkSharedStoreOptions, frontierSettingsOf } from './shared-store.js';
+import {
+  Closers,
+  canonicalSeeds,
+  modulesStoreAndLock,
+  runLog,
+  StopConditions,
+  settingsOf,
+} from './startup.js';
 
 /**
  * Runs a whole crawl in this process with the embedded store: what `cobweb crawl` does.
@@ -43,13 +50,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const closers = new Closers();
   closers.add(() => crawlLog.close());
   try {
-    // The modules the user asked for load (and pass their selfTests) before the folder is touched.
-    const moduleHost = await startModules(o, layout.moduleData, log);
-    closers.add(() => moduleHost.close());
-    // A shared store is reached before the folder is touched: a bad password touches nothing.
-    const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
-    if (shared !== null) closers.add(() => shared.close());
-    closers.add(await lockDataDir(layout));
+    const { modules: moduleHost, shared } = await modulesStoreAndLock(o, layout, seeds, log, closers);
     const settings = linkSettingsOf(o, seeds);
     const { changed: changedSettings } = openDataDir(
       layout,

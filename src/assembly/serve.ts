@@ -19,7 +19,7 @@ import { settingsForBunnies } from '../server/bunny-settings.js';
 import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { type RunningServer, startServer } from '../server/start.js';
-import { linkRulesOf, openStore, seenOf, startModules } from './parts.js';
+import { linkRulesOf, openStore, seenOf } from './parts.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { startServerConsole } from './server-console.js';
@@ -28,6 +28,7 @@ import {
   Closers,
   type HostPort,
   hostPortOf,
+  modulesStoreAndLock,
   runLog,
   seedsIfAny,
   settingsOf,
@@ -133,12 +134,7 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
   closers.add(() => log.close());
   const started = Date.now();
   try {
-    const modules = await startModules(o, layout.moduleData, say);
-    closers.add(() => modules.close());
-    // A shared store is reached before the folder is touched: a bad password touches nothing.
-    const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
-    if (shared !== null) closers.add(() => shared.close());
-    closers.add(await lockDataDir(layout));
+    const { modules, shared } = await modulesStoreAndLock(o, layout, seeds, say, closers);
     const rules = linkRulesOf({ ...o, skipSubstrings }, seeds);
     // The server's own crawl (--crawl) is the data folder itself when it is the default
     // one, else crawls/NAME in it; its store is the folder's own, or its row in PostgreSQL.

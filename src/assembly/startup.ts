@@ -1,6 +1,10 @@
 import { closeAll } from '../bunny/crawler.js';
+import { lockDataDir } from '../data-dir/data-dir.js';
+import type { DataLayout } from '../data-dir/layout.js';
 import { CrawlOptionError } from '../errors.js';
+import type { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
 import type { Frontier } from '../frontier/types.js';
+import type { ModuleHost } from '../modules/module-host.js';
 import { parseHostPort } from '../options/option-kinds.js';
 import {
   type CrawlOptions,
@@ -12,7 +16,9 @@ import {
 import { CrawlLog, type EventLog, type LogLevel } from '../output/crawl-log.js';
 import type { RunCounter, RunCounts } from '../output/run-counts.js';
 import { canonicalize } from '../url/canonicalize.js';
+import { startModules } from './parts.js';
 import { progressOf } from './progress-of.js';
+import { openSharedStore } from './shared-store.js';
 
 // What crawl(), serve() and bunny() share as they start and stop: the options checked,
 // the log, what was opened closed in reverse order, and the conditions that stop a run.
@@ -87,6 +93,27 @@ export class Closers {
   async close(): Promise<void> {
     await closeAll(this.list.splice(0).reverse());
   }
+}
+
+/**
+ * The steps of a crawl's and a server's start-up between the checks and the folder, in
+ * the order that touches nothing before it must: the modules load (and pass their
+ * selfTests), a shared store is reached (a bad password touches nothing), then the
+ * folder's lock is taken. Each is closed by `closers`.
+ */
+export async function modulesStoreAndLock(
+  o: Settings,
+  layout: DataLayout,
+  seeds: readonly string[],
+  log: (line: string, level: LogLevel) => void,
+  closers: Closers,
+): Promise<{ modules: ModuleHost; shared: PostgresFrontier | null }> {
+  const modules = await startModules(o, layout.moduleData, log);
+  closers.add(() => modules.close());
+  const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+  if (shared !== null) closers.add(() => shared.close());
+  closers.add(await lockDataDir(layout));
+  return { modules, shared };
 }
 
 /** Why a run was told to stop, if it was: the caller's signal, --max-time, or the console's Stop. */
