@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Cookie } from 'tough-cookie';
-import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
+import { privateAddressesOf } from '../fetch/address-policy.js';
 import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
@@ -14,6 +14,7 @@ import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { VERSION } from '../version.js';
+import { AddressAllowance, allowedFetcher } from './address-allowance.js';
 import { CrawlLoop } from './crawl-loop.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
@@ -103,6 +104,11 @@ export class Crawler {
       closers.push(() => warc.close());
       const cookies = await cookieJarOf(frontier, parts.requests.cookies);
       const dnsCache = new DnsCache();
+      const allowance = await AddressAllowance.start(
+        frontier,
+        o.allowPrivate,
+        await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
+      );
       const fetcher = new Fetcher({
         ...(o.headers === undefined ? {} : { headers: o.headers }),
         ...(o.hosts === undefined ? {} : { headersFor: (host: string) => ruleFor(o.hosts, host)?.headers }),
@@ -118,17 +124,21 @@ export class Crawler {
         maxBodyBytes: o.maxBodyBytes,
         connectionsPerOrigin: o.perHost,
         dnsCache,
-        addressPolicy: privateAddressPolicy({
-          allowPrivate: o.allowPrivate,
-          seedAddresses: await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
-        }),
+        addressPolicy: allowance.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
       });
       closers.push(() => fetcher.close());
+      const fetching = allowedFetcher(fetcher, allowance);
+      // robots.txt is the crawl's: the store says whose read an origin's file is, and
+      // every crawler obeys what that one read (FrontierHostDecisions).
       const robots = o.ignoreRobots
         ? null
         : new RobotsCache({
-            fetch: (url, startBy) => fetcher.fetch(url, undefined, startBy),
+            fetch: (url, startBy) => fetching.fetch(url, undefined, startBy),
+            shared: {
+              robots: (origin) => frontier.robots(origin, crawler),
+              recordRobots: (origin, entry) => frontier.recordRobots(origin, entry, crawler),
+            },
             userAgent: o.userAgent,
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: o.retryDelayMs,
@@ -155,7 +165,7 @@ export class Crawler {
       });
       closers.push(() => parser.close());
       const visitParts: VisitParts = {
-        fetcher,
+        fetcher: fetching,
         robots,
         gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
         sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,

@@ -53,6 +53,12 @@ const SQL = {
   cookies: `SELECT key, value FROM cookies`,
   putCookie: `INSERT INTO cookies (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
   deleteCookie: `DELETE FROM cookies WHERE key = ?`,
+  getRobots: `SELECT entry, fetched_at, expires_at, read_by, read_until FROM robots WHERE origin = ?`,
+  putRobots: `INSERT INTO robots (origin, entry, fetched_at, expires_at, read_by, read_until) VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (origin) DO UPDATE SET entry = excluded.entry, fetched_at = excluded.fetched_at,
+    expires_at = excluded.expires_at, read_by = excluded.read_by, read_until = excluded.read_until`,
+  allowAddress: `INSERT INTO allowed_addresses (address) VALUES (?) ON CONFLICT (address) DO NOTHING`,
+  allowedAddresses: `SELECT address FROM allowed_addresses ORDER BY address`,
   markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, due_at = NULL, crawler = ? WHERE seq = ?`,
   markRetrying: `UPDATE urls SET state = ${S.retrying}, attempts = attempts + 1, error = ?, due_at = ? WHERE seq = ?`,
   requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ?, due_at = NULL WHERE seq = ?`,
