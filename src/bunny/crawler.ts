@@ -14,8 +14,8 @@ import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { VERSION } from '../version.js';
-import { AddressAllowance, allowedFetcher } from './address-allowance.js';
 import { CrawlLoop } from './crawl-loop.js';
+import { allowedFetcher, CrawlSeedList } from './crawl-seed-list.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { ParsePool } from './parse-pool.js';
@@ -104,11 +104,21 @@ export class Crawler {
       closers.push(() => warc.close());
       const cookies = await cookieJarOf(frontier, parts.requests.cookies);
       const dnsCache = new DnsCache();
-      const allowance = await AddressAllowance.start(
+      // Made before the seed list: it hears when the crawl's scope grows.
+      const parser = new ParsePool({
+        threads: o.parseThreads,
+        rules,
+        followNofollow: o.followNofollow ?? false,
+      });
+      closers.push(() => parser.close());
+      const seeds = await CrawlSeedList.start({
         frontier,
-        o.allowPrivate,
-        await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
-      );
+        rules,
+        allowPrivate: o.allowPrivate,
+        seeds: parts.seeds,
+        seedAddresses: await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
+        onRulesChanged: () => parser.rulesChanged(),
+      });
       const fetcher = new Fetcher({
         ...(o.headers === undefined ? {} : { headers: o.headers }),
         ...(o.hosts === undefined ? {} : { headersFor: (host: string) => ruleFor(o.hosts, host)?.headers }),
@@ -124,11 +134,11 @@ export class Crawler {
         maxBodyBytes: o.maxBodyBytes,
         connectionsPerOrigin: o.perHost,
         dnsCache,
-        addressPolicy: allowance.policy,
+        addressPolicy: seeds.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
       });
       closers.push(() => fetcher.close());
-      const fetching = allowedFetcher(fetcher, allowance);
+      const fetching = allowedFetcher(fetcher, seeds);
       // robots.txt is the crawl's: the store says whose read an origin's file is, and
       // every crawler obeys what that one read (FrontierHostDecisions).
       const robots = o.ignoreRobots
@@ -158,12 +168,6 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const parser = new ParsePool({
-        threads: o.parseThreads,
-        rules,
-        followNofollow: o.followNofollow ?? false,
-      });
-      closers.push(() => parser.close());
       const visitParts: VisitParts = {
         fetcher: fetching,
         robots,
@@ -175,7 +179,10 @@ export class Crawler {
       const loop = new CrawlLoop(
         {
           frontier,
-          visit: (lease, startBy, exchangeOver) => visit(lease, visitParts, startBy, exchangeOver),
+          visit: async (lease, startBy, exchangeOver) => {
+            await seeds.knowScopeOf(lease.url);
+            return visit(lease, visitParts, startBy, exchangeOver);
+          },
           warc,
           modules: moduleStep,
           write: parts.write,

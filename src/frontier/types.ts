@@ -437,8 +437,8 @@ export type { RobotsAnswer, RobotsEntry, StoredRobots };
 /**
  * What the crawl decides about a host once, for all its crawlers, whatever their number
  * and wherever they run: its robots.txt rules (one crawler reads the file, every one
- * obeys what it read) and the private addresses the crawl may reach (those of its seeds,
- * whichever process was given them). Politeness and back-off are the store's already
+ * obeys what it read), and its scope and the private addresses it may reach (those of
+ * its seeds, whichever process was given them). Politeness and back-off are the store's already
  * (lease, release). A crawler keeps copies, and asks again when a copy expires.
  */
 export interface FrontierHostDecisions {
@@ -458,12 +458,20 @@ export interface FrontierHostDecisions {
    */
   recordRobots(origin: string, entry: RobotsEntry | null, crawler: CrawlerId): Promise<StoredRobots | null>;
   /**
-   * Adds private addresses the crawl may connect to (those its seeds are on) and
-   * answers every one it allows. Called with the seeds' addresses by whichever process
-   * adds seeds, and with none by a crawler whose connection was refused as
-   * 'private-address', to learn seeds another process gave since. Durable when it resolves.
+   * Adds seeds' origins and the private addresses they are on to the crawl's, and
+   * answers all the crawl has: the origins are its scope (--scope host or domain
+   * follows links to them), the addresses the private ones it may connect to. Called
+   * with its seeds by whichever process is given seeds, and with none by a crawler
+   * that meets what another process's seeds may explain (a connection refused as
+   * 'private-address', a leased URL out of the scope it knows). Durable when it resolves.
    */
-  allowAddresses(addresses: readonly string[]): Promise<string[]>;
+  crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds>;
+}
+
+/** The crawl's seeds as every crawler needs them: their origins, and the private addresses they are on. */
+export interface CrawlSeeds {
+  origins: readonly string[];
+  addresses: readonly string[];
 }
 
 /** A cookie as a store keeps it: a key (domain, path, name) and the cookie, opaque to the store. */

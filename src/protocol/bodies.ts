@@ -305,8 +305,14 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     const entry = read ? robotsEntry(o, w) : {};
     return { origin, read, ...entry, text: array(o, 'text', w, stringItem) };
   },
-  ALLOW: (o, w) => ({ addresses: array(o, 'addresses', w, stringItem) }),
-  ALLOWED: (o, w) => ({ addresses: array(o, 'addresses', w, stringItem) }),
+  SEEDS: (o, w) => ({
+    origins: array(o, 'origins', w, stringItem),
+    addresses: array(o, 'addresses', w, stringItem),
+  }),
+  SEEDLIST: (o, w) => ({
+    origins: array(o, 'origins', w, stringItem),
+    addresses: array(o, 'addresses', w, stringItem),
+  }),
   STATSREPLY: (o, w) => {
     const s: WireStats = {
       queued: integer(o, 'queued', w),

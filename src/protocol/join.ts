@@ -58,8 +58,8 @@ const LISTS: Partial<Record<OurPacketName, string[]>> = {
   SAVECOOKIES: ['cookies'],
   ROBOTSREPLY: ['text'],
   SAVEROBOTS: ['text'],
-  ALLOW: ['addresses'],
-  ALLOWED: ['addresses'],
+  SEEDS: ['origins', 'addresses'],
+  SEEDLIST: ['origins', 'addresses'],
 };
 
 function mergeBodies(type: OurPacketName, bodies: Record<string, unknown>[]): Record<string, unknown> {

@@ -213,8 +213,8 @@ const LISTS: Partial<Record<OurPacketName, { lists: string[]; counts: string[] }
   SAVECOOKIES: { lists: ['cookies'], counts: [] },
   ROBOTSREPLY: { lists: ['text'], counts: [] },
   SAVEROBOTS: { lists: ['text'], counts: [] },
-  ALLOW: { lists: ['addresses'], counts: [] },
-  ALLOWED: { lists: ['addresses'], counts: [] },
+  SEEDS: { lists: ['origins', 'addresses'], counts: [] },
+  SEEDLIST: { lists: ['origins', 'addresses'], counts: [] },
 };
 
 /** RECORDSITE: its info is a free-form record, cut to fit like a page record. */

@@ -45,8 +45,8 @@ export const PacketCode = {
   ROBOTS: 42,
   ROBOTSREPLY: 43,
   SAVEROBOTS: 44,
-  ALLOW: 45,
-  ALLOWED: 46,
+  SEEDS: 45,
+  SEEDLIST: 46,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -322,9 +322,10 @@ export interface Bodies {
   > & { text: string[] };
   /** What this bunny read (`read` false: it read nothing, and gives the read back). */
   SAVEROBOTS: { origin: string; read: boolean } & Partial<Omit<WireRobotsEntry, 'text'>> & { text: string[] };
-  /** Private addresses the crawl may reach (its seeds'); none to ask for the list. */
-  ALLOW: { addresses: string[] };
-  ALLOWED: { addresses: string[] };
+  /** This bunny's seeds' origins and the private addresses they are on; none to ask for the crawl's. */
+  SEEDS: { origins: string[]; addresses: string[] };
+  /** The crawl's seeds' origins (its scope) and the private addresses it may reach. */
+  SEEDLIST: { origins: string[]; addresses: string[] };
   ERROR: { code: number; message: string };
 }
 
@@ -385,8 +386,8 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   ROBOTS: 'client',
   ROBOTSREPLY: 'server',
   SAVEROBOTS: 'client',
-  ALLOW: 'client',
-  ALLOWED: 'server',
+  SEEDS: 'client',
+  SEEDLIST: 'server',
 };
 
 /**
@@ -424,8 +425,8 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   ROBOTS: 'required',
   ROBOTSREPLY: 'required',
   SAVEROBOTS: 'required',
-  ALLOW: 'required',
-  ALLOWED: 'required',
+  SEEDS: 'required',
+  SEEDLIST: 'required',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -444,8 +445,8 @@ export const SPLITTABLE: ReadonlySet<OurPacketName> = new Set<OurPacketName>([
   'SAVECOOKIES',
   'ROBOTSREPLY',
   'SAVEROBOTS',
-  'ALLOW',
-  'ALLOWED',
+  'SEEDS',
+  'SEEDLIST',
 ]);
 
 /** The reply type of each request that has its own; requests with an optional reply get OK. */
@@ -467,7 +468,7 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   SAVECOOKIES: 'OK',
   ROBOTS: 'ROBOTSREPLY',
   SAVEROBOTS: 'ROBOTSREPLY',
-  ALLOW: 'ALLOWED',
+  SEEDS: 'SEEDLIST',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

@@ -275,9 +275,10 @@ export class CrawlService {
     return robotsAnswerToWire(kept === null ? { kind: 'none' } : { kind: 'known', robots: kept });
   }
 
-  /** ALLOW: the private addresses the crawl may reach, its seeds' wherever they were given. */
-  async allowAddresses(addresses: readonly string[]): Promise<string[]> {
-    return this.parts.store.allowAddresses(addresses);
+  /** SEEDS: the crawl's seeds' origins and addresses, wherever the seeds were given. */
+  async crawlSeeds(add: Bodies['SEEDS']): Promise<Bodies['SEEDLIST']> {
+    const all = await this.parts.store.crawlSeeds(add);
+    return { origins: [...all.origins], addresses: [...all.addresses] };
   }
 
   /** COOKIES: the crawl's cookie jar, which the store keeps for all the bunnies. */

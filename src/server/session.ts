@@ -83,7 +83,7 @@ const BUNNY_ONLY = new Set([
   'SAVECOOKIES',
   'ROBOTS',
   'SAVEROBOTS',
-  'ALLOW',
+  'SEEDS',
 ]);
 
 /** Connections that said HELLO for this crawl. */
@@ -312,8 +312,8 @@ export class Session {
         return { type: 'ROBOTSREPLY', body: await s.robots(await this.crawler(), m.body.origin) };
       case 'SAVEROBOTS':
         return { type: 'ROBOTSREPLY', body: await s.saveRobots(await this.crawler(), m.body) };
-      case 'ALLOW':
-        return { type: 'ALLOWED', body: { addresses: await s.allowAddresses(m.body.addresses) } };
+      case 'SEEDS':
+        return { type: 'SEEDLIST', body: await s.crawlSeeds(m.body) };
       case 'COOKIES':
         return { type: 'COOKIEJAR', body: { cookies: await s.cookies() } };
       case 'SAVECOOKIES':

@@ -714,17 +714,26 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect((await f.robots('http://a.test', a)).kind).toBe('read');
     });
 
-    it('keeps the private addresses any caller allowed, for every caller', async (ctx) => {
+    it("keeps the crawl's seeds (origins, private addresses) any caller gave, for every caller", async (ctx) => {
       const f = await store();
-      expect(await f.allowAddresses([])).toEqual([]);
-      expect((await f.allowAddresses(['127.0.0.3', '10.0.0.5'])).sort()).toEqual(['10.0.0.5', '127.0.0.3']);
+      const none = { origins: [], addresses: [] };
+      expect(await f.crawlSeeds(none)).toEqual(none);
+      const given = { origins: ['http://a.test', 'http://10.0.0.5:8080'], addresses: ['10.0.0.5'] };
+      const sorted = (x: { origins: readonly string[]; addresses: readonly string[] }) => ({
+        origins: [...x.origins].sort(),
+        addresses: [...x.addresses].sort(),
+      });
+      expect(sorted(await f.crawlSeeds(given))).toEqual(sorted(given));
       const other = await store();
-      expect((await other.allowAddresses(['127.0.0.3'])).sort()).toEqual(['10.0.0.5', '127.0.0.3']);
+      const all = { origins: [...given.origins, 'http://b.test'], addresses: ['10.0.0.5', '127.0.0.3'] };
+      expect(
+        sorted(await other.crawlSeeds({ origins: ['http://b.test'], addresses: ['127.0.0.3'] })),
+      ).toEqual(sorted(all));
       if (kind.forgetsOnClose !== undefined) ctx.skip();
       await f.close();
       await other.close();
       const again = await store();
-      expect((await again.allowAddresses([])).sort()).toEqual(['10.0.0.5', '127.0.0.3']);
+      expect(sorted(await again.crawlSeeds(none))).toEqual(sorted(all));
     });
 
     it('keeps what was read when the store is opened again', async (ctx) => {

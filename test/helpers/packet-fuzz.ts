@@ -101,7 +101,7 @@ const OUR_CLIENT: OurPacketName[] = [
   'SAVECOOKIES',
   'ROBOTS',
   'SAVEROBOTS',
-  'ALLOW',
+  'SEEDS',
 ];
 const OUR_SERVER: OurPacketName[] = [
   'WELCOME',
@@ -115,7 +115,7 @@ const OUR_SERVER: OurPacketName[] = [
   'OK',
   'COOKIEJAR',
   'ROBOTSREPLY',
-  'ALLOWED',
+  'SEEDLIST',
   'ERROR',
 ];
 const ORIGINAL = [
@@ -296,8 +296,14 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
       chance(0.3)
         ? { origin: `http://${word()}.test`, read: false, text: [] }
         : { origin: `http://${word()}.test`, read: true, ...robotsEntry() },
-    ALLOW: () => ({ addresses: many(() => `127.0.0.${1 + int(250)}`, 3) }),
-    ALLOWED: () => ({ addresses: many(() => `127.0.0.${1 + int(250)}`, 3) }),
+    SEEDS: () => ({
+      origins: many(() => `http://${word()}.test`, 3),
+      addresses: many(() => `127.0.0.${1 + int(250)}`, 3),
+    }),
+    SEEDLIST: () => ({
+      origins: many(() => `http://${word()}.test`, 3),
+      addresses: many(() => `127.0.0.${1 + int(250)}`, 3),
+    }),
     ERROR: () => ({ code: pick([100, 106, 200, 304]), message: text(60) }),
   };
 

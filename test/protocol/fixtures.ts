@@ -669,27 +669,40 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
-    name: 'ALLOW',
+    name: 'SEEDS',
     from: 'client',
-    packet: { type: 'ALLOW', requestId: 14, more: false, body: { addresses: ['10.0.0.5'] } },
+    packet: {
+      type: 'SEEDS',
+      requestId: 14,
+      more: false,
+      body: { origins: ['http://intranet.example'], addresses: ['10.0.0.5'] },
+    },
     bytes: bytes(
-      [0x00, 0x22], // length 34 = 8 + 26
-      [0x2d], // type 45 ALLOW
-      [0, 0, 0, 14], // request id 14: answered ALLOWED
+      [0x00, 0x48], // length 72 = 8 + 64
+      [0x2d], // type 45 SEEDS
+      [0, 0, 0, 14], // request id 14: answered SEEDLIST
       [0x00],
-      '{"addresses":["10.0.0.5"]}',
+      '{"origins":["http://intranet.example"],"addresses":["10.0.0.5"]}',
     ),
   },
   {
-    name: 'ALLOWED',
+    name: 'SEEDLIST',
     from: 'server',
-    packet: { type: 'ALLOWED', requestId: 14, more: false, body: { addresses: ['10.0.0.5', '127.0.0.2'] } },
+    packet: {
+      type: 'SEEDLIST',
+      requestId: 14,
+      more: false,
+      body: {
+        origins: ['http://intranet.example', 'http://127.0.0.2:8080'],
+        addresses: ['10.0.0.5', '127.0.0.2'],
+      },
+    },
     bytes: bytes(
-      [0x00, 0x2e], // length 46 = 8 + 38
-      [0x2e], // type 46 ALLOWED
-      [0, 0, 0, 14], // answers ALLOW 14
+      [0x00, 0x6c], // length 108 = 8 + 100
+      [0x2e], // type 46 SEEDLIST
+      [0, 0, 0, 14], // answers SEEDS 14
       [0x00],
-      '{"addresses":["10.0.0.5","127.0.0.2"]}',
+      '{"origins":["http://intranet.example","http://127.0.0.2:8080"],"addresses":["10.0.0.5","127.0.0.2"]}',
     ),
   },
   {

@@ -5,11 +5,12 @@ import type {
   StoredRobots,
 } from '../../fetch/robots/robots-entry.js';
 import { afterRobotsRead, askRobots, type RobotsRow } from '../policy/robots-reads.js';
-import type { CrawlerId } from '../types.js';
+import type { CrawlerId, CrawlSeeds } from '../types.js';
 
-/** The crawl's decisions about hosts (FrontierHostDecisions) held in memory: robots.txt entries, allowed addresses. */
+/** The crawl's decisions about hosts (FrontierHostDecisions) held in memory: robots.txt entries, the seeds' origins and addresses. */
 export class MemoryHostDecisions {
   private readonly robotsRows = new Map<string, RobotsRow>();
+  private readonly origins = new Set<string>();
   private readonly addresses = new Set<string>();
 
   robots(origin: string, crawler: CrawlerId, now: number, leaseMs: number): RobotsAnswer {
@@ -30,8 +31,9 @@ export class MemoryHostDecisions {
     return kept;
   }
 
-  allowAddresses(addresses: readonly string[]): string[] {
-    for (const a of addresses) this.addresses.add(a);
-    return [...this.addresses];
+  crawlSeeds(add: CrawlSeeds): CrawlSeeds {
+    for (const o of add.origins) this.origins.add(o);
+    for (const a of add.addresses) this.addresses.add(a);
+    return { origins: [...this.origins], addresses: [...this.addresses] };
   }
 }

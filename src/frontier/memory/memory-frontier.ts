@@ -24,6 +24,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FetchReport,
   Frontier,
@@ -276,8 +277,8 @@ export class MemoryFrontier implements Frontier {
     return this.serial(() => this.decisions.recordRobots(origin, entry, crawler, this.now(), times));
   }
 
-  async allowAddresses(addresses: readonly string[]): Promise<string[]> {
-    return this.serial(() => this.decisions.allowAddresses(addresses));
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.serial(() => this.decisions.crawlSeeds(add));
   }
 
   /** Everything is forgotten: nothing of a memory store outlives it. */

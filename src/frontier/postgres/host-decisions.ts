@@ -1,6 +1,6 @@
 import type { RobotsAnswer, RobotsEntry, StoredRobots } from '../../fetch/robots/robots-entry.js';
 import { afterRobotsRead, askRobots, type RobotsRow, robotsTimesOf } from '../policy/robots-reads.js';
-import type { CrawlerId } from '../types.js';
+import type { CrawlerId, CrawlSeeds } from '../types.js';
 import type { Tx } from './tx.js';
 
 /** robots(): the crawl's entry for an origin, or the read for this crawler, or 'busy'. */
@@ -23,20 +23,30 @@ export async function recordRobotsOf(
   return kept;
 }
 
-/** allowAddresses(): adds the addresses, answers all the crawl allows. */
-export async function allowAddressesOf(tx: Tx, addresses: readonly string[]): Promise<string[]> {
-  if (addresses.length > 0) {
+/** crawlSeeds(): adds the seeds' origins and addresses, answers all the crawl has. */
+export async function crawlSeedsOf(tx: Tx, add: CrawlSeeds): Promise<CrawlSeeds> {
+  if (add.origins.length > 0) {
+    await tx.q(
+      `INSERT INTO seed_origins (crawl, origin) SELECT $1, o FROM unnest($2::text[]) AS u(o) ON CONFLICT DO NOTHING`,
+      [tx.crawl, [...add.origins]],
+    );
+  }
+  if (add.addresses.length > 0) {
     await tx.q(
       `INSERT INTO allowed_addresses (crawl, address) SELECT $1, a FROM unnest($2::text[]) AS u(a)
        ON CONFLICT DO NOTHING`,
-      [tx.crawl, [...addresses]],
+      [tx.crawl, [...add.addresses]],
     );
   }
-  const rows = await tx.q<{ address: string }>(
+  const origins = await tx.q<{ origin: string }>(
+    `SELECT origin FROM seed_origins WHERE crawl = $1 ORDER BY origin`,
+    [tx.crawl],
+  );
+  const addresses = await tx.q<{ address: string }>(
     `SELECT address FROM allowed_addresses WHERE crawl = $1 ORDER BY address`,
     [tx.crawl],
   );
-  return rows.map((r) => r.address);
+  return { origins: origins.map((r) => r.origin), addresses: addresses.map((r) => r.address) };
 }
 
 interface RobotsRecord {

@@ -168,7 +168,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 5,
-    name: 'robots, allowed_addresses: decisions about hosts made once per crawl',
+    name: 'robots, seed_origins, allowed_addresses: decisions about hosts made once per crawl',
     sql: `
       -- robots.txt per origin, once per crawl: the entry the crawl holds (null before its
       -- first read) and the crawler reading the file now.
@@ -183,7 +183,13 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (crawl, origin)
       );
 
-      -- The private addresses the crawl may reach: those its seeds are on.
+      -- The crawl's seeds, wherever they were given: their origins (its scope) and the
+      -- private addresses they are on (the ones it may reach).
+      CREATE TABLE seed_origins (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        origin text NOT NULL,
+        PRIMARY KEY (crawl, origin)
+      );
       CREATE TABLE allowed_addresses (
         crawl integer NOT NULL REFERENCES crawls (id),
         address text NOT NULL,

@@ -12,6 +12,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FrontierCookies,
   FrontierHosts,
@@ -44,7 +45,7 @@ import { addCounts, readCounts } from './counts.js';
 import { openCrawl } from './crawl-row.js';
 import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawlers.js';
 import { Database } from './database.js';
-import { allowAddressesOf, askRobotsOf, recordRobotsOf } from './host-decisions.js';
+import { askRobotsOf, crawlSeedsOf, recordRobotsOf } from './host-decisions.js';
 import { HostRows } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './lease-look.js';
@@ -251,8 +252,8 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     return this.write((tx) => recordRobotsOf(tx, origin, entry, crawler));
   }
 
-  async allowAddresses(addresses: readonly string[]): Promise<string[]> {
-    return this.write((tx) => allowAddressesOf(tx, addresses));
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.write((tx) => crawlSeedsOf(tx, add));
   }
 
   async recordSite(site: SiteFacts): Promise<void> {

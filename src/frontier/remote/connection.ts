@@ -54,7 +54,7 @@ interface ReplyNames {
   COOKIES: 'COOKIEJAR';
   ROBOTS: 'ROBOTSREPLY';
   SAVEROBOTS: 'ROBOTSREPLY';
-  ALLOW: 'ALLOWED';
+  SEEDS: 'SEEDLIST';
 }
 
 type Reply<T extends OurPacketName> = T extends keyof ReplyNames ? Bodies[ReplyNames[T]] : Bodies['OK'];

@@ -3,6 +3,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   Frontier,
   FrontierStats,
@@ -188,8 +189,11 @@ export class RemoteFrontier implements Frontier {
     return answer.kind === 'known' ? answer.robots : null;
   }
 
-  async allowAddresses(addresses: readonly string[]): Promise<string[]> {
-    return (await this.anyConnection().request('ALLOW', { addresses: [...addresses] })).addresses;
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.anyConnection().request('SEEDS', {
+      origins: [...add.origins],
+      addresses: [...add.addresses],
+    });
   }
 
   /** Closing its connection is leaving: the server gives the crawler's leases back at once. */

@@ -1,6 +1,6 @@
 import type { RobotsAnswer, RobotsEntry, StoredRobots } from '../../fetch/robots/robots-entry.js';
 import { afterRobotsRead, askRobots, type RobotsRow, robotsTimesOf } from '../policy/robots-reads.js';
-import type { CrawlerId } from '../types.js';
+import type { CrawlerId, CrawlSeeds } from '../types.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
@@ -25,10 +25,14 @@ export function recordRobotsOf(
   return kept;
 }
 
-/** allowAddresses(): adds the addresses, answers all the crawl allows. */
-export function allowAddressesOf(s: Store, addresses: readonly string[]): string[] {
-  for (const a of addresses) s.st.allowAddress.run(a);
-  return s.st.allowedAddresses.pluck().all() as string[];
+/** crawlSeeds(): adds the seeds' origins and addresses, answers all the crawl has. */
+export function crawlSeedsOf(s: Store, add: CrawlSeeds): CrawlSeeds {
+  for (const o of add.origins) s.st.addSeedOrigin.run(o);
+  for (const a of add.addresses) s.st.allowAddress.run(a);
+  return {
+    origins: s.st.seedOrigins.pluck().all() as string[],
+    addresses: s.st.allowedAddresses.pluck().all() as string[],
+  };
 }
 
 interface RobotsRecord {

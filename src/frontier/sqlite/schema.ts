@@ -243,7 +243,9 @@ const DDL = `
     read_until INTEGER NOT NULL DEFAULT 0
   );
 
-  -- The private addresses the crawl may reach: those its seeds are on.
+  -- The crawl's seeds, wherever they were given: their origins (its scope) and the
+  -- private addresses they are on (the ones it may reach).
+  CREATE TABLE IF NOT EXISTS seed_origins (origin TEXT PRIMARY KEY) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS allowed_addresses (address TEXT PRIMARY KEY) WITHOUT ROWID;
 
   CREATE TABLE IF NOT EXISTS sites (

@@ -6,6 +6,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FrontierCookies,
   FrontierHosts,
@@ -36,7 +37,7 @@ import { leaveCrawler, registerCrawler } from './crawlers.js';
 import { GroupCommit, NO_RELEASES } from './group-commit.js';
 import { HeldLeases } from './held-leases.js';
 import { markLeaseMode, readDueTimes } from './held-mode.js';
-import { allowAddressesOf, askRobotsOf, recordRobotsOf } from './host-decisions.js';
+import { askRobotsOf, crawlSeedsOf, recordRobotsOf } from './host-decisions.js';
 import { extendLeases } from './leases.js';
 import { insertLinks } from './link-inserts.js';
 import { schemaConnection, takeTableSeen } from './open.js';
@@ -249,9 +250,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     return this.commit.write((tx) => recordRobotsOf(this.s, origin, entry, crawler, tx));
   }
 
-  async allowAddresses(addresses: readonly string[]): Promise<string[]> {
-    if (addresses.length === 0) return allowAddressesOf(this.s, []);
-    return this.commit.write(() => allowAddressesOf(this.s, addresses));
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    if (add.origins.length === 0 && add.addresses.length === 0) return crawlSeedsOf(this.s, add);
+    return this.commit.write(() => crawlSeedsOf(this.s, add));
   }
 
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {

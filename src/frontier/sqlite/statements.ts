@@ -57,6 +57,8 @@ const SQL = {
   putRobots: `INSERT INTO robots (origin, entry, fetched_at, expires_at, read_by, read_until) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (origin) DO UPDATE SET entry = excluded.entry, fetched_at = excluded.fetched_at,
     expires_at = excluded.expires_at, read_by = excluded.read_by, read_until = excluded.read_until`,
+  addSeedOrigin: `INSERT INTO seed_origins (origin) VALUES (?) ON CONFLICT (origin) DO NOTHING`,
+  seedOrigins: `SELECT origin FROM seed_origins ORDER BY origin`,
   allowAddress: `INSERT INTO allowed_addresses (address) VALUES (?) ON CONFLICT (address) DO NOTHING`,
   allowedAddresses: `SELECT address FROM allowed_addresses ORDER BY address`,
   markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, due_at = NULL, crawler = ? WHERE seq = ?`,
