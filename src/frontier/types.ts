@@ -66,7 +66,9 @@ export interface Lease {
    * Epoch ms (the store's clock) by which the request must start, or the lease goes back
    * deferred (no request made): the host's next lease is handed out no sooner than one
    * gap after this moment, so a request that started later could crowd it. Absent when
-   * the host has no gap. Crawlers on other machines need their clocks in sync (NTP).
+   * the host has no gap, and when it takes one fetch at a time (--per-host 1, the
+   * default): its next lease waits for this one's release, and the gap runs from the
+   * end of this request, however late it started. Crawlers on other machines need their clocks in sync (NTP).
    */
   startBy?: number;
   /**

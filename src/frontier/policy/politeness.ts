@@ -73,7 +73,10 @@ export function leasesThisTurn(
  * the store's floor (startWindowFloorMs). No gap, no window.
  */
 export function startWindowMs(b: BudgetState, settings: PolitenessSettings): number | undefined {
-  if (b.gapMs <= 0) return undefined;
+  // One fetch in flight at a time: the next lease waits for this one's release, and the
+  // gap then runs from the end of its request, so however late it starts it crowds no
+  // one. A deadline would only send back the leases of a crawler busy for a moment.
+  if (b.gapMs <= 0 || settings.perHost <= 1) return undefined;
   return Math.max(settings.startWindowFloorMs ?? 1, Math.floor(b.gapMs / 4));
 }
 
