@@ -5,6 +5,7 @@ import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { robotsFetchOf } from '../fetch/robots/robots-fetch.js';
 import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
@@ -128,7 +129,7 @@ export class Crawler {
       const robots = o.ignoreRobots
         ? null
         : new RobotsCache({
-            fetch: (url, startBy) => fetcher.fetch(url, undefined, startBy),
+            fetch: robotsFetchOf(fetcher),
             userAgent: o.userAgent,
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: o.retryDelayMs,

@@ -12,7 +12,14 @@ import { Exchange, type ExchangeSettings } from './exchange.js';
 import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
 import { ProxyAgents, type ProxyRoute } from './proxy-agents.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
-import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome, Validators } from './types.js';
+import type {
+  FetchErrorReason,
+  FetcherOptions,
+  FetchFailure,
+  FetchOutcome,
+  RequestLimits,
+  Validators,
+} from './types.js';
 import { Agent } from './undici-parts.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
@@ -101,9 +108,15 @@ export class Fetcher {
   /**
    * GETs `url`; with `validators`, as a conditional GET (a 304 then means the stored
    * copy holds). With `startBy`, the request is sent only if it can go out by then
-   * (else the outcome is the failure 'late', and the host saw nothing).
+   * (else the outcome is the failure 'late', and the host saw nothing). `limits`: this
+   * request's own (a body read only up to a cut).
    */
-  fetch(url: string, validators?: Validators, startBy?: number): Promise<FetchOutcome> {
+  fetch(
+    url: string,
+    validators?: Validators,
+    startBy?: number,
+    limits?: RequestLimits,
+  ): Promise<FetchOutcome> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -121,9 +134,9 @@ export class Fetcher {
         path: parsed.pathname + parsed.search,
         headers: [],
       };
-      return this.#send(url, parsed, validators, null, direct, startBy);
+      return this.#send(url, parsed, validators, null, direct, startBy, limits);
     }
-    return this.#viaProxy(url, parsed, validators, proxy, startBy);
+    return this.#viaProxy(url, parsed, validators, proxy, startBy, limits);
   }
 
   /**
@@ -137,13 +150,15 @@ export class Fetcher {
     validators: Validators | undefined,
     proxy: string,
     startBy: number | undefined,
+    limits: RequestLimits | undefined,
   ) {
     const check = await this.#targetCheck(parsed.hostname, parsed.port || defaultPort(parsed.protocol));
     if (check.verdict === 'refused') {
       const refusal = privateAddressError(check.address, parsed.hostname);
       return failure(url, 'private-address', refusal.message);
     }
-    return this.#send(url, parsed, validators, proxy, await this.#proxies.route(proxy, parsed), startBy);
+    const route = await this.#proxies.route(proxy, parsed);
+    return this.#send(url, parsed, validators, proxy, route, startBy, limits);
   }
 
   #send(
@@ -153,6 +168,7 @@ export class Fetcher {
     proxy: string | null,
     route: ProxyRoute,
     startBy?: number,
+    limits?: RequestLimits,
   ): Promise<FetchOutcome> {
     const headers = [...this.#requestHeaders(url, parsed, validators), ...route.headers];
     return new Promise<FetchOutcome>((deliver) => {
@@ -179,7 +195,7 @@ export class Fetcher {
         url,
         parsed,
         this.#settings,
-        { headers, proxy: shownProxy, startBy },
+        { headers, proxy: shownProxy, startBy, readAtMostBytes: limits?.readAtMostBytes },
         taken,
       );
       try {

@@ -44,6 +44,16 @@ export interface FetcherOptions {
   proxyCa?: readonly string[];
 }
 
+/** What one request asks besides the fetcher's settings. */
+export interface RequestLimits {
+  /**
+   * Read at most this many body bytes and stop there: a longer body is cut, not failed
+   * (the outcome is a success marked `truncated`). For files whose head is all that is
+   * used, as robots.txt's first 500 KiB (RFC 9309 2.5).
+   */
+  readAtMostBytes?: number;
+}
+
 /** A conditional GET: the validators the stored copy of the URL came with. */
 export interface Validators {
   etag?: string;
@@ -94,6 +104,11 @@ export interface FetchSuccess {
   setCookies: readonly string[];
   /** Content-decoded (gzip, x-gzip, deflate (zlib or raw), br); identity/unknown -> raw. */
   body: Buffer;
+  /**
+   * The body was cut at the request's readAtMostBytes and the rest never read: `body` (and
+   * the exchange's rawBody) hold its head only.
+   */
+  truncated?: true;
   exchange: HttpExchange;
   startedAt: Date;
   /** From the fetch call to the response's end: connecting, and waiting for a free connection, included. */
