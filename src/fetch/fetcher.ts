@@ -9,6 +9,7 @@ import type { CrawlCookies } from './cookie-jar.js';
 import { DnsCache } from './dns-cache.js';
 import { privateAddressError } from './errors.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
+import { DEFAULT_MAX_OPEN_CONNECTIONS, OriginPools } from './origin-pools.js';
 import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
 import { ProxyAgents, type ProxyRoute } from './proxy-agents.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
@@ -20,7 +21,6 @@ import type {
   RequestLimits,
   Validators,
 } from './types.js';
-import { Agent } from './undici-parts.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -37,13 +37,13 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
 }
 
 /**
- * GET fetcher for the crawler: one undici Agent with a keep-alive pool per origin (HTTP/1.1, or HTTP/2
- * with `http2`), no redirects followed, bodies content-decoded under a size limit, every failure
+ * GET fetcher for the crawler: a keep-alive pool per origin (HTTP/1.1, or HTTP/2 with `http2`), the
+ * open connections across all origins bounded (origin-pools.ts), no redirects followed, bodies content-decoded under a size limit, every failure
  * classified; the crawl's headers and cookies sent, and through a proxy when one is chosen.
  * fetch() never rejects.
  */
 export class Fetcher {
-  readonly #agent: InstanceType<typeof Agent>;
+  readonly #pools: OriginPools;
   readonly #settings: ExchangeSettings;
   readonly #dialled: (hostname: string, port: string) => Promise<string | null>;
   readonly #targetCheck: ReturnType<typeof createTargetCheck>;
@@ -95,7 +95,10 @@ export class Fetcher {
       bodyTimeout: firstByteTimeoutMs,
       ...(options.http2 === true ? { allowH2: true } : {}),
     };
-    this.#agent = new Agent({ ...agentOptions, connect });
+    this.#pools = new OriginPools({
+      pool: { ...agentOptions, connect },
+      maxOpenConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
+    });
     this.#proxies = new ProxyAgents({
       agent: agentOptions,
       connectTimeoutMs,
@@ -129,7 +132,7 @@ export class Fetcher {
     const proxy = proxyFor(parsed, this.#proxy);
     if (proxy === null) {
       const direct = {
-        dispatcher: this.#agent,
+        dispatcher: this.#pools,
         origin: parsed.origin,
         path: parsed.pathname + parsed.search,
         headers: [],
@@ -246,7 +249,7 @@ export class Fetcher {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      await Promise.all([this.#agent.close(), this.#proxies.close()]);
+      await Promise.all([this.#pools.close(), this.#proxies.close()]);
     } finally {
       releaseRequestCapture();
     }

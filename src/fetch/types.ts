@@ -24,6 +24,12 @@ export interface FetcherOptions {
   resolve?: ReadonlyMap<string, string>;
   /** Keep-alive pool size per origin, default 8. */
   connectionsPerOrigin?: number;
+  /**
+   * Connections open at once across all origins, default 256: past it, the idle ones of
+   * the origins used longest ago are closed (connections in use never are). Keeps the
+   * file descriptors of a crawl of many hosts bounded by its concurrency.
+   */
+  maxOpenConnections?: number;
   /** Where every hostname is resolved; a crawl shares one. Default: a new DnsCache of its own. */
   dnsCache?: DnsCache;
   /** Vets every address before it is dialled (see privateAddressPolicy). Default: every address allowed. */
