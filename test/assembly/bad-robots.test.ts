@@ -4,10 +4,13 @@
  * the crawl; the huge one is read up to the parser's 500 KiB and its rules there used.
  */
 import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROBOTS_READ_BYTES } from '../../src/fetch/robots/robots-fetch.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { pump } from '../helpers/hostile-servers.js';
 import { page } from '../helpers/http.js';
+import { readWarcDir } from '../helpers/warc.js';
 
 const MiB = 1024 * 1024;
 const GOOD = '127.0.0.2';
@@ -99,6 +102,12 @@ describe('a 50 MB robots.txt', () => {
       // What the socket buffers took before the crawler closed the connection: not 50 MB.
       expect(sent.reduce((n, s) => n + s(), 0)).toBeLessThan(16 * MiB);
       for (const url of good.urls) expect(harness.recordOf(url)).toMatchObject({ status: 200 });
+      // The archive holds what was read, and says it was cut.
+      const records = await readWarcDir(join(harness.dir, 'warc'));
+      const robots = records.find((r) => r.type === 'response' && r.uri === `${bad.origin}/robots.txt`);
+      expect(robots?.field('WARC-Truncated')).toBe('length');
+      const block = robots?.block ?? Buffer.alloc(0);
+      expect(block.length - block.indexOf('\r\n\r\n') - 4).toBe(ROBOTS_READ_BYTES);
     });
   }
 });
