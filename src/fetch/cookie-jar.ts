@@ -9,6 +9,14 @@ export interface StoredCookie {
 }
 
 /**
+ * Cookies the jar holds at most (RFC 6265 6.1 asks for at least 3,000; browsers keep
+ * about that many). Past it, the cookies of the domain used longest ago go, as a browser
+ * evicts them: a crawl of 100,000 hosts that each set one would otherwise hold them all,
+ * some 160 MB.
+ */
+export const DEFAULT_MAX_COOKIES = 20_000;
+
+/**
  * The crawl's cookie jar: RFC 6265 rules (tough-cookie), so a cookie goes back only to
  * the host that set it (or, with a Domain attribute, that domain's hosts; never a public
  * suffix). Changes are handed out by `changes()` for the store to keep, so a resumed
@@ -25,8 +33,14 @@ export class CrawlCookies {
    * hosts that each set a cookie 51 s of CPU, growing with the square of the hosts.
    */
   private readonly touched = new Set<string>();
+  /** Cookies in the jar by domain, in order of last use: the first were used longest ago. */
+  private readonly inUse = new Map<string, number>();
+  private total = 0;
 
-  constructor(stored: readonly StoredCookie[] = []) {
+  constructor(
+    stored: readonly StoredCookie[] = [],
+    private readonly maxCookies = DEFAULT_MAX_COOKIES,
+  ) {
     for (const row of stored) {
       if (row.value === null) continue;
       const cookie = toughCookie().Cookie.fromJSON(row.value);
@@ -34,6 +48,8 @@ export class CrawlCookies {
       this.jar.store.putCookie(cookie).catch(() => {});
       this.keptOf(cookie.domain ?? '').set(row.key, row.value);
     }
+    for (const domain of this.kept.keys()) this.recount(domain);
+    this.evict(new Set());
   }
 
   private keptOf(domain: string): Map<string, string> {
@@ -59,24 +75,79 @@ export class CrawlCookies {
   header(url: string): string | null {
     if (this.held === null) return null;
     const value = this.held.getCookieStringSync(url);
-    return value === '' ? null : value;
+    if (value === '') return null;
+    this.used(url);
+    return value;
   }
 
   /** A response's Set-Cookie headers; one the rules refuse (another domain, a bad one) is dropped. */
   take(url: string, setCookies: readonly string[]): void {
     if (setCookies.length === 0) return;
+    const changed = new Set<string>();
     for (const header of setCookies) {
       const set = this.jar.setCookieSync(header, url, { ignoreError: true });
-      if (set !== undefined) this.touched.add(set.domain ?? '');
+      if (set !== undefined) changed.add(set.domain ?? '');
     }
+    this.changed(changed);
   }
 
   /** Adds cookies as they are (from a cookies.txt); they count as changes. */
   add(cookies: readonly Cookie[]): void {
     if (cookies.length === 0) return;
+    const changed = new Set<string>();
     for (const cookie of cookies) {
       this.jar.store.putCookie(cookie).catch(() => {});
-      this.touched.add(cookie.domain ?? '');
+      changed.add(cookie.domain ?? '');
+    }
+    this.changed(changed);
+  }
+
+  /** Domains whose cookies were just set: counted again, last in the order of use, and the jar held to its size. */
+  private changed(domains: ReadonlySet<string>): void {
+    for (const domain of domains) {
+      this.touched.add(domain);
+      this.recount(domain);
+    }
+    this.evict(domains);
+  }
+
+  private recount(domain: string): void {
+    let n = 0;
+    for (const byName of Object.values(this.index[domain] ?? {})) n += Object.keys(byName).length;
+    this.total += n - (this.inUse.get(domain) ?? 0);
+    this.inUse.delete(domain);
+    if (n > 0) this.inUse.set(domain, n);
+  }
+
+  /** A request to `url` sent cookies: its host's domain and parents with cookies move last in the order of use. */
+  private used(url: string): void {
+    const host = URL.parse(url)?.hostname ?? '';
+    for (let at = 0; at !== -1; at = host.indexOf('.', at + 1)) {
+      const domain = at === 0 ? host : host.slice(at + 1);
+      const n = this.inUse.get(domain);
+      if (n === undefined) continue;
+      this.inUse.delete(domain);
+      this.inUse.set(domain, n);
+    }
+  }
+
+  /**
+   * Drops the cookies of the domains used longest ago (not those in `spared`, just
+   * set) while the jar holds more than maxCookies; the store hears it at changes().
+   * Counts are made when a domain's cookies are set: one that expired since is still
+   * counted until then, so the jar may drop a little early, never hold more.
+   */
+  private evict(spared: ReadonlySet<string>): void {
+    if (this.total <= this.maxCookies) return;
+    const index = this.index;
+    for (const [domain, n] of this.inUse) {
+      if (this.total <= this.maxCookies) return;
+      if (spared.has(domain)) continue;
+      // What the memory store's removeCookies(domain) does, without its promise.
+      Reflect.deleteProperty(index, domain);
+      this.inUse.delete(domain);
+      this.total -= n;
+      this.touched.add(domain);
     }
   }
 

@@ -80,4 +80,29 @@ describe('CrawlCookies.changes()', () => {
     expect(new Set(handedOut.map((r) => r.key)).size).toBe(3000);
     expect(jar.size).toBe(3000);
   });
+
+  it('past its size, drops the cookies of the domain used longest ago, and tells the store', () => {
+    const jar = new CrawlCookies([], 3);
+    for (const host of ['a', 'b', 'c']) jar.take(`http://${host}.example.com/`, [`sid=${host}; Path=/`]);
+    jar.changes();
+    // a sends its cookie again: b is now the one used longest ago.
+    expect(jar.header('http://a.example.com/page')).toBe('sid=a');
+
+    jar.take('http://d.example.com/', ['sid=d; Path=/']);
+
+    expect(jar.size).toBe(3);
+    expect(jar.header('http://b.example.com/')).toBeNull();
+    expect(jar.header('http://a.example.com/')).toBe('sid=a');
+    expect(values(jar.changes())).toEqual({ 'b.example.com;/;sid': null, 'd.example.com;/;sid': 'd' });
+  });
+
+  it('keeps the cookies a response just set, even when they alone pass the size', () => {
+    const jar = new CrawlCookies([], 2);
+    jar.take('http://old.example.com/', ['x=1']);
+
+    jar.take('http://big.example.com/', ['a=1', 'b=2', 'c=3']);
+
+    expect(jar.header('http://big.example.com/')).toBe('a=1; b=2; c=3');
+    expect(jar.header('http://old.example.com/')).toBeNull();
+  });
 });
