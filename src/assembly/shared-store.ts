@@ -17,6 +17,8 @@ export function frontierSettingsOf(o: Settings): FrontierSettings {
     key: o.politenessKey,
     maxPagesPerHost: o.maxPagesPerHost,
     leaseMs: DEFAULTS.leaseMs,
+    // A robots.txt that could not be read is tried again after the retry delay, as the page was.
+    robots: { ttlMs: DEFAULTS.robotsTtlMs, unavailableRetryMs: o.retryDelayMs },
     maxPages: o.maxPages,
     ...(o.hosts === undefined ? {} : { hosts: o.hosts }),
     ...(o.recrawlAfterMs === undefined ? {} : { recrawlAfterMs: o.recrawlAfterMs }),

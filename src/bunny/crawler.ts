@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Cookie } from 'tough-cookie';
-import { privateAddressesOf, privateAddressPolicy } from '../fetch/address-policy.js';
+import { privateAddressesOf } from '../fetch/address-policy.js';
 import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
@@ -16,6 +16,7 @@ import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
+import { allowedFetcher, CrawlSeedList } from './crawl-seed-list.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { ParsePool } from './parse-pool.js';
@@ -104,6 +105,21 @@ export class Crawler {
       closers.push(() => warc.close());
       const cookies = await cookieJarOf(frontier, parts.requests.cookies);
       const dnsCache = new DnsCache();
+      // Made before the seed list: it hears when the crawl's scope grows.
+      const parser = new ParsePool({
+        threads: o.parseThreads,
+        rules,
+        followNofollow: o.followNofollow ?? false,
+      });
+      closers.push(() => parser.close());
+      const seeds = await CrawlSeedList.start({
+        frontier,
+        rules,
+        allowPrivate: o.allowPrivate,
+        seeds: parts.seeds,
+        seedAddresses: await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
+        onRulesChanged: () => parser.rulesChanged(),
+      });
       const fetcher = new Fetcher({
         ...(o.headers === undefined ? {} : { headers: o.headers }),
         ...(o.hosts === undefined ? {} : { headersFor: (host: string) => ruleFor(o.hosts, host)?.headers }),
@@ -119,17 +135,21 @@ export class Crawler {
         maxBodyBytes: o.maxBodyBytes,
         connectionsPerOrigin: o.perHost,
         dnsCache,
-        addressPolicy: privateAddressPolicy({
-          allowPrivate: o.allowPrivate,
-          seedAddresses: await privateAddressesOf(parts.seeds, o.resolve, dnsCache),
-        }),
+        addressPolicy: seeds.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
       });
       closers.push(() => fetcher.close());
+      const fetching = allowedFetcher(fetcher, seeds);
+      // robots.txt is the crawl's: the store says whose read an origin's file is, and
+      // every crawler obeys what that one read (FrontierHostDecisions).
       const robots = o.ignoreRobots
         ? null
         : new RobotsCache({
-            fetch: robotsFetchOf(fetcher),
+            fetch: robotsFetchOf(fetching),
+            shared: {
+              robots: (origin) => frontier.robots(origin, crawler),
+              recordRobots: (origin, entry) => frontier.recordRobots(origin, entry, crawler),
+            },
             userAgent: o.userAgent,
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: o.retryDelayMs,
@@ -149,14 +169,8 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const parser = new ParsePool({
-        threads: o.parseThreads,
-        rules,
-        followNofollow: o.followNofollow ?? false,
-      });
-      closers.push(() => parser.close());
       const visitParts: VisitParts = {
-        fetcher,
+        fetcher: fetching,
         robots,
         gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
         sitemaps: o.sitemaps ? new SitemapFinder(rules) : null,
@@ -166,7 +180,10 @@ export class Crawler {
       const loop = new CrawlLoop(
         {
           frontier,
-          visit: (lease, startBy, exchangeOver) => visit(lease, visitParts, startBy, exchangeOver),
+          visit: async (lease, startBy, exchangeOver) => {
+            await seeds.knowScopeOf(lease.url);
+            return visit(lease, visitParts, startBy, exchangeOver);
+          },
           warc,
           modules: moduleStep,
           write: parts.write,

@@ -44,6 +44,8 @@ interface ParseThread {
   waiting: Map<number, Waiting>;
   /** Pages for it from this turn of the event loop, sent together at its end. */
   outbox: ParsePage[];
+  /** Started with rules that changed since: it stops once its pages are back. */
+  retiring?: boolean;
 }
 
 /**
@@ -98,6 +100,22 @@ export class ParsePool {
     }
   }
 
+  /**
+   * The link rules changed (the crawl's scope grew): pages from now on are parsed by
+   * workers started with the new rules; the old workers finish the pages they hold, then stop.
+   */
+  rulesChanged(): void {
+    if (this.sending !== null) {
+      clearImmediate(this.sending);
+      this.send();
+    }
+    this.inline = null;
+    for (const t of this.threads.splice(0)) {
+      t.retiring = true;
+      if (t.waiting.size === 0) void t.worker.terminate();
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const threads = this.threads.splice(0);
@@ -141,6 +159,7 @@ export class ParsePool {
         if (parsed.analysis !== undefined) w.resolve(parsed.analysis);
         else w.reject(new Error(`parsing failed: ${parsed.error ?? 'no reason given'}`));
       }
+      if (thread.retiring === true && thread.waiting.size === 0) void worker.terminate();
     });
     const gone = (why: string) => {
       const at = this.threads.indexOf(thread);

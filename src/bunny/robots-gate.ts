@@ -22,7 +22,10 @@ export type GateAnswer =
    * host: the page waits for its next turn (and the gap after this request).
    */
   | { kind: 'read'; origin: string; report: FetchReport; requests: FetchOutcome[] }
-  /** robots.txt had to be read, and its request could not go out by the lease's deadline: none was made. */
+  /**
+   * robots.txt had to be read, and its request could not go out by the lease's deadline,
+   * or another crawler of the crawl is reading it: no request was made.
+   */
   | { kind: 'late' };
 
 export interface GateVerdict {
@@ -37,8 +40,9 @@ export interface GateVerdict {
 }
 
 /**
- * The robots gate (RFC 9309, cached per origin): answers from the cache, or reads the
- * origin's robots.txt as the lease's own request. That read goes through the same
+ * The robots gate (RFC 9309, cached per origin): answers from the cache, or from the
+ * crawl's entry (its store's), or reads the origin's robots.txt as the lease's own
+ * request when the crawl gives this crawler the read. That read goes through the same
  * scheduler as a page fetch, so the host's gap follows it and no slot ever sleeps.
  */
 export async function robotsGate(
@@ -59,9 +63,15 @@ export async function robotsGate(
     if (err instanceof LateStartError) return { kind: 'late' };
     throw err;
   }
+  const v = robots.cached(lease.url);
+  if (requests.length === 0) {
+    // No request of this lease's: the crawl knew the rules (another crawler read them),
+    // or this process's other lease read them meanwhile. The page goes on to its fetch.
+    if (v === undefined) return { kind: 'late' };
+    return { kind: 'verdict', verdict: verdictOf(v, lease, settings), report: null, requests: [] };
+  }
   const crawlDelayMs = capDelay(robots.summaryOf(origin)?.crawlDelayMs ?? null, settings);
   const report = reportOfRequests(requests, crawlDelayMs);
-  const v = robots.cached(lease.url);
   // A URL robots.txt keeps us from needs no request of its own: it is answered now.
   if (v !== undefined && !v.allowed) {
     return { kind: 'verdict', verdict: verdictOf(v, lease, settings), report, requests };

@@ -9,6 +9,7 @@
  * docs/architecture.md draws the URL state machine these calls drive.
  */
 
+import type { RobotsAnswer, RobotsEntry, RobotsTimes, StoredRobots } from '../fetch/robots/robots-entry.js';
 import type { SeenFigures } from '../seen/describe.js';
 import type { HostRules } from './policy/host-rules.js';
 
@@ -277,7 +278,7 @@ export interface StoredLink {
  *   says otherwise (release). The reference store (src/frontier/memory) keeps nothing.
  * - After close(), calls reject.
  */
-export interface Frontier extends FrontierCookies {
+export interface Frontier extends FrontierCookies, FrontierHostDecisions {
   /**
    * Set by a store whose owner keeps the crawl's outputs itself (a cobweb server): it
    * writes the pages.jsonl lines and module records completions carry and the records of
@@ -431,6 +432,48 @@ export interface FrontierAdmin {
   requeueDue(afterMs: number): Promise<number>;
 }
 
+export type { RobotsAnswer, RobotsEntry, StoredRobots };
+
+/**
+ * What the crawl decides about a host once, for all its crawlers, whatever their number
+ * and wherever they run: its robots.txt rules (one crawler reads the file, every one
+ * obeys what it read), and its scope and the private addresses it may reach (those of
+ * its seeds, whichever process was given them). Politeness and back-off are the store's already
+ * (lease, release). A crawler keeps copies, and asks again when a copy expires.
+ */
+export interface FrontierHostDecisions {
+  /**
+   * The crawl's robots.txt entry for an origin (scheme://host:port), asked by a crawler
+   * with no fresh copy of its own: 'known', with how long it still holds; 'read', this
+   * crawler reads the file now (the store holds the read for it for a lease time and
+   * answers 'busy' to the others meanwhile); 'busy', another crawler is reading it, so
+   * the caller fetches nothing from the origin yet and gives its lease back deferred.
+   */
+  robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer>;
+  /**
+   * What the crawler that got 'read' read. The store keeps it (a file for the TTL; an
+   * unreachable one until it is tried again, with the rules read before kept meanwhile,
+   * RFC 9309 2.4) and answers what it now holds. null gives the read back unread (its
+   * request could not start in time), and null comes back. Durable when it resolves.
+   */
+  recordRobots(origin: string, entry: RobotsEntry | null, crawler: CrawlerId): Promise<StoredRobots | null>;
+  /**
+   * Adds seeds' origins and the private addresses they are on to the crawl's, and
+   * answers all the crawl has: the origins are its scope (--scope host or domain
+   * follows links to them), the addresses the private ones it may connect to. Called
+   * with its seeds by whichever process is given seeds, and with none by a crawler
+   * that meets what another process's seeds may explain (a connection refused as
+   * 'private-address', a leased URL out of the scope it knows). Durable when it resolves.
+   */
+  crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds>;
+}
+
+/** The crawl's seeds as every crawler needs them: their origins, and the private addresses they are on. */
+export interface CrawlSeeds {
+  origins: readonly string[];
+  addresses: readonly string[];
+}
+
 /** A cookie as a store keeps it: a key (domain, path, name) and the cookie, opaque to the store. */
 export interface StoredCookie {
   key: string;
@@ -505,6 +548,8 @@ export interface FrontierSettings {
   maxPages: number;
   /** Per-host sections (policy/host-rules.ts): their delayMs, perHost and maxPages hold for their hosts. */
   hosts?: HostRules;
+  /** How long a robots.txt entry holds (RFC 9309 2.4); default 24 h, and an unreachable file 1 h. */
+  robots?: RobotsTimes;
   /**
    * --recrawl-after: done URLs fetched longer ago than this are queued again by the lease
    * calls of the running crawl (policy/recrawl.ts dueLookNeeded); absent: never.

@@ -33,6 +33,7 @@ import type {
   WireRejected,
   WireRelease,
   WireReport,
+  WireRobotsEntry,
   WireSeen,
   WireStats,
   WireValidators,
@@ -43,6 +44,27 @@ const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
 const OUTCOMES = ['done', 'failed', 'refused', 'retry', 'deferred'] as const;
 const SHA256 = /^[0-9a-f]{64}$/;
+
+const ROBOTS_ANSWERS = ['known', 'read', 'busy', 'none'] as const;
+const ROBOTS_STATES = ['parsed', 'allow-all', 'unavailable'] as const;
+
+/** The entry's fields of ROBOTSREPLY ('known') and SAVEROBOTS (read): its text is the body's list. */
+function robotsEntry(o: JsonObject, where: string): Omit<WireRobotsEntry, 'text'> {
+  const entry: Omit<WireRobotsEntry, 'text'> = {
+    state: oneOf(o, 'state', where, ROBOTS_STATES),
+    status: nullableInteger(o, 'status', where),
+  };
+  if (o.failure !== undefined) {
+    const f = object(o.failure, `${where}.failure`);
+    entry.failure = {
+      error: string(f, 'error', `${where}.failure`, true),
+      message: string(f, 'message', `${where}.failure`),
+    };
+    if (f.connectFailed !== undefined)
+      entry.failure.connectFailed = boolean(f, 'connectFailed', `${where}.failure`);
+  }
+  return entry;
+}
 
 function report(v: unknown, where: string): WireReport {
   const o = object(v, where);
@@ -269,6 +291,28 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   COOKIES: () => ({}),
   COOKIEJAR: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
   SAVECOOKIES: (o, w) => ({ cookies: array(o, 'cookies', w, cookie) }),
+  ROBOTS: (o, w) => ({ origin: string(o, 'origin', w, true) }),
+  // Fields in the order the doc writes them: the entry's, then its text.
+  ROBOTSREPLY: (o, w) => {
+    const answer = oneOf(o, 'answer', w, ROBOTS_ANSWERS);
+    if (answer !== 'known') return { answer, text: array(o, 'text', w, stringItem) };
+    const validForMs = integer(o, 'validForMs', w, 1);
+    return { answer, validForMs, ...robotsEntry(o, w), text: array(o, 'text', w, stringItem) };
+  },
+  SAVEROBOTS: (o, w) => {
+    const origin = string(o, 'origin', w, true);
+    const read = boolean(o, 'read', w);
+    const entry = read ? robotsEntry(o, w) : {};
+    return { origin, read, ...entry, text: array(o, 'text', w, stringItem) };
+  },
+  SEEDS: (o, w) => ({
+    origins: array(o, 'origins', w, stringItem),
+    addresses: array(o, 'addresses', w, stringItem),
+  }),
+  SEEDLIST: (o, w) => ({
+    origins: array(o, 'origins', w, stringItem),
+    addresses: array(o, 'addresses', w, stringItem),
+  }),
   STATSREPLY: (o, w) => {
     const s: WireStats = {
       queued: integer(o, 'queued', w),

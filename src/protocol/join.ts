@@ -56,6 +56,10 @@ const LISTS: Partial<Record<OurPacketName, string[]>> = {
   ACK: ['ids'],
   COOKIEJAR: ['cookies'],
   SAVECOOKIES: ['cookies'],
+  ROBOTSREPLY: ['text'],
+  SAVEROBOTS: ['text'],
+  SEEDS: ['origins', 'addresses'],
+  SEEDLIST: ['origins', 'addresses'],
 };
 
 function mergeBodies(type: OurPacketName, bodies: Record<string, unknown>[]): Record<string, unknown> {

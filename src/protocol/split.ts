@@ -211,6 +211,10 @@ const LISTS: Partial<Record<OurPacketName, { lists: string[]; counts: string[] }
   ACK: { lists: ['ids'], counts: [] },
   COOKIEJAR: { lists: ['cookies'], counts: [] },
   SAVECOOKIES: { lists: ['cookies'], counts: [] },
+  ROBOTSREPLY: { lists: ['text'], counts: [] },
+  SAVEROBOTS: { lists: ['text'], counts: [] },
+  SEEDS: { lists: ['origins', 'addresses'], counts: [] },
+  SEEDLIST: { lists: ['origins', 'addresses'], counts: [] },
 };
 
 /** RECORDSITE: its info is a free-form record, cut to fit like a page record. */

@@ -42,6 +42,11 @@ export const PacketCode = {
   COOKIES: 39,
   COOKIEJAR: 40,
   SAVECOOKIES: 41,
+  ROBOTS: 42,
+  ROBOTSREPLY: 43,
+  SAVEROBOTS: 44,
+  SEEDS: 45,
+  SEEDLIST: 46,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -261,6 +266,18 @@ export interface WireSeen {
   estimatedFpRate?: number;
 }
 
+/**
+ * An origin's robots.txt as the crawl keeps it, on the wire: `text` (the file, as far as
+ * a parser reads it) in pieces, so that a file of up to 500 KiB travels split like a list.
+ */
+export interface WireRobotsEntry {
+  state: 'parsed' | 'allow-all' | 'unavailable';
+  status: number | null;
+  /** 'unavailable' with no answer at all: why (a fetch failure's kind, as pages.jsonl's `error`). */
+  failure?: { error: string; message: string; connectFailed?: boolean };
+  text: string[];
+}
+
 export interface Bodies {
   AUTH: { token: string };
   /** `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not. */
@@ -293,6 +310,22 @@ export interface Bodies {
   COOKIEJAR: { cookies: WireCookie[] };
   /** What a batch's responses changed in the jar, kept before the batch's COMPLETE. */
   SAVECOOKIES: { cookies: WireCookie[] };
+  /** The crawl's robots.txt entry for an origin, or the read for this bunny. */
+  ROBOTS: { origin: string };
+  /**
+   * `answer`: 'known' (the entry's fields follow, held `validForMs` more), 'read' (this bunny
+   * reads the file and sends SAVEROBOTS), 'busy' (another bunny is reading it), 'none'
+   * (SAVEROBOTS gave the read back).
+   */
+  ROBOTSREPLY: { answer: 'known' | 'read' | 'busy' | 'none'; validForMs?: number } & Partial<
+    Omit<WireRobotsEntry, 'text'>
+  > & { text: string[] };
+  /** What this bunny read (`read` false: it read nothing, and gives the read back). */
+  SAVEROBOTS: { origin: string; read: boolean } & Partial<Omit<WireRobotsEntry, 'text'>> & { text: string[] };
+  /** This bunny's seeds' origins and the private addresses they are on; none to ask for the crawl's. */
+  SEEDS: { origins: string[]; addresses: string[] };
+  /** The crawl's seeds' origins (its scope) and the private addresses it may reach. */
+  SEEDLIST: { origins: string[]; addresses: string[] };
   ERROR: { code: number; message: string };
 }
 
@@ -350,6 +383,11 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   COOKIES: 'client',
   COOKIEJAR: 'server',
   SAVECOOKIES: 'client',
+  ROBOTS: 'client',
+  ROBOTSREPLY: 'server',
+  SAVEROBOTS: 'client',
+  SEEDS: 'client',
+  SEEDLIST: 'server',
 };
 
 /**
@@ -384,6 +422,11 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   COOKIES: 'required',
   COOKIEJAR: 'required',
   SAVECOOKIES: 'required',
+  ROBOTS: 'required',
+  ROBOTSREPLY: 'required',
+  SAVEROBOTS: 'required',
+  SEEDS: 'required',
+  SEEDLIST: 'required',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -400,6 +443,10 @@ export const SPLITTABLE: ReadonlySet<OurPacketName> = new Set<OurPacketName>([
   'MODULE',
   'COOKIEJAR',
   'SAVECOOKIES',
+  'ROBOTSREPLY',
+  'SAVEROBOTS',
+  'SEEDS',
+  'SEEDLIST',
 ]);
 
 /** The reply type of each request that has its own; requests with an optional reply get OK. */
@@ -419,6 +466,9 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   CRAWL: 'OK',
   COOKIES: 'COOKIEJAR',
   SAVECOOKIES: 'OK',
+  ROBOTS: 'ROBOTSREPLY',
+  SAVEROBOTS: 'ROBOTSREPLY',
+  SEEDS: 'SEEDLIST',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

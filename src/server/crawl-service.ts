@@ -10,6 +10,8 @@ import {
   linkFromWire,
   readyAtToWire,
   reportFromWire,
+  robotsAnswerToWire,
+  robotsEntryFromWire,
 } from '../frontier/remote/wire.js';
 import type { Completion, CrawlerId, Lease, LocalFrontier, PendingRecord } from '../frontier/types.js';
 import { MODULE_NAME, type ModuleSite } from '../modules/api.js';
@@ -259,6 +261,24 @@ export class CrawlService {
   async recordSite(body: Bodies['RECORDSITE']): Promise<void> {
     await this.parts.store.recordSite(body);
     this.parts.sites.addInfo(body.origin, body.address, body.info);
+  }
+
+  /** ROBOTS: the crawl's robots.txt entry for an origin, or the read for this bunny (once per crawl). */
+  async robots(crawler: CrawlerId, origin: string): Promise<Bodies['ROBOTSREPLY']> {
+    return robotsAnswerToWire(await this.parts.store.robots(origin, crawler));
+  }
+
+  /** SAVEROBOTS: what a bunny read becomes the crawl's entry; or its read is given back. */
+  async saveRobots(crawler: CrawlerId, body: Bodies['SAVEROBOTS']): Promise<Bodies['ROBOTSREPLY']> {
+    const entry = body.read ? robotsEntryFromWire(body) : null;
+    const kept = await this.parts.store.recordRobots(body.origin, entry, crawler);
+    return robotsAnswerToWire(kept === null ? { kind: 'none' } : { kind: 'known', robots: kept });
+  }
+
+  /** SEEDS: the crawl's seeds' origins and addresses, wherever the seeds were given. */
+  async crawlSeeds(add: Bodies['SEEDS']): Promise<Bodies['SEEDLIST']> {
+    const all = await this.parts.store.crawlSeeds(add);
+    return { origins: [...all.origins], addresses: [...all.addresses] };
   }
 
   /** COOKIES: the crawl's cookie jar, which the store keeps for all the bunnies. */

@@ -81,6 +81,9 @@ const BUNNY_ONLY = new Set([
   'LEAVE',
   'COOKIES',
   'SAVECOOKIES',
+  'ROBOTS',
+  'SAVEROBOTS',
+  'SEEDS',
 ]);
 
 /** Connections that said HELLO for this crawl. */
@@ -305,6 +308,12 @@ export class Session {
       case 'LEAVE':
         await s.leave(await this.crawler());
         return { type: 'OK', body: {} };
+      case 'ROBOTS':
+        return { type: 'ROBOTSREPLY', body: await s.robots(await this.crawler(), m.body.origin) };
+      case 'SAVEROBOTS':
+        return { type: 'ROBOTSREPLY', body: await s.saveRobots(await this.crawler(), m.body) };
+      case 'SEEDS':
+        return { type: 'SEEDLIST', body: await s.crawlSeeds(m.body) };
       case 'COOKIES':
         return { type: 'COOKIEJAR', body: { cookies: await s.cookies() } };
       case 'SAVECOOKIES':

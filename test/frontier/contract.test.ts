@@ -637,6 +637,125 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
   });
 
+  describe('decisions about hosts, once per crawl', () => {
+    const FILE = { state: 'parsed' as const, status: 200, text: 'User-agent: *\nDisallow: /private\n' };
+    const DOWN = {
+      state: 'unavailable' as const,
+      status: null,
+      text: null,
+      failure: { error: 'refused' as const, message: 'connection refused', connectFailed: true as const },
+    };
+    const TIMES = { ttlMs: 86_400_000, unavailableRetryMs: 60_000 };
+
+    it("gives an origin's robots.txt to one crawler to read, and what it read to all", async () => {
+      const f = await store({ robots: TIMES });
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      expect(await f.robots('http://a.test', a)).toEqual({ kind: 'read' });
+      expect(await f.robots('http://a.test', b)).toEqual({ kind: 'busy' });
+      // Another origin, even of the same host name, is a file of its own.
+      expect(await f.robots('https://a.test', b)).toEqual({ kind: 'read' });
+      const kept = await f.recordRobots('http://a.test', FILE, a);
+      expect(kept).toEqual({ entry: FILE, validForMs: TIMES.ttlMs });
+      clock += 1000;
+      for (const c of [a, b]) {
+        expect(await f.robots('http://a.test', c)).toEqual({
+          kind: 'known',
+          robots: { entry: FILE, validForMs: TIMES.ttlMs - 1000 },
+        });
+      }
+    });
+
+    it('exactly one of many racing callers reads', async () => {
+      const f = await store();
+      const crawlers = await Promise.all(Array.from({ length: 6 }, (_, i) => f.registerCrawler(`c${i}`)));
+      const answers = await Promise.all(
+        crawlers.flatMap((c) => [f.robots('http://a.test', c), f.robots('http://a.test', c)]),
+      );
+      const readers = new Set(
+        crawlers.filter((_, i) => [answers[2 * i], answers[2 * i + 1]].some((x) => x?.kind === 'read')),
+      );
+      expect(readers.size).toBe(1);
+      expect(answers.filter((x) => x.kind === 'busy').length).toBeGreaterThanOrEqual(10);
+    });
+
+    it('reads the file again once it expires, and keeps the rules read before while it cannot (RFC 9309 2.4)', async () => {
+      const f = await store({ robots: TIMES });
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      expect((await f.robots('http://a.test', a)).kind).toBe('read');
+      await f.recordRobots('http://a.test', FILE, a);
+      clock += TIMES.ttlMs;
+      expect(await f.robots('http://a.test', b)).toEqual({ kind: 'read' });
+      expect(await f.robots('http://a.test', a)).toEqual({ kind: 'busy' });
+      expect(await f.recordRobots('http://a.test', DOWN, b)).toEqual({
+        entry: FILE,
+        validForMs: TIMES.unavailableRetryMs,
+      });
+      // A file never read that cannot be read is kept as it is, until it is tried again.
+      expect((await f.robots('http://b.test', a)).kind).toBe('read');
+      expect(await f.recordRobots('http://b.test', DOWN, a)).toEqual({
+        entry: DOWN,
+        validForMs: TIMES.unavailableRetryMs,
+      });
+      clock += TIMES.unavailableRetryMs;
+      expect(await f.robots('http://b.test', b)).toEqual({ kind: 'read' });
+    });
+
+    it('a read given back, held past a lease time, or held by a crawler gone, goes to another crawler', async () => {
+      const f = await store({ leaseMs: 60_000 });
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      expect((await f.robots('http://a.test', a)).kind).toBe('read');
+      expect(await f.recordRobots('http://a.test', null, a)).toBeNull();
+      expect((await f.robots('http://a.test', b)).kind).toBe('read');
+      expect((await f.robots('http://a.test', a)).kind).toBe('busy');
+      clock += 60_000;
+      expect((await f.robots('http://a.test', a)).kind).toBe('read');
+      // A reader that is gone (left, or killed and found dead) holds nothing.
+      await f.leave(a);
+      const c = await f.registerCrawler('c');
+      expect((await f.robots('http://a.test', c)).kind).toBe('read');
+    });
+
+    it("keeps the crawl's seeds (origins, private addresses) any caller gave, for every caller", async (ctx) => {
+      const f = await store();
+      const none = { origins: [], addresses: [] };
+      expect(await f.crawlSeeds(none)).toEqual(none);
+      const given = { origins: ['http://a.test', 'http://10.0.0.5:8080'], addresses: ['10.0.0.5'] };
+      const sorted = (x: { origins: readonly string[]; addresses: readonly string[] }) => ({
+        origins: [...x.origins].sort(),
+        addresses: [...x.addresses].sort(),
+      });
+      expect(sorted(await f.crawlSeeds(given))).toEqual(sorted(given));
+      const other = await store();
+      const all = { origins: [...given.origins, 'http://b.test'], addresses: ['10.0.0.5', '127.0.0.3'] };
+      expect(
+        sorted(await other.crawlSeeds({ origins: ['http://b.test'], addresses: ['127.0.0.3'] })),
+      ).toEqual(sorted(all));
+      if (kind.forgetsOnClose !== undefined) ctx.skip();
+      await f.close();
+      await other.close();
+      const again = await store();
+      expect(sorted(await again.crawlSeeds(none))).toEqual(sorted(all));
+    });
+
+    it('keeps what was read when the store is opened again', async (ctx) => {
+      if (kind.forgetsOnClose !== undefined) ctx.skip();
+      const f = await store({ robots: TIMES });
+      const a = await f.registerCrawler('a');
+      expect((await f.robots('http://a.test', a)).kind).toBe('read');
+      await f.recordRobots('http://a.test', FILE, a);
+      await f.close();
+      const again = await store({ robots: TIMES });
+      const b = await again.registerCrawler('b');
+      expect(await again.robots('http://a.test', b)).toEqual({
+        kind: 'known',
+        robots: { entry: FILE, validForMs: TIMES.ttlMs },
+      });
+    });
+  });
+
   describe('politeness, per host and not per slot', () => {
     it('never has more than --per-host in flight to one host', async () => {
       const f = await store({ perHost: 2 });
@@ -1008,7 +1127,7 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
     });
 
     function crawler(
-      mode: 'work' | 'hold' | 'claim',
+      mode: 'work' | 'hold' | 'claim' | 'robots',
       settings: Partial<FrontierSettings>,
       holdMs = 0,
       claim?: { origins: string[]; go: string },
@@ -1123,6 +1242,26 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(won.flat().sort()).toEqual([...origins].sort());
       if (f.sites !== undefined)
         expect((await f.sites()).map((s) => s.origin).sort()).toEqual([...origins].sort());
+    });
+
+    it("each origin's robots.txt is read by exactly one of several processes asking at once", async () => {
+      const f = await store({}, true);
+      await f.registerCrawler('seed');
+      const origins = Array.from({ length: 40 }, (_, i) => `http://r${i}.test`);
+      const goDir = mkdtempSync(join(tmpdir(), 'cobweb-robots-'));
+      const go = join(goDir, 'go');
+      const procs = Array.from({ length: 4 }, () => crawler('robots', {}, 0, { origins, go }));
+      let read: string[][];
+      try {
+        await Promise.all(procs.map((p) => p.until('ready')));
+        writeFileSync(go, '');
+        read = await Promise.all(procs.map(async (p) => (await p.until('robots')).read as string[]));
+      } finally {
+        rmSync(goDir, { recursive: true, force: true });
+      }
+      expect(read.flat().sort()).toEqual([...origins].sort());
+      const late = await f.registerCrawler('late');
+      for (const origin of origins) expect((await f.robots(origin, late)).kind).toBe('known');
     });
 
     it('gives back the leases of a process killed with SIGKILL as soon as another starts', async () => {

@@ -99,6 +99,9 @@ const OUR_CLIENT: OurPacketName[] = [
   'STATS',
   'COOKIES',
   'SAVECOOKIES',
+  'ROBOTS',
+  'SAVEROBOTS',
+  'SEEDS',
 ];
 const OUR_SERVER: OurPacketName[] = [
   'WELCOME',
@@ -111,6 +114,8 @@ const OUR_SERVER: OurPacketName[] = [
   'MODULE',
   'OK',
   'COOKIEJAR',
+  'ROBOTSREPLY',
+  'SEEDLIST',
   'ERROR',
 ];
 const ORIGINAL = [
@@ -198,6 +203,19 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
     rejected: many(rejected, 2),
     modules: many(() => ({ module: word(), record: { value: json() } }), 2),
   });
+  const robotsEntry = () =>
+    chance(0.5)
+      ? {
+          state: 'parsed' as const,
+          status: 200,
+          text: many(() => `User-agent: *\nDisallow: /${word()}\n`, 3),
+        }
+      : {
+          state: 'unavailable' as const,
+          status: null,
+          failure: { error: 'refused', message: text(40), connectFailed: true },
+          text: [],
+        };
   const reqId = (name: OurPacketName) =>
     name === 'MODULE'
       ? 0
@@ -269,6 +287,23 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
     COOKIES: () => ({}),
     COOKIEJAR: () => ({ cookies: many(() => ({ key: word(), value: chance(0.2) ? null : text(80) }), 4) }),
     SAVECOOKIES: () => ({ cookies: many(() => ({ key: word(), value: chance(0.2) ? null : text(80) }), 4) }),
+    ROBOTS: () => ({ origin: `http://${word()}.test` }),
+    ROBOTSREPLY: () =>
+      chance(0.5)
+        ? { answer: pick(['read', 'busy', 'none'] as const), text: [] }
+        : { answer: 'known', validForMs: 1 + int(86_400_000), ...robotsEntry() },
+    SAVEROBOTS: () =>
+      chance(0.3)
+        ? { origin: `http://${word()}.test`, read: false, text: [] }
+        : { origin: `http://${word()}.test`, read: true, ...robotsEntry() },
+    SEEDS: () => ({
+      origins: many(() => `http://${word()}.test`, 3),
+      addresses: many(() => `127.0.0.${1 + int(250)}`, 3),
+    }),
+    SEEDLIST: () => ({
+      origins: many(() => `http://${word()}.test`, 3),
+      addresses: many(() => `127.0.0.${1 + int(250)}`, 3),
+    }),
     ERROR: () => ({ code: pick([100, 106, 200, 304]), message: text(60) }),
   };
 

@@ -608,6 +608,104 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    name: 'ROBOTS',
+    from: 'client',
+    packet: { type: 'ROBOTS', requestId: 12, more: false, body: { origin: 'http://example.com' } },
+    bytes: bytes(
+      [0x00, 0x27], // length 39 = 8 + 31
+      [0x2a], // type 42 ROBOTS
+      [0, 0, 0, 12], // request id 12: answered ROBOTSREPLY
+      [0x00],
+      '{"origin":"http://example.com"}',
+    ),
+  },
+  {
+    name: 'ROBOTSREPLY',
+    from: 'server',
+    packet: {
+      type: 'ROBOTSREPLY',
+      requestId: 12,
+      more: false,
+      body: {
+        answer: 'known',
+        validForMs: 86_400_000,
+        state: 'parsed',
+        status: 200,
+        text: ['User-agent: *\nDisallow: /private/\n'],
+      },
+    },
+    bytes: bytes(
+      [0x00, 0x7e], // length 126 = 8 + 118
+      [0x2b], // type 43 ROBOTSREPLY
+      [0, 0, 0, 12], // answers ROBOTS 12
+      [0x00],
+      '{"answer":"known","validForMs":86400000,"state":"parsed","status":200,',
+      '"text":["User-agent: *\\nDisallow: /private/\\n"]}',
+    ),
+  },
+  {
+    name: 'SAVEROBOTS',
+    from: 'client',
+    packet: {
+      type: 'SAVEROBOTS',
+      requestId: 13,
+      more: false,
+      body: {
+        origin: 'http://example.com',
+        read: true,
+        state: 'unavailable',
+        status: null,
+        failure: { error: 'refused', message: 'connection refused', connectFailed: true },
+        text: [],
+      },
+    },
+    bytes: bytes(
+      [0x00, 0xb3], // length 179 = 8 + 171
+      [0x2c], // type 44 SAVEROBOTS
+      [0, 0, 0, 13], // request id 13: answered ROBOTSREPLY
+      [0x00],
+      '{"origin":"http://example.com","read":true,"state":"unavailable","status":null,',
+      '"failure":{"error":"refused","message":"connection refused","connectFailed":true},"text":[]}',
+    ),
+  },
+  {
+    name: 'SEEDS',
+    from: 'client',
+    packet: {
+      type: 'SEEDS',
+      requestId: 14,
+      more: false,
+      body: { origins: ['http://intranet.example'], addresses: ['10.0.0.5'] },
+    },
+    bytes: bytes(
+      [0x00, 0x48], // length 72 = 8 + 64
+      [0x2d], // type 45 SEEDS
+      [0, 0, 0, 14], // request id 14: answered SEEDLIST
+      [0x00],
+      '{"origins":["http://intranet.example"],"addresses":["10.0.0.5"]}',
+    ),
+  },
+  {
+    name: 'SEEDLIST',
+    from: 'server',
+    packet: {
+      type: 'SEEDLIST',
+      requestId: 14,
+      more: false,
+      body: {
+        origins: ['http://intranet.example', 'http://127.0.0.2:8080'],
+        addresses: ['10.0.0.5', '127.0.0.2'],
+      },
+    },
+    bytes: bytes(
+      [0x00, 0x6c], // length 108 = 8 + 100
+      [0x2e], // type 46 SEEDLIST
+      [0, 0, 0, 14], // answers SEEDS 14
+      [0x00],
+      '{"origins":["http://intranet.example","http://127.0.0.2:8080"],"addresses":["10.0.0.5","127.0.0.2"]}',
+    ),
+  },
+  {
     name: 'ERROR',
     from: 'server',
     packet: {

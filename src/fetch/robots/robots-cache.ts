@@ -3,7 +3,24 @@
  * concurrent checks, kept for a day (RFC 9309 section 2.4), and retried sooner when unreachable.
  */
 import type { FetchFailure, FetchOutcome } from '../types.js';
-import { loadRobotsTxt, type RobotsFetch, type RobotsLoad, type RobotsState } from './robots-fetch.js';
+import {
+  DEFAULT_ROBOTS_TTL_MS,
+  DEFAULT_UNAVAILABLE_RETRY_MS,
+  entryOfLoad,
+  type HeldRobots,
+  keptAfterRead,
+  loadOfEntry,
+  type RobotsAnswer,
+  type RobotsEntry,
+  type StoredRobots,
+} from './robots-entry.js';
+import {
+  LateStartError,
+  loadRobotsTxt,
+  type RobotsFetch,
+  type RobotsLoad,
+  type RobotsState,
+} from './robots-fetch.js';
 import { productTokenOf } from './robots-txt.js';
 
 export { LateStartError, type RobotsFetch, type RobotsState } from './robots-fetch.js';
@@ -31,8 +48,24 @@ export interface RobotsSummary {
   fetchedAt: number;
 }
 
+/**
+ * The crawl's own robots.txt entries, kept by its store for all its crawlers: asked
+ * before a file is read, and told what was read, so that a crawl reads each file once
+ * (and again when it expires) however many processes crawl.
+ */
+export interface CrawlRobots {
+  robots(origin: string): Promise<RobotsAnswer>;
+  /** What this crawler read; null: it read nothing after all (its request was late), and gives the read back. */
+  recordRobots(origin: string, entry: RobotsEntry | null): Promise<StoredRobots | null>;
+}
+
 export interface RobotsCacheOptions {
   fetch: RobotsFetch;
+  /**
+   * The crawl's entries (its store). Without it this cache decides alone: each process
+   * that uses one reads every origin's file itself.
+   */
+  shared?: CrawlRobots;
   /** The full User-Agent header; the product token is derived from it. */
   userAgent: string;
   /** How long a fetched robots.txt is used, default 24 h (RFC 9309 section 2.4). */
@@ -40,31 +73,33 @@ export interface RobotsCacheOptions {
   /** How long a 5xx/unreachable verdict holds before trying again, default 1 h. */
   unavailableRetryMs?: number;
   now?: () => number;
-  /** Default DEFAULT_MAX_ORIGINS. */
+  /** Default DEFAULT_MAX_ORIGINS, or DEFAULT_MAX_ORIGINS_SHARED with `shared`. */
   maxOrigins?: number;
 }
 
-export const DEFAULT_ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
-export const DEFAULT_UNAVAILABLE_RETRY_MS = 60 * 60 * 1000;
+export { DEFAULT_ROBOTS_TTL_MS, DEFAULT_UNAVAILABLE_RETRY_MS };
 /**
  * Origins kept at most. A crawl of the open web meets millions of sites; past this, the
  * one loaded longest ago is forgotten (and read again if the crawl comes back to it).
  */
 export const DEFAULT_MAX_ORIGINS = 100_000;
+/**
+ * Origins kept at most when the crawl's store keeps the entries (`shared`): a forgotten
+ * one costs a question to the store, not a request to the site, so a crawler of 10^5
+ * hosts keeps the rules of the last 10^4 it met rather than all of them in its memory.
+ */
+export const DEFAULT_MAX_ORIGINS_SHARED = 10_000;
 
 /** What refresh() did: the requests it made itself (none when it joined a load already running). */
 export interface RobotsRefresh {
   requests: FetchOutcome[];
 }
 
-interface CacheEntry {
-  load: RobotsLoad;
-  fetchedAt: number;
-  expiresAt: number;
-}
+type CacheEntry = HeldRobots<RobotsLoad>;
 
 export class RobotsCache {
   readonly #fetch: RobotsFetch;
+  readonly #shared: CrawlRobots | undefined;
   readonly #productToken: string;
   readonly #ttlMs: number;
   readonly #unavailableRetryMs: number;
@@ -76,11 +111,13 @@ export class RobotsCache {
 
   constructor(options: RobotsCacheOptions) {
     this.#fetch = options.fetch;
+    this.#shared = options.shared;
     this.#productToken = productTokenOf(options.userAgent);
     this.#ttlMs = options.ttlMs ?? DEFAULT_ROBOTS_TTL_MS;
     this.#unavailableRetryMs = options.unavailableRetryMs ?? DEFAULT_UNAVAILABLE_RETRY_MS;
     this.#now = options.now ?? Date.now;
-    this.#maxOrigins = options.maxOrigins ?? DEFAULT_MAX_ORIGINS;
+    this.#maxOrigins =
+      options.maxOrigins ?? (options.shared === undefined ? DEFAULT_MAX_ORIGINS : DEFAULT_MAX_ORIGINS_SHARED);
   }
 
   /** Whether `url` (a canonical http(s) URL) may be fetched. Rejects with a TypeError for anything else. */
@@ -96,7 +133,7 @@ export class RobotsCache {
       entry = await this.#refresh(origin);
       fetched = true;
     }
-    return verdictFor(entry.load, parsed.pathname + parsed.search, fetched);
+    return verdictFor(entry.entry, parsed.pathname + parsed.search, fetched);
   }
 
   /**
@@ -108,7 +145,7 @@ export class RobotsCache {
     if (parsed === null) return undefined;
     const entry = this.#entries.get(parsed.origin);
     if (entry === undefined || this.#now() >= entry.expiresAt) return undefined;
-    return verdictFor(entry.load, parsed.pathname + parsed.search, false);
+    return verdictFor(entry.entry, parsed.pathname + parsed.search, false);
   }
 
   /**
@@ -141,7 +178,7 @@ export class RobotsCache {
     const key = this.#entries.has(origin) ? origin : (URL.parse(origin)?.origin ?? origin);
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    const { load } = entry;
+    const load = entry.entry;
     return {
       origin: key,
       status: load.status,
@@ -161,23 +198,44 @@ export class RobotsCache {
   }
 
   async #load(origin: string, fetch: RobotsFetch): Promise<CacheEntry> {
-    const load = await loadRobotsTxt(fetch, origin, this.#productToken);
-    const now = this.#now();
-    const previous = this.#entries.get(origin);
-    let entry: CacheEntry;
-    if (load.state !== 'unavailable') {
-      entry = { load, fetchedAt: now, expiresAt: now + this.#ttlMs };
-    } else if (previous !== undefined && previous.load.state !== 'unavailable') {
-      // RFC 9309 2.4 lets a crawler keep a cached copy while the file is unreachable: better the
-      // rules of yesterday than closing a site over one failed refresh. Retried like any failure.
-      entry = {
-        load: previous.load,
-        fetchedAt: previous.fetchedAt,
-        expiresAt: now + this.#unavailableRetryMs,
-      };
-    } else {
-      entry = { load, fetchedAt: now, expiresAt: now + this.#unavailableRetryMs };
+    const shared = this.#shared;
+    if (shared === undefined) {
+      const load = await loadRobotsTxt(fetch, origin, this.#productToken);
+      const times = { ttlMs: this.#ttlMs, unavailableRetryMs: this.#unavailableRetryMs };
+      return this.#keep(origin, keptAfterRead(this.#entries.get(origin), load, this.#now(), times));
     }
+    const answer = await shared.robots(origin);
+    // Another crawler is reading the file: like a request that could not start in time,
+    // nothing is asked of the host now, and the lease goes back.
+    if (answer.kind === 'busy')
+      throw new LateStartError(`${origin}/robots.txt is being read by another crawler`);
+    if (answer.kind === 'known') return this.#keepStored(origin, answer.robots, null);
+    let load: RobotsLoad;
+    try {
+      load = await loadRobotsTxt(fetch, origin, this.#productToken);
+    } catch (err) {
+      await shared.recordRobots(origin, null);
+      throw err;
+    }
+    const kept = await shared.recordRobots(origin, entryOfLoad(load));
+    if (kept === null) {
+      // The crawl took the read back (it ran past its claim): use it here until it is retried.
+      const now = this.#now();
+      return this.#keep(origin, { entry: load, fetchedAt: now, expiresAt: now + this.#unavailableRetryMs });
+    }
+    return this.#keepStored(origin, kept, load);
+  }
+
+  /** What the crawl keeps, as rules: `read` when it is what this crawler just read (no parse again). */
+  #keepStored(origin: string, stored: StoredRobots, read: RobotsLoad | null): CacheEntry {
+    const now = this.#now();
+    const same =
+      read !== null && read.state === stored.entry.state && (read.text ?? null) === stored.entry.text;
+    const load = same ? read : loadOfEntry(stored.entry, origin, this.#productToken);
+    return this.#keep(origin, { entry: load, fetchedAt: now, expiresAt: now + stored.validForMs });
+  }
+
+  #keep(origin: string, entry: CacheEntry): CacheEntry {
     // Re-inserted so the Map's order is the order of loading: the oldest goes first when full.
     this.#entries.delete(origin);
     this.#entries.set(origin, entry);

@@ -6,7 +6,14 @@
 
 import { CobwebError } from '../../errors.js';
 import type { FetchFailure, FetchOutcome, RequestLimits, Validators } from '../types.js';
-import { allowAll, disallowAll, MAX_ROBOTS_BYTES, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
+import {
+  allowAll,
+  disallowAll,
+  MAX_ROBOTS_BYTES,
+  parsedTextOf,
+  parseRobotsTxt,
+  type RobotsTxt,
+} from './robots-txt.js';
 
 /**
  * Fetches one robots.txt URL, a GET that does NOT follow redirects (our Fetcher, through
@@ -47,6 +54,8 @@ export interface RobotsLoad {
   /** Status of the last response; null when no response came (network failure). */
   status: number | null;
   robots: RobotsTxt;
+  /** 'parsed': the text the rules were parsed from (what the crawl keeps, for its other crawlers). */
+  text?: string;
   /** Why robots.txt could not be read, when no answer came at all (refused, dns, timeout...). */
   failure?: FetchFailure;
 }
@@ -102,7 +111,8 @@ export async function loadRobotsTxt(
     const status = outcome.status;
     if (status >= 200 && status < 300) {
       // parseRobotsTxt reads no further than MAX_ROBOTS_BYTES, so a body cut there (robotsFetchOf) is whole to it.
-      return { state: 'parsed', status, robots: parseRobotsTxt(outcome.body, productToken) };
+      const robots = parseRobotsTxt(outcome.body, productToken);
+      return { state: 'parsed', status, robots, text: parsedTextOf(outcome.body) };
     }
     if (status >= 300 && status < 400) {
       // Past five redirects RFC 9309 2.3.1.2 lets us "assume that the robots.txt file is

@@ -69,6 +69,12 @@ function isTokenChar(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
 }
 
+/** The part of a robots.txt body the parser reads, as text: what a crawl keeps of the file. */
+export function parsedTextOf(body: Uint8Array | string): string {
+  const bytes = withinParseLimit(body);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 function withinParseLimit(body: Uint8Array | string): Uint8Array {
   // Every character is at least one byte, so MAX_ROBOTS_BYTES + 1 characters hold all the bytes we
   // keep and the one after them, which says whether the last kept line is whole.

@@ -18,11 +18,13 @@ import {
 } from '../policy/politeness.js';
 import { DUE_LOOK_MS, dueLookNeeded, recrawlCutoff } from '../policy/recrawl.js';
 import { RETIRED_REASON, shouldRetire } from '../policy/retirement.js';
+import { robotsTimesOf } from '../policy/robots-reads.js';
 import type {
   AddResult,
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FetchReport,
   Frontier,
@@ -37,9 +39,13 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  RobotsAnswer,
+  RobotsEntry,
   SiteFacts,
   StoredCookie,
+  StoredRobots,
 } from '../types.js';
+import { MemoryHostDecisions } from './memory-decisions.js';
 import { type MemoryHost, MemoryHosts } from './memory-hosts.js';
 import { type HeldLease, recordOf, type UrlEntry } from './url-entry.js';
 
@@ -66,6 +72,7 @@ export class MemoryFrontier implements Frontier {
   private readonly crawlers = new Map<CrawlerId, { name: string; left: boolean }>();
   private readonly siteClaims = new Map<string, { claimedBy: CrawlerId | null; recorded: boolean }>();
   private readonly jar = new Map<string, string>();
+  private readonly decisions = new MemoryHostDecisions();
   private readonly counts = { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0 };
   private staleCompletions = 0;
   private expiredLeases = 0;
@@ -255,6 +262,25 @@ export class MemoryFrontier implements Frontier {
         else this.jar.set(c.key, c.value);
       }
     });
+  }
+
+  async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
+    return this.serial(() =>
+      this.decisions.robots(origin, crawler, this.now(), this.settings.leaseMs, (c) => this.isLive(c)),
+    );
+  }
+
+  async recordRobots(
+    origin: string,
+    entry: RobotsEntry | null,
+    crawler: CrawlerId,
+  ): Promise<StoredRobots | null> {
+    const times = robotsTimesOf(this.settings);
+    return this.serial(() => this.decisions.recordRobots(origin, entry, crawler, this.now(), times));
+  }
+
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.serial(() => this.decisions.crawlSeeds(add));
   }
 
   /** Everything is forgotten: nothing of a memory store outlives it. */

@@ -166,6 +166,37 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'crawler_links.fingerprint: MurmurHash3, the fingerprint of every seen set (was SHA-1)',
     run: refingerprint,
   },
+  {
+    version: 5,
+    name: 'robots, seed_origins, allowed_addresses: decisions about hosts made once per crawl',
+    sql: `
+      -- robots.txt per origin, once per crawl: the entry the crawl holds (null before its
+      -- first read) and the crawler reading the file now.
+      CREATE TABLE robots (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        origin text NOT NULL,
+        entry jsonb,
+        fetched_at bigint NOT NULL DEFAULT 0,
+        expires_at bigint NOT NULL DEFAULT 0,
+        read_by integer,
+        read_until bigint NOT NULL DEFAULT 0,
+        PRIMARY KEY (crawl, origin)
+      );
+
+      -- The crawl's seeds, wherever they were given: their origins (its scope) and the
+      -- private addresses they are on (the ones it may reach).
+      CREATE TABLE seed_origins (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        origin text NOT NULL,
+        PRIMARY KEY (crawl, origin)
+      );
+      CREATE TABLE allowed_addresses (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        address text NOT NULL,
+        PRIMARY KEY (crawl, address)
+      );
+    `,
+  },
 ];
 
 /** crawler_links rows read, fingerprinted and written per round of migration 4. */

@@ -12,6 +12,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FrontierCookies,
   FrontierHosts,
@@ -28,10 +29,13 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  RobotsAnswer,
+  RobotsEntry,
   SiteFacts,
   StoredCookie,
   StoredLink,
   StoredQuery,
+  StoredRobots,
 } from '../types.js';
 import { URL_STATE } from '../url-state.js';
 import { claimLeases } from './claim.js';
@@ -41,6 +45,7 @@ import { addCounts, readCounts } from './counts.js';
 import { openCrawl } from './crawl-row.js';
 import { leaveCrawl, liveCrawlers, registerCrawler, touchCrawler } from './crawlers.js';
 import { Database } from './database.js';
+import { askRobotsOf, crawlSeedsOf, recordRobotsOf } from './host-decisions.js';
 import { HostRows } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
 import { lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './lease-look.js';
@@ -233,6 +238,22 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
 
   async claimSite(origin: string, crawler: CrawlerId): Promise<boolean> {
     return this.write((tx) => claimSite(tx, origin, crawler));
+  }
+
+  async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
+    return this.write((tx) => askRobotsOf(tx, origin, crawler));
+  }
+
+  async recordRobots(
+    origin: string,
+    entry: RobotsEntry | null,
+    crawler: CrawlerId,
+  ): Promise<StoredRobots | null> {
+    return this.write((tx) => recordRobotsOf(tx, origin, entry, crawler));
+  }
+
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.write((tx) => crawlSeedsOf(tx, add));
   }
 
   async recordSite(site: SiteFacts): Promise<void> {

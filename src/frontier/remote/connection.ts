@@ -43,21 +43,21 @@ export class ServerUnreachableError extends CobwebError {
 }
 
 /** Requests with a reply of their own, and the type of that reply. */
-type Reply<T extends OurPacketName> = T extends 'LEASE'
-  ? Bodies['LEASES']
-  : T extends 'COMPLETE'
-    ? Bodies['COMPLETED']
-    : T extends 'EXTEND'
-      ? Bodies['EXTENDED']
-      : T extends 'ADD'
-        ? Bodies['ADDED']
-        : T extends 'CLAIMSITE'
-          ? Bodies['CLAIMED']
-          : T extends 'STATS'
-            ? Bodies['STATSREPLY']
-            : T extends 'COOKIES'
-              ? Bodies['COOKIEJAR']
-              : Bodies['OK'];
+/** The requests whose reply is a packet of its own (REPLY_OF); the others are answered OK. */
+interface ReplyNames {
+  LEASE: 'LEASES';
+  COMPLETE: 'COMPLETED';
+  EXTEND: 'EXTENDED';
+  ADD: 'ADDED';
+  CLAIMSITE: 'CLAIMED';
+  STATS: 'STATSREPLY';
+  COOKIES: 'COOKIEJAR';
+  ROBOTS: 'ROBOTSREPLY';
+  SAVEROBOTS: 'ROBOTSREPLY';
+  SEEDS: 'SEEDLIST';
+}
+
+type Reply<T extends OurPacketName> = T extends keyof ReplyNames ? Bodies[ReplyNames[T]] : Bodies['OK'];
 
 interface Outstanding {
   type: OurPacketName;

@@ -3,6 +3,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   Frontier,
   FrontierStats,
@@ -14,8 +15,11 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  RobotsAnswer,
+  RobotsEntry,
   SiteFacts,
   StoredCookie,
+  StoredRobots,
 } from '../types.js';
 import { type ConnectionOptions, ServerConnection, type Welcome } from './connection.js';
 import {
@@ -27,6 +31,8 @@ import {
   recordFromWire,
   rejectedToWire,
   reportToWire,
+  robotsAnswerFromWire,
+  robotsEntryToWire,
 } from './wire.js';
 
 /**
@@ -161,6 +167,33 @@ export class RemoteFrontier implements Frontier {
 
   async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
     if (changes.length > 0) await this.anyConnection().request('SAVECOOKIES', { cookies: [...changes] });
+  }
+
+  /** The server's store keeps the crawl's robots.txt entries: one bunny reads a file, all obey it. */
+  async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
+    const answer = robotsAnswerFromWire(await this.of(crawler).request('ROBOTS', { origin }));
+    // 'none' answers only SAVEROBOTS; to ROBOTS it would be a server's fault: ask later.
+    return answer.kind === 'none' ? { kind: 'busy' } : answer;
+  }
+
+  async recordRobots(
+    origin: string,
+    entry: RobotsEntry | null,
+    crawler: CrawlerId,
+  ): Promise<StoredRobots | null> {
+    const body =
+      entry === null
+        ? { origin, read: false, text: [] }
+        : { origin, read: true, ...robotsEntryToWire(entry) };
+    const answer = robotsAnswerFromWire(await this.of(crawler).request('SAVEROBOTS', body));
+    return answer.kind === 'known' ? answer.robots : null;
+  }
+
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    return this.anyConnection().request('SEEDS', {
+      origins: [...add.origins],
+      addresses: [...add.addresses],
+    });
   }
 
   /** Closing its connection is leaving: the server gives the crawler's leases back at once. */

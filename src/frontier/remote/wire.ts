@@ -1,4 +1,6 @@
+import type { FetchErrorReason } from '../../fetch/types.js';
 import type {
+  Bodies,
   WireCompletion,
   WireLease,
   WireLink,
@@ -6,6 +8,7 @@ import type {
   WireRecord,
   WireRejected,
   WireReport,
+  WireRobotsEntry,
 } from '../../protocol/index.js';
 import type {
   Completion,
@@ -15,6 +18,8 @@ import type {
   Outcome,
   PendingRecord,
   RejectedLink,
+  RobotsAnswer,
+  RobotsEntry,
 } from '../types.js';
 
 /**
@@ -118,4 +123,63 @@ export function completionFromWire(w: WireCompletion): Completion {
   };
   if (w.hasForm !== undefined) c.hasForm = w.hasForm;
   return c;
+}
+
+/** Pieces of a robots.txt's text on the wire: 8 Ki characters, so that even a piece of escapes fits a packet. */
+const TEXT_PIECE = 8192;
+
+const FETCH_ERRORS: readonly FetchErrorReason[] = [
+  'timeout',
+  'too-large',
+  'dns',
+  'refused',
+  'reset',
+  'tls',
+  'protocol',
+  'network',
+  'private-address',
+  'late',
+];
+
+export function robotsEntryToWire(e: RobotsEntry): WireRobotsEntry {
+  const text: string[] = [];
+  for (let at = 0; e.text !== null && at < e.text.length; at += TEXT_PIECE) {
+    text.push(e.text.slice(at, at + TEXT_PIECE));
+  }
+  const wire: WireRobotsEntry = { state: e.state, status: e.status, text };
+  if (e.failure !== undefined) wire.failure = { ...e.failure };
+  return wire;
+}
+
+export function robotsEntryFromWire(
+  w: Partial<Omit<WireRobotsEntry, 'text'>> & { text: string[] },
+): RobotsEntry {
+  const entry: RobotsEntry = {
+    state: w.state ?? 'unavailable',
+    status: w.status ?? null,
+    text: w.state === 'parsed' ? w.text.join('') : null,
+  };
+  const f = w.failure;
+  if (f !== undefined) {
+    // A failure kind this side does not know is a network failure: the rules are the same.
+    const error = (FETCH_ERRORS as readonly string[]).includes(f.error)
+      ? (f.error as FetchErrorReason)
+      : 'network';
+    entry.failure = {
+      error,
+      message: f.message,
+      ...(f.connectFailed === true ? { connectFailed: true } : {}),
+    };
+  }
+  return entry;
+}
+
+export function robotsAnswerToWire(a: RobotsAnswer | { kind: 'none' }): Bodies['ROBOTSREPLY'] {
+  if (a.kind !== 'known') return { answer: a.kind, text: [] };
+  return { answer: 'known', validForMs: a.robots.validForMs, ...robotsEntryToWire(a.robots.entry) };
+}
+
+export function robotsAnswerFromWire(w: Bodies['ROBOTSREPLY']): RobotsAnswer | { kind: 'none' } {
+  if (w.answer !== 'known') return { kind: w.answer };
+  return { kind: 'known', robots: { entry: robotsEntryFromWire(w), validForMs: w.validForMs ?? 1 } };
 }

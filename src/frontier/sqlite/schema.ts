@@ -231,6 +231,23 @@ const DDL = `
     failures INTEGER NOT NULL
   ) WITHOUT ROWID;
 
+  -- robots.txt once per crawl, per origin: the entry the crawl holds (JSON; null before
+  -- its first read) and the crawler reading the file now. A rowid table: an entry may be
+  -- a whole file, up to 500 KiB, which an index-organized row would copy around.
+  CREATE TABLE IF NOT EXISTS robots (
+    origin TEXT NOT NULL UNIQUE,
+    entry TEXT,
+    fetched_at INTEGER NOT NULL DEFAULT 0,
+    expires_at INTEGER NOT NULL DEFAULT 0,
+    read_by INTEGER,
+    read_until INTEGER NOT NULL DEFAULT 0
+  );
+
+  -- The crawl's seeds, wherever they were given: their origins (its scope) and the
+  -- private addresses they are on (the ones it may reach).
+  CREATE TABLE IF NOT EXISTS seed_origins (origin TEXT PRIMARY KEY) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS allowed_addresses (address TEXT PRIMARY KEY) WITHOUT ROWID;
+
   CREATE TABLE IF NOT EXISTS sites (
     origin TEXT PRIMARY KEY,
     address TEXT,

@@ -6,6 +6,7 @@ import type {
   CompleteResult,
   Completion,
   CrawlerId,
+  CrawlSeeds,
   ExtendedLease,
   FrontierCookies,
   FrontierHosts,
@@ -21,10 +22,13 @@ import type {
   RecordId,
   RejectedLink,
   Release,
+  RobotsAnswer,
+  RobotsEntry,
   SiteFacts,
   StoredCookie,
   StoredLink,
   StoredQuery,
+  StoredRobots,
 } from '../types.js';
 import { claim } from './claim.js';
 import { completeBatch } from './completion.js';
@@ -33,6 +37,7 @@ import { leaveCrawler, registerCrawler } from './crawlers.js';
 import { GroupCommit, NO_RELEASES } from './group-commit.js';
 import { HeldLeases } from './held-leases.js';
 import { markLeaseMode, readDueTimes } from './held-mode.js';
+import { askRobotsOf, crawlSeedsOf, recordRobotsOf } from './host-decisions.js';
 import { extendLeases } from './leases.js';
 import { insertLinks } from './link-inserts.js';
 import { schemaConnection, takeTableSeen } from './open.js';
@@ -231,6 +236,23 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   async saveCookies(changes: readonly StoredCookie[]): Promise<void> {
     if (changes.length === 0) return;
     await this.commit.write(() => saveCookies(this.s, changes));
+  }
+
+  async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
+    return this.commit.write((tx) => askRobotsOf(this.s, origin, crawler, tx));
+  }
+
+  async recordRobots(
+    origin: string,
+    entry: RobotsEntry | null,
+    crawler: CrawlerId,
+  ): Promise<StoredRobots | null> {
+    return this.commit.write((tx) => recordRobotsOf(this.s, origin, entry, crawler, tx));
+  }
+
+  async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
+    if (add.origins.length === 0 && add.addresses.length === 0) return crawlSeedsOf(this.s, add);
+    return this.commit.write(() => crawlSeedsOf(this.s, add));
   }
 
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
