@@ -130,10 +130,10 @@ export function allowedFetcher(
 ): Pick<Fetcher, 'fetch' | 'addressOf'> {
   return {
     addressOf: (url) => fetcher.addressOf(url),
-    async fetch(url, previous, startBy): Promise<FetchOutcome> {
-      const outcome = await fetcher.fetch(url, previous, startBy);
+    async fetch(url, previous, startBy, limits): Promise<FetchOutcome> {
+      const outcome = await fetcher.fetch(url, previous, startBy, limits);
       if (outcome.ok || outcome.error !== 'private-address' || !(await seeds.reread())) return outcome;
-      return fetcher.fetch(url, previous, startBy);
+      return fetcher.fetch(url, previous, startBy, limits);
     },
   };
 }

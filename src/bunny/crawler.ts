@@ -5,6 +5,7 @@ import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { robotsFetchOf } from '../fetch/robots/robots-fetch.js';
 import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
@@ -144,7 +145,7 @@ export class Crawler {
       const robots = o.ignoreRobots
         ? null
         : new RobotsCache({
-            fetch: (url, startBy) => fetching.fetch(url, undefined, startBy),
+            fetch: robotsFetchOf(fetching),
             shared: {
               robots: (origin) => frontier.robots(origin, crawler),
               recordRobots: (origin, entry) => frontier.recordRobots(origin, entry, crawler),

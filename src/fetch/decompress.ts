@@ -23,8 +23,8 @@ export function parseContentEncoding(value: string | undefined): ContentCoding[]
 }
 
 export interface DecodeEvents {
-  /** The decoded body grew past the limit; decoding has stopped. */
-  onOverLimit(limitBytes: number): void;
+  /** The decoded body grew past the limit; decoding has stopped. `head()` gives its first limitBytes bytes. */
+  onOverLimit(limitBytes: number, head: () => Buffer): void;
   /** The body could not be decoded (corrupt data); decoding has stopped. */
   onError(error: Error): void;
   /** All input was decoded within the limit. */
@@ -133,7 +133,11 @@ export class LimitedDecoder {
     this.#decodedBytes += chunk.length;
     if (this.#decodedBytes > this.#limitBytes) {
       this.destroy();
-      this.#events.onOverLimit(this.#limitBytes);
+      const kept = this.#decoded;
+      const limit = this.#limitBytes;
+      // Made only when asked for (a cut body): a failed one needs no copy.
+      const head = () => Buffer.concat([...kept, chunk]).subarray(0, limit);
+      this.#events.onOverLimit(limit, head);
       return;
     }
     this.#decoded.push(chunk);

@@ -31,6 +31,13 @@ export interface ExchangeRequest {
    * when undici is about to write it, after any connecting: later, it is not sent.
    */
   startBy?: number | undefined;
+  /**
+   * Reads at most this many body bytes (after decoding, and as raw bytes) and then stops
+   * reading: the outcome is a success with the body cut there, marked `truncated`. For a
+   * file whose head is all the crawler uses (robots.txt); without it, a body over the
+   * limit is the failure 'too-large'.
+   */
+  readAtMostBytes?: number | undefined;
 }
 
 type Controller = Dispatcher.DispatchController;
@@ -94,6 +101,12 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
   readonly #requestedUrl: string;
   readonly #settings: ExchangeSettings;
   readonly #request: ExchangeRequest;
+  /** The body limit of this exchange: the request's own cut, else the fetcher's. */
+  readonly #maxBodyBytes: number;
+  /** Whether a body over #maxBodyBytes is cut (kept up to it) rather than failed. */
+  readonly #cuts: boolean;
+  /** Set once a body was cut: what undici reports after that (the aborted connection) is not heard. */
+  #cut = false;
   readonly #deliver: (outcome: FetchOutcome) => void;
   readonly #startedAt = new Date();
   readonly #startTime = performance.now();
@@ -130,6 +143,8 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     this.origin = url.origin;
     this.path = url.pathname + url.search;
     this.#settings = settings;
+    this.#cuts = request.readAtMostBytes !== undefined;
+    this.#maxBodyBytes = request.readAtMostBytes ?? settings.maxBodyBytes;
     this.#deliver = deliver;
     // Our own timer: undici's timeouts restart with every chunk, so they cannot stop a slow-drip body.
     this.#totalTimer = setTimeout(
@@ -188,11 +203,9 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     this.#responseHead = buildResponseHead(status, this.#statusText, raw);
 
     const declaredLength = Number.parseInt(this.#headers['content-length'] ?? '', 10);
-    if (declaredLength > this.#settings.maxBodyBytes && !hasNoBody(status)) {
-      this.#fail(
-        'too-large',
-        `body over ${this.#settings.maxBodyBytes} bytes (Content-Length: ${declaredLength})`,
-      );
+    // A body to be cut is read up to the cut, whatever its announced length.
+    if (declaredLength > this.#maxBodyBytes && !hasNoBody(status) && !this.#cuts) {
+      this.#fail('too-large', `body over ${this.#maxBodyBytes} bytes (Content-Length: ${declaredLength})`);
       return;
     }
     const codings = parseContentEncoding(this.#headers['content-encoding']);
@@ -200,19 +213,20 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
   }
 
   onResponseData(_controller: Controller, chunk: Buffer): void {
-    if (this.#done) return;
-    this.#rawBytes += chunk.length;
-    if (this.#rawBytes > this.#settings.maxBodyBytes) {
-      this.#fail('too-large', `body over ${this.#settings.maxBodyBytes} bytes`);
+    if (this.#done || this.#cut) return;
+    if (this.#rawBytes + chunk.length > this.#maxBodyBytes) {
+      if (this.#cuts) this.#cutRaw(chunk.subarray(0, this.#maxBodyBytes - this.#rawBytes));
+      else this.#fail('too-large', `body over ${this.#maxBodyBytes} bytes`);
       return;
     }
+    this.#rawBytes += chunk.length;
     // Kept without copying: undici hands out a fresh slice of each socket read, never reused.
     this.#rawChunks.push(chunk);
     this.#decoder?.write(chunk);
   }
 
   onResponseEnd(_controller: Controller, _trailers: IncomingHttpHeaders): void {
-    if (this.#done) return;
+    if (this.#done || this.#cut) return;
     this.#rawBody = concatChunks(this.#rawChunks, this.#rawBytes);
     if (this.#decoder === null) this.#succeed(this.#rawBody);
     else this.#decoder.end();
@@ -220,7 +234,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
 
   // The controller is undefined when undici fails a request before it started (refused, DNS, ...).
   onResponseError(_controller: Controller | undefined, error: Error): void {
-    if (this.#done) return;
+    if (this.#done || this.#cut) return;
     const { reason, message, connectFailed } = classifyError(error, this.#settings.timeouts);
     this.#fail(reason, message, connectFailed);
   }
@@ -231,9 +245,44 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
     this.#fail(reason, message, connectFailed);
   }
 
+  /**
+   * The raw bytes reached a cut: `last` is the part of the chunk within it. Nothing more
+   * is read (the connection is dropped); what was decoded so far is the body.
+   */
+  #cutRaw(last: Buffer): void {
+    this.#cut = true;
+    this.#rawChunks.push(last);
+    this.#rawBytes += last.length;
+    this.#rawBody = concatChunks(this.#rawChunks, this.#rawBytes);
+    this.#dropConnection();
+    if (this.#decoder === null) {
+      this.#succeed(this.#rawBody);
+      return;
+    }
+    this.#decoder.write(last);
+    // The decoders flush what they have at an early end (decompress.ts): the cut body.
+    this.#decoder.end();
+  }
+
+  /** The decoded body reached a cut: its first #maxBodyBytes are the body. */
+  #cutDecoded(head: Buffer): void {
+    this.#cut = true;
+    this.#rawBody = concatChunks(this.#rawChunks, this.#rawBytes);
+    this.#dropConnection();
+    this.#succeed(head);
+  }
+
+  /** Stops reading a body we have enough of: the connection is closed, not left to stream on. */
+  #dropConnection(): void {
+    this.#controller?.abort(new FetcherError('too-large', `body cut at ${this.#maxBodyBytes} bytes`));
+  }
+
   #createDecoder(codings: readonly ContentCoding[]): LimitedDecoder {
-    return new LimitedDecoder(codings, this.#settings.maxBodyBytes, {
-      onOverLimit: (limitBytes) => this.#fail('too-large', `body over ${limitBytes} bytes after decoding`),
+    return new LimitedDecoder(codings, this.#maxBodyBytes, {
+      onOverLimit: (limitBytes, head) => {
+        if (this.#cuts) this.#cutDecoded(head());
+        else this.#fail('too-large', `body over ${limitBytes} bytes after decoding`);
+      },
       onError: (error) =>
         this.#fail('protocol', `cannot decode ${codings.join(', ')} body: ${error.message}`),
       onEnd: (body) => this.#succeed(body),
@@ -260,6 +309,7 @@ export class Exchange implements Dispatcher.DispatchHandler, SentRequestObserver
       contentType: this.#headers['content-type'] ?? null,
       body,
       setCookies: this.#setCookies,
+      ...(this.#cut ? { truncated: true as const } : {}),
       exchange: {
         requestHead:
           this.#requestHead ?? buildRequestHead(this.#url, withoutProxyLogin(this.#request.headers)),

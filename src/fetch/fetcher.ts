@@ -9,11 +9,18 @@ import type { CrawlCookies } from './cookie-jar.js';
 import { DnsCache } from './dns-cache.js';
 import { privateAddressError } from './errors.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
+import { DEFAULT_MAX_OPEN_CONNECTIONS, OriginPools } from './origin-pools.js';
 import { NO_PROXY, type ProxyChoice, proxyFor, proxyShown } from './proxy.js';
 import { ProxyAgents, type ProxyRoute } from './proxy-agents.js';
 import { releaseRequestCapture, retainRequestCapture } from './request-capture.js';
-import type { FetchErrorReason, FetcherOptions, FetchFailure, FetchOutcome, Validators } from './types.js';
-import { Agent } from './undici-parts.js';
+import type {
+  FetchErrorReason,
+  FetcherOptions,
+  FetchFailure,
+  FetchOutcome,
+  RequestLimits,
+  Validators,
+} from './types.js';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -30,13 +37,13 @@ function failure(url: string, error: FetchErrorReason, message: string): FetchFa
 }
 
 /**
- * GET fetcher for the crawler: one undici Agent with a keep-alive pool per origin (HTTP/1.1, or HTTP/2
- * with `http2`), no redirects followed, bodies content-decoded under a size limit, every failure
+ * GET fetcher for the crawler: a keep-alive pool per origin (HTTP/1.1, or HTTP/2 with `http2`), the
+ * open connections across all origins bounded (origin-pools.ts), no redirects followed, bodies content-decoded under a size limit, every failure
  * classified; the crawl's headers and cookies sent, and through a proxy when one is chosen.
  * fetch() never rejects.
  */
 export class Fetcher {
-  readonly #agent: InstanceType<typeof Agent>;
+  readonly #pools: OriginPools;
   readonly #settings: ExchangeSettings;
   readonly #dialled: (hostname: string, port: string) => Promise<string | null>;
   readonly #targetCheck: ReturnType<typeof createTargetCheck>;
@@ -88,7 +95,10 @@ export class Fetcher {
       bodyTimeout: firstByteTimeoutMs,
       ...(options.http2 === true ? { allowH2: true } : {}),
     };
-    this.#agent = new Agent({ ...agentOptions, connect });
+    this.#pools = new OriginPools({
+      pool: { ...agentOptions, connect },
+      maxOpenConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
+    });
     this.#proxies = new ProxyAgents({
       agent: agentOptions,
       connectTimeoutMs,
@@ -101,9 +111,15 @@ export class Fetcher {
   /**
    * GETs `url`; with `validators`, as a conditional GET (a 304 then means the stored
    * copy holds). With `startBy`, the request is sent only if it can go out by then
-   * (else the outcome is the failure 'late', and the host saw nothing).
+   * (else the outcome is the failure 'late', and the host saw nothing). `limits`: this
+   * request's own (a body read only up to a cut).
    */
-  fetch(url: string, validators?: Validators, startBy?: number): Promise<FetchOutcome> {
+  fetch(
+    url: string,
+    validators?: Validators,
+    startBy?: number,
+    limits?: RequestLimits,
+  ): Promise<FetchOutcome> {
     let parsed: URL;
     try {
       parsed = new URL(url);
@@ -116,14 +132,14 @@ export class Fetcher {
     const proxy = proxyFor(parsed, this.#proxy);
     if (proxy === null) {
       const direct = {
-        dispatcher: this.#agent,
+        dispatcher: this.#pools,
         origin: parsed.origin,
         path: parsed.pathname + parsed.search,
         headers: [],
       };
-      return this.#send(url, parsed, validators, null, direct, startBy);
+      return this.#send(url, parsed, validators, null, direct, startBy, limits);
     }
-    return this.#viaProxy(url, parsed, validators, proxy, startBy);
+    return this.#viaProxy(url, parsed, validators, proxy, startBy, limits);
   }
 
   /**
@@ -137,13 +153,15 @@ export class Fetcher {
     validators: Validators | undefined,
     proxy: string,
     startBy: number | undefined,
+    limits: RequestLimits | undefined,
   ) {
     const check = await this.#targetCheck(parsed.hostname, parsed.port || defaultPort(parsed.protocol));
     if (check.verdict === 'refused') {
       const refusal = privateAddressError(check.address, parsed.hostname);
       return failure(url, 'private-address', refusal.message);
     }
-    return this.#send(url, parsed, validators, proxy, await this.#proxies.route(proxy, parsed), startBy);
+    const route = await this.#proxies.route(proxy, parsed);
+    return this.#send(url, parsed, validators, proxy, route, startBy, limits);
   }
 
   #send(
@@ -153,6 +171,7 @@ export class Fetcher {
     proxy: string | null,
     route: ProxyRoute,
     startBy?: number,
+    limits?: RequestLimits,
   ): Promise<FetchOutcome> {
     const headers = [...this.#requestHeaders(url, parsed, validators), ...route.headers];
     return new Promise<FetchOutcome>((deliver) => {
@@ -179,7 +198,7 @@ export class Fetcher {
         url,
         parsed,
         this.#settings,
-        { headers, proxy: shownProxy, startBy },
+        { headers, proxy: shownProxy, startBy, readAtMostBytes: limits?.readAtMostBytes },
         taken,
       );
       try {
@@ -230,7 +249,7 @@ export class Fetcher {
     if (this.#closed) return;
     this.#closed = true;
     try {
-      await Promise.all([this.#agent.close(), this.#proxies.close()]);
+      await Promise.all([this.#pools.close(), this.#proxies.close()]);
     } finally {
       releaseRequestCapture();
     }

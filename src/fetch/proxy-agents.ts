@@ -21,7 +21,7 @@ export interface ProxyAgentsOptions {
 
 /** Where undici is to send one request: the dispatcher, the origin and path it is given, extra headers. */
 export interface ProxyRoute {
-  dispatcher: Dispatcher;
+  dispatcher: Pick<Dispatcher, 'dispatch'>;
   origin: string;
   path: string;
   /** Name/value pairs added to the request's own. */

@@ -24,6 +24,12 @@ export interface FetcherOptions {
   resolve?: ReadonlyMap<string, string>;
   /** Keep-alive pool size per origin, default 8. */
   connectionsPerOrigin?: number;
+  /**
+   * Connections open at once across all origins, default 256: past it, the idle ones of
+   * the origins used longest ago are closed (connections in use never are). Keeps the
+   * file descriptors of a crawl of many hosts bounded by its concurrency.
+   */
+  maxOpenConnections?: number;
   /** Where every hostname is resolved; a crawl shares one. Default: a new DnsCache of its own. */
   dnsCache?: DnsCache;
   /** Vets every address before it is dialled (see privateAddressPolicy). Default: every address allowed. */
@@ -42,6 +48,16 @@ export interface FetcherOptions {
   ca?: readonly string[];
   /** PEM CA certificates trusted besides Node's own, for an https:// proxy (curl's --proxy-cacert). */
   proxyCa?: readonly string[];
+}
+
+/** What one request asks besides the fetcher's settings. */
+export interface RequestLimits {
+  /**
+   * Read at most this many body bytes and stop there: a longer body is cut, not failed
+   * (the outcome is a success marked `truncated`). For files whose head is all that is
+   * used, as robots.txt's first 500 KiB (RFC 9309 2.5).
+   */
+  readAtMostBytes?: number;
 }
 
 /** A conditional GET: the validators the stored copy of the URL came with. */
@@ -94,6 +110,11 @@ export interface FetchSuccess {
   setCookies: readonly string[];
   /** Content-decoded (gzip, x-gzip, deflate (zlib or raw), br); identity/unknown -> raw. */
   body: Buffer;
+  /**
+   * The body was cut at the request's readAtMostBytes and the rest never read: `body` (and
+   * the exchange's rawBody) hold its head only.
+   */
+  truncated?: true;
   exchange: HttpExchange;
   startedAt: Date;
   /** From the fetch call to the response's end: connecting, and waiting for a free connection, included. */

@@ -235,10 +235,10 @@ export const OPTIONS = {
   maxPagesPerHost: option(whole(1, true), {
     default: Number.POSITIVE_INFINITY,
     flag: '--max-pages-per-host <n>',
-    help: 'take at most this many URLs from one host',
+    help: 'take at most this many URLs from one host (what ends a host of endless URLs)',
     docs: {
       section: 'limits',
-      text: 'take at most N URLs from one host; more are recorded as `filtered`, detail `host-budget`',
+      text: 'take at most N URLs from one host, queued or fetched (what ends a host of endless URLs); more are recorded as `filtered`, detail `host-budget`',
     },
   }),
   maxPathSegments: option(whole(1), {

@@ -23,6 +23,7 @@ export interface PackedExchange {
   proxy?: string | null;
   protocol?: 'http/1.1' | 'h2';
   notModified?: { refersToDate: Date };
+  truncated?: 'length';
 }
 
 export function packExchange(outcome: FetchSuccess): PackedExchange {
@@ -51,6 +52,7 @@ export function packExchange(outcome: FetchSuccess): PackedExchange {
     responseHead: response,
     rawBody: raw,
     body: decoded === null ? raw : put(decoded),
+    ...(outcome.truncated === true ? { truncated: 'length' as const } : {}),
   };
 }
 
@@ -71,5 +73,6 @@ export function warcExchangeOf(packed: PackedExchange): WarcExchange {
     proxy: packed.proxy ?? null,
     protocol: packed.protocol ?? 'http/1.1',
     ...(packed.notModified === undefined ? {} : { notModified: packed.notModified }),
+    ...(packed.truncated === undefined ? {} : { truncated: packed.truncated }),
   };
 }

@@ -35,6 +35,8 @@ export interface WarcExchange {
    * server-not-modified) referring to the capture of `refersToDate`.
    */
   notModified?: { refersToDate: Date };
+  /** 'length': the body was cut at a size limit (a robots.txt past 500 KiB); said in WARC-Truncated. */
+  truncated?: 'length';
 }
 
 const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
@@ -234,6 +236,9 @@ export class WarcWriter {
               ['WARC-Refers-To-Target-URI', exchange.url],
               ['WARC-Refers-To-Date', warcDate(revisit.refersToDate)],
             ] as WarcField[])),
+        ...(exchange.truncated === undefined
+          ? []
+          : ([['WARC-Truncated', exchange.truncated]] as WarcField[])),
         ['Content-Type', 'application/http;msgtype=response'],
         ['WARC-Block-Digest', sha1Digest(exchange.responseHead, exchange.rawBody)],
         // A 304 has no payload: the revisit record holds its head alone.

@@ -5,12 +5,47 @@
  */
 
 import { CobwebError } from '../../errors.js';
-import type { FetchFailure, FetchOutcome } from '../types.js';
-import { allowAll, disallowAll, parsedTextOf, parseRobotsTxt, type RobotsTxt } from './robots-txt.js';
+import type { FetchFailure, FetchOutcome, RequestLimits, Validators } from '../types.js';
+import {
+  allowAll,
+  disallowAll,
+  MAX_ROBOTS_BYTES,
+  parsedTextOf,
+  parseRobotsTxt,
+  type RobotsTxt,
+} from './robots-txt.js';
 
-/** A GET that does NOT follow redirects (our Fetcher). */
-/** Fetches one robots.txt URL; with `startBy`, only if the request can go out by then (else 'late'). */
+/**
+ * Fetches one robots.txt URL, a GET that does NOT follow redirects (our Fetcher, through
+ * robotsFetchOf); with `startBy`, only if the request can go out by then (else 'late').
+ */
 export type RobotsFetch = (url: string, startBy?: number) => Promise<FetchOutcome>;
+
+/**
+ * The bytes of a robots.txt read: what the parser uses (RFC 9309 2.5 asks for at least
+ * 500 KiB), and one more, which tells the parser whether its last line was cut.
+ */
+export const ROBOTS_READ_BYTES = MAX_ROBOTS_BYTES + 1;
+
+/** What robotsFetchOf needs of the Fetcher. */
+export interface RobotsFetcher {
+  fetch(
+    url: string,
+    validators?: Validators,
+    startBy?: number,
+    limits?: RequestLimits,
+  ): Promise<FetchOutcome>;
+}
+
+/**
+ * The RobotsFetch of a Fetcher: a robots.txt is read up to ROBOTS_READ_BYTES and then
+ * cut, so that a 50 MB file costs 500 KiB and is used, not refused as too large (which
+ * a 200 would make "unreachable": the whole site closed).
+ */
+export function robotsFetchOf(fetcher: RobotsFetcher): RobotsFetch {
+  const limits: RequestLimits = { readAtMostBytes: ROBOTS_READ_BYTES };
+  return (url, startBy) => fetcher.fetch(url, undefined, startBy, limits);
+}
 
 export type RobotsState = 'parsed' | 'allow-all' | 'unavailable';
 
@@ -75,7 +110,7 @@ export async function loadRobotsTxt(
     }
     const status = outcome.status;
     if (status >= 200 && status < 300) {
-      // parseRobotsTxt reads no further than MAX_ROBOTS_BYTES; the Fetcher's own body limit may be larger.
+      // parseRobotsTxt reads no further than MAX_ROBOTS_BYTES, so a body cut there (robotsFetchOf) is whole to it.
       const robots = parseRobotsTxt(outcome.body, productToken);
       return { state: 'parsed', status, robots, text: parsedTextOf(outcome.body) };
     }
