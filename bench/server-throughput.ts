@@ -6,7 +6,8 @@
 // Run: node --import tsx bench/server-throughput.ts   (npm run bench runs it after the crawl table)
 // Knobs: BENCH_SERVER_URLS (completions per run, default 20000), BENCH_SERVER_BATCH (64),
 // BENCH_SERVER_HOSTS (host counts, default 200,10000), BENCH_SERVER_MIXES (default
-// all-new,nine-known; the one-URL row runs with all-new).
+// all-new,nine-known; the one-URL row runs with all-new), BENCH_SERVER_AGAINST (another
+// checkout, built: each row runs on its server too, right after this one's).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,7 @@ const MIXES = (process.env.BENCH_SERVER_MIXES ?? 'all-new,nine-known').split(','
 
 interface Row {
   run: string;
+  server: string;
   mix: MixName;
   hosts: number;
   urls: number;
@@ -62,9 +64,22 @@ interface RunningServer {
   stop(): Promise<number>;
 }
 
-async function startServer(dir: string): Promise<RunningServer> {
+/** A server to measure: this checkout's, or another's (BENCH_SERVER_AGAINST). */
+interface Contender {
+  name: string;
+  checkout: string;
+}
+
+const CONTENDERS: Contender[] = [
+  { name: 'this', checkout: repoDir },
+  ...(process.env.BENCH_SERVER_AGAINST
+    ? [{ name: 'against', checkout: resolve(process.env.BENCH_SERVER_AGAINST) }]
+    : []),
+];
+
+async function startServer(dir: string, contender: Contender): Promise<RunningServer> {
   const child = spawnCobweb(
-    join(repoDir, 'bin', 'cobweb.js'),
+    join(contender.checkout, 'bin', 'cobweb.js'),
     [
       'server',
       '--data',
@@ -81,7 +96,7 @@ async function startServer(dir: string): Promise<RunningServer> {
       '1000',
       '--no-builtin-modules',
     ],
-    repoDir,
+    contender.checkout,
   );
   const stderr = collectStderrTail(child);
   const rss = watchPeakRss(child.pid as number);
@@ -214,9 +229,15 @@ async function originalClient(port: number, mix: LinkMix, budget: { left: number
   return completed;
 }
 
-async function measure(label: string, client: Client, mixName: MixName, hosts: number): Promise<Row> {
+async function measure(
+  label: string,
+  client: Client,
+  mixName: MixName,
+  hosts: number,
+  contender: Contender,
+): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'cobweb-bench-server-'));
-  const server = await startServer(dir);
+  const server = await startServer(dir, contender);
   try {
     // The mix is shared by the clients: a link one found is a link the others know.
     const mix = new LinkMix(mixName, hosts, OUTLINKS);
@@ -232,6 +253,7 @@ async function measure(label: string, client: Client, mixName: MixName, hosts: n
     const peakRssBytes = await server.stop();
     return {
       run: label,
+      server: contender.name,
       mix: mixName,
       hosts,
       urls: counts.reduce((a, b) => a + b, 0),
@@ -250,27 +272,32 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   if (MIXES.includes('all-new')) {
     const oneUrl = `one-URL packets (DEQUEUE, ${OUTLINKS} ENQUEUE, STOREURL)`;
-    rows.push(await measure(oneUrl, originalClient, 'all-new', HOST_COUNTS[0] as number));
+    for (const c of CONTENDERS)
+      rows.push(await measure(oneUrl, originalClient, 'all-new', HOST_COUNTS[0] as number, c));
   }
   for (const hosts of HOST_COUNTS) {
-    for (const mix of MIXES) rows.push(await measure(batched, batchedClient, mix, hosts));
+    for (const mix of MIXES) {
+      for (const c of CONTENDERS) rows.push(await measure(batched, batchedClient, mix, hosts, c));
+    }
   }
   console.log(describeMachine());
   console.log(
     `${CLIENTS} clients in one process, ${TOTAL} URLs leased and completed per run, ${OUTLINKS} outlinks each (all-new: 10 new; nine-known: 1 new, 9 added before, most on the page's host); server: SQLite store, no modules\n`,
   );
+  if (CONTENDERS.length > 1) console.log(`against: ${CONTENDERS[1]?.checkout}\n`);
   console.log(
-    '| run | mix | hosts | URLs | seconds | URLs/s | server CPU s | clients CPU s | server peak RSS (MiB) |',
+    '| run | server | mix | hosts | URLs | seconds | URLs/s | server CPU s | server CPU µs/URL | clients CPU s | server peak RSS (MiB) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
+    const perUrl = r.serverCpuSeconds === undefined ? '-' : ((r.serverCpuSeconds * 1e6) / r.urls).toFixed(0);
     console.log(
-      `| ${r.run} | ${r.mix} | ${r.hosts} | ${r.urls} | ${r.seconds.toFixed(2)} | ${(r.urls / r.seconds).toFixed(0)} | ${r.serverCpuSeconds?.toFixed(1) ?? '-'} | ${r.clientCpuSeconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(1)} |`,
+      `| ${r.run} | ${r.server} | ${r.mix} | ${r.hosts} | ${r.urls} | ${r.seconds.toFixed(2)} | ${(r.urls / r.seconds).toFixed(0)} | ${r.serverCpuSeconds?.toFixed(1) ?? '-'} | ${perUrl} | ${r.clientCpuSeconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(1)} |`,
     );
   }
   for (const r of rows.filter((row) => row.run === batched && row.mix === 'nine-known')) {
     console.log(
-      `\nbatched, nine-known, ${r.hosts} hosts: ${(r.urls / r.seconds).toFixed(0)} URLs/s (target >= ${TARGET_NINE_KNOWN})`,
+      `\n${r.server}: batched, nine-known, ${r.hosts} hosts: ${(r.urls / r.seconds).toFixed(0)} URLs/s (target >= ${TARGET_NINE_KNOWN})`,
     );
   }
 }
