@@ -702,7 +702,7 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(await f.robots('http://b.test', b)).toEqual({ kind: 'read' });
     });
 
-    it('a read given back, or held past a lease time, goes to another crawler', async () => {
+    it('a read given back, held past a lease time, or held by a crawler gone, goes to another crawler', async () => {
       const f = await store({ leaseMs: 60_000 });
       const a = await f.registerCrawler('a');
       const b = await f.registerCrawler('b');
@@ -712,6 +712,10 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect((await f.robots('http://a.test', a)).kind).toBe('busy');
       clock += 60_000;
       expect((await f.robots('http://a.test', a)).kind).toBe('read');
+      // A reader that is gone (left, or killed and found dead) holds nothing.
+      await f.leave(a);
+      const c = await f.registerCrawler('c');
+      expect((await f.robots('http://a.test', c)).kind).toBe('read');
     });
 
     it("keeps the crawl's seeds (origins, private addresses) any caller gave, for every caller", async (ctx) => {

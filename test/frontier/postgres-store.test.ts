@@ -41,6 +41,7 @@ describe('the PostgreSQL store', () => {
       { version: 2 },
       { version: 3 },
       { version: 4 },
+      { version: 5 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });

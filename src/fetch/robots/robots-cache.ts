@@ -73,7 +73,7 @@ export interface RobotsCacheOptions {
   /** How long a 5xx/unreachable verdict holds before trying again, default 1 h. */
   unavailableRetryMs?: number;
   now?: () => number;
-  /** Default DEFAULT_MAX_ORIGINS. */
+  /** Default DEFAULT_MAX_ORIGINS, or DEFAULT_MAX_ORIGINS_SHARED with `shared`. */
   maxOrigins?: number;
 }
 
@@ -83,6 +83,12 @@ export { DEFAULT_ROBOTS_TTL_MS, DEFAULT_UNAVAILABLE_RETRY_MS };
  * one loaded longest ago is forgotten (and read again if the crawl comes back to it).
  */
 export const DEFAULT_MAX_ORIGINS = 100_000;
+/**
+ * Origins kept at most when the crawl's store keeps the entries (`shared`): a forgotten
+ * one costs a question to the store, not a request to the site, so a crawler of 10^5
+ * hosts keeps the rules of the last 10^4 it met rather than all of them in its memory.
+ */
+export const DEFAULT_MAX_ORIGINS_SHARED = 10_000;
 
 /** What refresh() did: the requests it made itself (none when it joined a load already running). */
 export interface RobotsRefresh {
@@ -110,7 +116,8 @@ export class RobotsCache {
     this.#ttlMs = options.ttlMs ?? DEFAULT_ROBOTS_TTL_MS;
     this.#unavailableRetryMs = options.unavailableRetryMs ?? DEFAULT_UNAVAILABLE_RETRY_MS;
     this.#now = options.now ?? Date.now;
-    this.#maxOrigins = options.maxOrigins ?? DEFAULT_MAX_ORIGINS;
+    this.#maxOrigins =
+      options.maxOrigins ?? (options.shared === undefined ? DEFAULT_MAX_ORIGINS : DEFAULT_MAX_ORIGINS_SHARED);
   }
 
   /** Whether `url` (a canonical http(s) URL) may be fetched. Rejects with a TypeError for anything else. */

@@ -13,8 +13,14 @@ export class MemoryHostDecisions {
   private readonly origins = new Set<string>();
   private readonly addresses = new Set<string>();
 
-  robots(origin: string, crawler: CrawlerId, now: number, leaseMs: number): RobotsAnswer {
-    const { answer, row } = askRobots(this.robotsRows.get(origin), crawler, now, leaseMs);
+  robots(
+    origin: string,
+    crawler: CrawlerId,
+    now: number,
+    leaseMs: number,
+    isLive: (reader: CrawlerId) => boolean,
+  ): RobotsAnswer {
+    const { answer, row } = askRobots(this.robotsRows.get(origin), crawler, now, leaseMs, isLive);
     if (row !== null) this.robotsRows.set(origin, row);
     return answer;
   }

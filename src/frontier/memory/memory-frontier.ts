@@ -265,7 +265,9 @@ export class MemoryFrontier implements Frontier {
   }
 
   async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
-    return this.serial(() => this.decisions.robots(origin, crawler, this.now(), this.settings.leaseMs));
+    return this.serial(() =>
+      this.decisions.robots(origin, crawler, this.now(), this.settings.leaseMs, (c) => this.isLive(c)),
+    );
   }
 
   async recordRobots(

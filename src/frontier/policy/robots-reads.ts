@@ -13,7 +13,8 @@ import type { CrawlerId, FrontierSettings } from '../types.js';
 /**
  * robots.txt once per crawl: every store keeps, per origin, the entry the crawl holds
  * and who is reading the file now, and changes them only through these functions. A
- * read is held for its reader for a lease time: a reader that died gives it up then.
+ * read is held for its reader for a lease time, or until the store finds the reader
+ * gone (left, or dead: a crawl resumed after kill -9 reads the file at once).
  */
 export interface RobotsRow {
   held: HeldRobots | null;
@@ -29,20 +30,26 @@ export function robotsTimesOf(settings: Pick<FrontierSettings, 'robots'>): Robot
   );
 }
 
+/** Whether another crawler's read of the row is held for it now (its liveness aside). */
+export function heldByAnother(row: RobotsRow | undefined, crawler: CrawlerId, now: number): boolean {
+  return row !== undefined && row.readBy !== null && row.readBy !== crawler && row.readUntil > now;
+}
+
 /**
- * robots(): the entry while it holds; else 'busy' while another crawler's read is held
- * for it; else the read is this crawler's (`row` is then what to store).
+ * robots(): the entry while it holds; else 'busy' while another live crawler's read is
+ * held for it; else the read is this crawler's (`row` is then what to store).
  */
 export function askRobots(
   row: RobotsRow | undefined,
   crawler: CrawlerId,
   now: number,
   leaseMs: number,
+  isLive: (reader: CrawlerId) => boolean,
 ): { answer: RobotsAnswer; row: RobotsRow | null } {
   if (row?.held != null && row.held.expiresAt > now) {
     return { answer: { kind: 'known', robots: storedOf(row.held, now) }, row: null };
   }
-  if (row !== undefined && row.readBy !== null && row.readBy !== crawler && row.readUntil > now) {
+  if (heldByAnother(row, crawler, now) && isLive(row?.readBy as CrawlerId)) {
     return { answer: { kind: 'busy' }, row: null };
   }
   return {

@@ -1,11 +1,21 @@
 import type { RobotsAnswer, RobotsEntry, StoredRobots } from '../../fetch/robots/robots-entry.js';
-import { afterRobotsRead, askRobots, type RobotsRow, robotsTimesOf } from '../policy/robots-reads.js';
+import {
+  afterRobotsRead,
+  askRobots,
+  heldByAnother,
+  type RobotsRow,
+  robotsTimesOf,
+} from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds } from '../types.js';
+import { liveCrawlers } from './crawlers.js';
 import type { Tx } from './tx.js';
 
 /** robots(): the crawl's entry for an origin, or the read for this crawler, or 'busy'. */
 export async function askRobotsOf(tx: Tx, origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
-  const { answer, row } = askRobots(await robotsRowOf(tx, origin), crawler, tx.now, tx.settings.leaseMs);
+  const found = await robotsRowOf(tx, origin);
+  // Who is alive is read only when another crawler's read stands in the way.
+  const live = heldByAnother(found, crawler, tx.now) ? await liveCrawlers(tx) : new Set<number>();
+  const { answer, row } = askRobots(found, crawler, tx.now, tx.settings.leaseMs, (c) => live.has(c));
   if (row !== null) await putRobotsRow(tx, origin, row);
   return answer;
 }

@@ -1,12 +1,14 @@
 import type { RobotsAnswer, RobotsEntry, StoredRobots } from '../../fetch/robots/robots-entry.js';
 import { afterRobotsRead, askRobots, type RobotsRow, robotsTimesOf } from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds } from '../types.js';
+import { liveCrawlers } from './crawlers.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
 /** robots(): the crawl's entry for an origin, or the read for this crawler, or 'busy'. */
 export function askRobotsOf(s: Store, origin: string, crawler: CrawlerId, tx: Tx): RobotsAnswer {
-  const { answer, row } = askRobots(robotsRowOf(s, origin), crawler, tx.now, s.settings.leaseMs);
+  const isLive = (reader: CrawlerId) => liveCrawlers(s, tx.now).has(reader);
+  const { answer, row } = askRobots(robotsRowOf(s, origin), crawler, tx.now, s.settings.leaseMs, isLive);
   if (row !== null) putRobotsRow(s, origin, row);
   return answer;
 }
