@@ -1,8 +1,13 @@
 // The server's own speed, with no HTTP: four clients lease URLs from one `cobweb server`
-// and complete each with 10 new outlinks, once with the original one-URL packets
-// (DEQUEUE, ten ENQUEUE, STOREURL) and once with the batched ones (LEASE n, COMPLETE n).
+// and complete each with 10 outlinks, once with the original one-URL packets (DEQUEUE,
+// ten ENQUEUE, STOREURL) and then with the batched ones (LEASE n, COMPLETE n), on two
+// link mixes side by side: all 10 new (every one a new row), and the web's mix, 9 of 10
+// already known (link-mix.ts), over a few hundred hosts and over ten thousand.
 // Run: node --import tsx bench/server-throughput.ts   (npm run bench runs it after the crawl table)
-// Knobs: BENCH_SERVER_URLS (completions per run, default 20000), BENCH_SERVER_BATCH (64).
+// Knobs: BENCH_SERVER_URLS (completions per run, default 20000), BENCH_SERVER_BATCH (64),
+// BENCH_SERVER_HOSTS (host counts, default 200,10000), BENCH_SERVER_MIXES (default
+// all-new,nine-known; the one-URL row runs with all-new), BENCH_SERVER_AGAINST (another
+// checkout, built: each row runs on its server too, right after this one's).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,13 +17,13 @@ import { RemoteFrontier } from '../src/frontier/remote/remote-frontier.js';
 import type { Completion, NewLink } from '../src/frontier/types.js';
 import { encode, type OriginalTarget } from '../src/protocol/index.js';
 import { collectStderrTail, processCpuSeconds, spawnCobweb, waitForExit, watchPeakRss } from './child.js';
+import { LinkMix, type MixName } from './link-mix.js';
 import { describeMachine } from './report.js';
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLIENTS = 4;
 const OUTLINKS = 10;
-const HOSTS = 200;
-const TARGET_BATCHED = 20_000;
+const TARGET_NINE_KNOWN = 10_000;
 const TIME_LIMIT_MS = 120_000;
 
 function intFrom(name: string, fallback: number): number {
@@ -30,20 +35,27 @@ function intFrom(name: string, fallback: number): number {
 
 const TOTAL = intFrom('BENCH_SERVER_URLS', 20_000);
 const BATCH = intFrom('BENCH_SERVER_BATCH', 64);
+const HOST_COUNTS = (process.env.BENCH_SERVER_HOSTS ?? '200,10000').split(',').map((h) => {
+  const n = Number(h);
+  if (!Number.isInteger(n) || n < 1) throw new RangeError('BENCH_SERVER_HOSTS must list positive integers');
+  return n;
+});
+const MIXES = (process.env.BENCH_SERVER_MIXES ?? 'all-new,nine-known').split(',').map((m) => {
+  if (m !== 'all-new' && m !== 'nine-known')
+    throw new RangeError('BENCH_SERVER_MIXES lists all-new, nine-known');
+  return m as MixName;
+});
 
 interface Row {
   run: string;
+  server: string;
+  mix: MixName;
+  hosts: number;
   urls: number;
   seconds: number;
   serverCpuSeconds: number | undefined;
+  clientCpuSeconds: number;
   peakRssBytes: number;
-}
-
-/** URLs on HOSTS made-up hosts (never fetched: nothing here speaks HTTP). */
-let serial = 0;
-function freshUrl(): string {
-  serial++;
-  return `http://h${serial % HOSTS}.bench.test/p/${serial}`;
 }
 
 interface RunningServer {
@@ -52,9 +64,22 @@ interface RunningServer {
   stop(): Promise<number>;
 }
 
-async function startServer(dir: string): Promise<RunningServer> {
+/** A server to measure: this checkout's, or another's (BENCH_SERVER_AGAINST). */
+interface Contender {
+  name: string;
+  checkout: string;
+}
+
+const CONTENDERS: Contender[] = [
+  { name: 'this', checkout: repoDir },
+  ...(process.env.BENCH_SERVER_AGAINST
+    ? [{ name: 'against', checkout: resolve(process.env.BENCH_SERVER_AGAINST) }]
+    : []),
+];
+
+async function startServer(dir: string, contender: Contender): Promise<RunningServer> {
   const child = spawnCobweb(
-    join(repoDir, 'bin', 'cobweb.js'),
+    join(contender.checkout, 'bin', 'cobweb.js'),
     [
       'server',
       '--data',
@@ -71,7 +96,7 @@ async function startServer(dir: string): Promise<RunningServer> {
       '1000',
       '--no-builtin-modules',
     ],
-    repoDir,
+    contender.checkout,
   );
   const stderr = collectStderrTail(child);
   const rss = watchPeakRss(child.pid as number);
@@ -100,22 +125,25 @@ async function startServer(dir: string): Promise<RunningServer> {
   };
 }
 
-/** Queues the first URLs, untimed, so every client has work from the start. */
-async function seed(port: number, count: number): Promise<void> {
+/** Queues the first URLs, untimed, so every client has work from the start, on every host. */
+async function seed(port: number, mix: LinkMix, count: number): Promise<void> {
   const f = new RemoteFrontier({ host: '127.0.0.1', port });
   const crawler = await f.registerCrawler('seeder');
   for (let done = 0; done < count; done += 1000) {
     const links: NewLink[] = Array.from({ length: Math.min(1000, count - done) }, () => ({
-      url: freshUrl(),
+      url: mix.fresh(),
       depth: 0,
       via: null,
     }));
     await f.add(links, [], crawler);
+    mix.added(links.map((l) => l.url));
   }
   await f.close();
 }
 
-async function batchedClient(port: number, budget: { left: number }): Promise<number> {
+type Client = (port: number, mix: LinkMix, budget: { left: number }) => Promise<number>;
+
+async function batchedClient(port: number, mix: LinkMix, budget: { left: number }): Promise<number> {
   const f = new RemoteFrontier({ host: '127.0.0.1', port });
   const crawler = await f.registerCrawler('bench');
   let completed = 0;
@@ -126,15 +154,21 @@ async function batchedClient(port: number, budget: { left: number }): Promise<nu
     const { leases } = await f.lease(want, crawler, { waitMs: 100 });
     budget.left += want - leases.length;
     if (leases.length === 0) continue;
-    const batch: Completion[] = leases.map((l) => ({
-      leaseId: l.id,
-      outcome: { kind: 'done' },
-      report: { fetchMs: 1 },
-      outlinks: Array.from({ length: OUTLINKS }, () => ({ url: freshUrl(), depth: l.depth + 1, via: l.url })),
-      rejected: [],
-      record: { url: l.url, status: 200 },
-    }));
+    const fresh: string[] = [];
+    const batch: Completion[] = leases.map((l) => {
+      const links = mix.outlinks(l.host);
+      fresh.push(...links.slice(0, mix.newPerPage));
+      return {
+        leaseId: l.id,
+        outcome: { kind: 'done' },
+        report: { fetchMs: 1 },
+        outlinks: links.map((url) => ({ url, depth: l.depth + 1, via: l.url })),
+        rejected: [],
+        record: { url: l.url, status: 200 },
+      };
+    });
     await f.complete(batch, crawler);
+    mix.added(fresh);
     completed += leases.length;
   }
   await f.close();
@@ -142,7 +176,7 @@ async function batchedClient(port: number, budget: { left: number }): Promise<nu
 }
 
 /** A client that speaks only the original packets: DEQUEUE, ENQUEUE per outlink, STOREURL. */
-async function originalClient(port: number, budget: { left: number }): Promise<number> {
+async function originalClient(port: number, mix: LinkMix, budget: { left: number }): Promise<number> {
   const socket: Socket = connect({ host: '127.0.0.1', port });
   socket.setNoDelay(true);
   await new Promise<void>((r, reject) => {
@@ -178,7 +212,7 @@ async function originalClient(port: number, budget: { left: number }): Promise<n
     const target: OriginalTarget = { addr: '0.0.0.0', port: 80, host, path };
     const frames: Buffer[] = [];
     for (let i = 0; i < OUTLINKS; i++) {
-      const u = new URL(freshUrl());
+      const u = new URL(mix.fresh());
       frames.push(
         encode({ type: 'ENQUEUE', target: { addr: '0.0.0.0', port: 80, host: u.host, path: u.pathname } }),
       );
@@ -197,24 +231,35 @@ async function originalClient(port: number, budget: { left: number }): Promise<n
 
 async function measure(
   label: string,
-  client: (port: number, budget: { left: number }) => Promise<number>,
+  client: Client,
+  mixName: MixName,
+  hosts: number,
+  contender: Contender,
 ): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'cobweb-bench-server-'));
-  const server = await startServer(dir);
+  const server = await startServer(dir, contender);
   try {
-    await seed(server.port, 4 * CLIENTS * BATCH);
+    // The mix is shared by the clients: a link one found is a link the others know.
+    const mix = new LinkMix(mixName, hosts, OUTLINKS);
+    await seed(server.port, mix, Math.max(4 * CLIENTS * BATCH, hosts));
     const cpuBefore = processCpuSeconds(server.pid);
+    const clientCpuBefore = process.cpuUsage();
     const budget = { left: TOTAL };
     const started = performance.now();
-    const counts = await Promise.all(Array.from({ length: CLIENTS }, () => client(server.port, budget)));
+    const counts = await Promise.all(Array.from({ length: CLIENTS }, () => client(server.port, mix, budget)));
     const seconds = (performance.now() - started) / 1000;
     const cpuAfter = processCpuSeconds(server.pid);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
     const peakRssBytes = await server.stop();
     return {
       run: label,
+      server: contender.name,
+      mix: mixName,
+      hosts,
       urls: counts.reduce((a, b) => a + b, 0),
       seconds,
       serverCpuSeconds: cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore,
+      clientCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6,
       peakRssBytes,
     };
   } finally {
@@ -223,25 +268,38 @@ async function measure(
 }
 
 async function main(): Promise<void> {
-  const rows = [
-    await measure(`one-URL packets (DEQUEUE, ${OUTLINKS} ENQUEUE, STOREURL)`, originalClient),
-    await measure(`batched packets (LEASE ${BATCH}, COMPLETE ${BATCH})`, batchedClient),
-  ];
+  const batched = `batched packets (LEASE ${BATCH}, COMPLETE ${BATCH})`;
+  const rows: Row[] = [];
+  if (MIXES.includes('all-new')) {
+    const oneUrl = `one-URL packets (DEQUEUE, ${OUTLINKS} ENQUEUE, STOREURL)`;
+    for (const c of CONTENDERS)
+      rows.push(await measure(oneUrl, originalClient, 'all-new', HOST_COUNTS[0] as number, c));
+  }
+  for (const hosts of HOST_COUNTS) {
+    for (const mix of MIXES) {
+      for (const c of CONTENDERS) rows.push(await measure(batched, batchedClient, mix, hosts, c));
+    }
+  }
   console.log(describeMachine());
   console.log(
-    `${CLIENTS} clients, ${TOTAL} URLs leased and completed per run, ${OUTLINKS} new outlinks each, ${HOSTS} hosts; server: SQLite store, no modules\n`,
+    `${CLIENTS} clients in one process, ${TOTAL} URLs leased and completed per run, ${OUTLINKS} outlinks each (all-new: 10 new; nine-known: 1 new, 9 added before, most on the page's host); server: SQLite store, no modules\n`,
   );
-  console.log('| run | URLs | seconds | URLs/s | server CPU s | server peak RSS (MiB) |');
-  console.log('|---|---|---|---|---|---|');
+  if (CONTENDERS.length > 1) console.log(`against: ${CONTENDERS[1]?.checkout}\n`);
+  console.log(
+    '| run | server | mix | hosts | URLs | seconds | URLs/s | server CPU s | server CPU µs/URL | clients CPU s | server peak RSS (MiB) |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
+    const perUrl = r.serverCpuSeconds === undefined ? '-' : ((r.serverCpuSeconds * 1e6) / r.urls).toFixed(0);
     console.log(
-      `| ${r.run} | ${r.urls} | ${r.seconds.toFixed(2)} | ${(r.urls / r.seconds).toFixed(0)} | ${r.serverCpuSeconds?.toFixed(1) ?? '-'} | ${(r.peakRssBytes / 2 ** 20).toFixed(1)} |`,
+      `| ${r.run} | ${r.server} | ${r.mix} | ${r.hosts} | ${r.urls} | ${r.seconds.toFixed(2)} | ${(r.urls / r.seconds).toFixed(0)} | ${r.serverCpuSeconds?.toFixed(1) ?? '-'} | ${perUrl} | ${r.clientCpuSeconds.toFixed(1)} | ${(r.peakRssBytes / 2 ** 20).toFixed(1)} |`,
     );
   }
-  const batched = rows[1] as Row;
-  console.log(
-    `\nbatched: ${(batched.urls / batched.seconds).toFixed(0)} URLs/s (target >= ${TARGET_BATCHED})`,
-  );
+  for (const r of rows.filter((row) => row.run === batched && row.mix === 'nine-known')) {
+    console.log(
+      `\n${r.server}: batched, nine-known, ${r.hosts} hosts: ${(r.urls / r.seconds).toFixed(0)} URLs/s (target >= ${TARGET_NINE_KNOWN})`,
+    );
+  }
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));

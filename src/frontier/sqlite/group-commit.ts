@@ -97,7 +97,7 @@ export class GroupCommit {
     const run = s.db.transaction(() => {
       const shared = {
         now: s.now(),
-        hosts: new HostTable(s.hostSt, s.settings, s.settings.key === 'ip'),
+        hosts: s.keptHosts ?? new HostTable(s.hostSt, s.settings, s.settings.key === 'ip'),
         delta: noCounts(),
       };
       const releaseTx: Tx = { ...shared, records: [] };
@@ -120,9 +120,12 @@ export class GroupCommit {
       return results;
     });
     try {
-      return run.immediate();
+      const results = run.immediate();
+      s.keptHosts?.trim();
+      return results;
     } catch (err) {
       // What the caches remembered may not have been committed.
+      s.keptHosts?.forget();
       s.recent.clear();
       s.heads?.clear();
       readDueTimes(s);

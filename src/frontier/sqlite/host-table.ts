@@ -14,20 +14,43 @@ interface Cached<T> {
  * A host's row and the budget its row in the file names (null: no row yet). A host's
  * budget rarely changes, and an update naming the budget column rewrites the host's
  * entry in hosts_budget even when the value is the same: a page more in every commit.
+ * `stored` is the row as the file has it (null: not known), so that an unchanged row is
+ * not written again.
  */
 interface CachedHost extends Cached<HostRow> {
   storedBudget: string | null;
+  stored: StoredHost | null;
 }
+
+/** A host's columns as last read from or written to the file. */
+interface StoredHost {
+  queued: number;
+  minDepth: number;
+  taken: number;
+  retired: boolean;
+  ready: number;
+}
+
+/** Past this many hosts a kept table forgets its clean entries (they are read again when wanted). */
+const KEPT_HOSTS = 65_536;
 
 /**
  * The hosts and budgets one transaction touches, read once and written back once by
  * flush(): a page with a hundred links to its own host costs one host update, not a
  * hundred. Each host's ready_at is written from its budget, so the ready hosts are
  * found by one index.
+ *
+ * A store that one process holds keeps one table from transaction to transaction
+ * (`kept`): nobody else writes the file, so a host's row and budget are read once, not
+ * once a transaction, and a row whose columns did not change is not written again. A
+ * transaction that rolls back forgets it all (forget()).
  */
 export class HostTable {
   private readonly hosts = new Map<string, CachedHost>();
   private readonly budgets = new Map<string, Cached<BudgetState>>();
+  /** What flush() writes: only these, not every entry the table holds. */
+  private readonly dirtyHosts = new Set<CachedHost>();
+  private readonly dirtyBudgets = new Set<string>();
 
   constructor(
     private readonly st: HostStatements,
@@ -41,7 +64,14 @@ export class HostTable {
     let c = this.hosts.get(key);
     if (c === undefined) {
       const r = this.st.getHost.get(key) as
-        | { budget: string; queued: number; min_depth: number; taken: number; retired: number }
+        | {
+            budget: string;
+            queued: number;
+            min_depth: number;
+            taken: number;
+            retired: number;
+            ready_at: number;
+          }
         | undefined;
       c =
         r === undefined
@@ -49,6 +79,7 @@ export class HostTable {
               row: { host: key, budget: key, queued: 0, minDepth: 0, taken: 0, retired: false },
               dirty: true,
               storedBudget: null,
+              stored: null,
             }
           : {
               row: {
@@ -61,8 +92,16 @@ export class HostTable {
               },
               dirty: false,
               storedBudget: r.budget,
+              stored: {
+                queued: r.queued,
+                minDepth: r.min_depth,
+                taken: r.taken,
+                retired: r.retired === 1,
+                ready: r.ready_at,
+              },
             };
       this.hosts.set(key, c);
+      if (c.dirty) this.dirtyHosts.add(c);
     }
     return c.row;
   }
@@ -79,13 +118,16 @@ export class HostTable {
   /** Marks a host changed (its row is written by flush). */
   touch(host: HostRow): void {
     const c = this.hosts.get(host.host);
-    if (c !== undefined) c.dirty = true;
+    if (c === undefined) return;
+    c.dirty = true;
+    this.dirtyHosts.add(c);
   }
 
   setBudget(key: string, state: BudgetState): void {
     const c = this.cachedBudget(key);
     c.row = state;
     c.dirty = true;
+    this.dirtyBudgets.add(key);
   }
 
   /** One more URL of the host is queued, at this depth. */
@@ -101,28 +143,62 @@ export class HostTable {
   }
 
   flush(): void {
-    const changedBudgets = new Set<string>();
-    for (const [key, c] of this.budgets) {
-      if (!c.dirty) continue;
+    for (const key of this.dirtyBudgets) {
+      const c = this.budgets.get(key) as Cached<BudgetState>;
       const b = c.row;
       this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
       const own = settingsForHost(this.settings, key);
       if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, own, this.placed(key)), key);
-      changedBudgets.add(key);
       c.dirty = false;
+      // A host's own budget: its row's ready_at follows the budget (an address's hosts
+      // had theirs set just now). Hosts not read by this table keep the rows they have.
+      const host = this.hosts.get(key);
+      if (host !== undefined && host.row.budget === key) this.dirtyHosts.add(host);
     }
-    for (const c of this.hosts.values()) {
-      const h = c.row;
-      if (!c.dirty && !changedBudgets.has(h.budget)) continue;
-      const own = settingsForHost(this.settings, h.budget);
-      const ready = readyAt(this.budget(h.budget), own, this.placed(h.budget));
-      const retired = h.retired ? 1 : 0;
-      if (c.storedBudget === h.budget)
-        this.st.updateHost.run(h.queued, h.minDepth, h.taken, retired, ready, h.host);
-      else this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, retired, ready);
-      c.storedBudget = h.budget;
-      c.dirty = false;
+    this.dirtyBudgets.clear();
+    for (const c of this.dirtyHosts) this.writeHost(c);
+    this.dirtyHosts.clear();
+  }
+
+  /** Drops the entries with nothing to write, once there are many (a kept table, after its commit). */
+  trim(): void {
+    if (this.hosts.size + this.budgets.size <= KEPT_HOSTS) return;
+    for (const [key, c] of this.hosts) if (!c.dirty) this.hosts.delete(key);
+    for (const [key, c] of this.budgets) if (!c.dirty) this.budgets.delete(key);
+  }
+
+  /** Forgets every entry: what they say may not be what the file holds (a rollback). */
+  forget(): void {
+    this.hosts.clear();
+    this.budgets.clear();
+    this.dirtyHosts.clear();
+    this.dirtyBudgets.clear();
+  }
+
+  private writeHost(c: CachedHost): void {
+    const h = c.row;
+    const own = settingsForHost(this.settings, h.budget);
+    const ready = readyAt(this.budget(h.budget), own, this.placed(h.budget));
+    const was = c.stored;
+    c.dirty = false;
+    if (
+      !this.shared &&
+      c.storedBudget === h.budget &&
+      was !== null &&
+      was.queued === h.queued &&
+      was.minDepth === h.minDepth &&
+      was.taken === h.taken &&
+      was.retired === h.retired &&
+      was.ready === ready
+    ) {
+      return;
     }
+    const retired = h.retired ? 1 : 0;
+    if (c.storedBudget === h.budget)
+      this.st.updateHost.run(h.queued, h.minDepth, h.taken, retired, ready, h.host);
+    else this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, retired, ready);
+    c.storedBudget = h.budget;
+    c.stored = { queued: h.queued, minDepth: h.minDepth, taken: h.taken, retired: h.retired, ready };
   }
 
   private cachedBudget(key: string): Cached<BudgetState> {
@@ -139,6 +215,7 @@ export class HostTable {
               dirty: false,
             };
       this.budgets.set(key, c);
+      if (c.dirty) this.dirtyBudgets.add(key);
     }
     return c;
   }
@@ -157,7 +234,9 @@ export interface HostStatements {
 
 export function prepareHostStatements(db: Database.Database): HostStatements {
   return {
-    getHost: db.prepare(`SELECT budget, queued, min_depth, taken, retired FROM hosts WHERE host = ?`),
+    getHost: db.prepare(
+      `SELECT budget, queued, min_depth, taken, retired, ready_at FROM hosts WHERE host = ?`,
+    ),
     putHost: db.prepare(
       `INSERT INTO hosts (host, budget, queued, min_depth, taken, retired, ready_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (host) DO UPDATE SET budget = excluded.budget, queued = excluded.queued,

@@ -1,5 +1,6 @@
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import type { Completion, ExtendedLease, LeaseId } from '../types.js';
+import type { HeldLease } from './held-leases.js';
 import { adopt, earlierHoldersLease, heldRow } from './held-mode.js';
 import { GENERATIONS, splitLeaseId } from './lease-ids.js';
 import type { Store } from './store.js';
@@ -37,6 +38,26 @@ export function extendLeases(s: Store, leaseIds: readonly LeaseId[], tx: Tx): Ex
       return true;
     })
     .map((id) => ({ id, expiresAt }));
+}
+
+/**
+ * extend() of leases this process holds, all of them: their expiry is in memory alone,
+ * so no transaction is needed (a server extends every batch it is asked to complete).
+ * null when some lease is not held here: the file must be asked.
+ */
+export function extendHeld(s: Store, leaseIds: readonly LeaseId[]): ExtendedLease[] | null {
+  const held = s.held;
+  if (held === null) return null;
+  const found: HeldLease[] = [];
+  for (const id of leaseIds) {
+    const { seq, gen } = splitLeaseId(id);
+    const lease = held.get(seq, gen);
+    if (lease === undefined) return null;
+    found.push(lease);
+  }
+  const expiresAt = leaseExpiry(s.now(), s.settings);
+  for (const lease of found) lease.expiresAt = expiresAt;
+  return leaseIds.map((id) => ({ id, expiresAt }));
 }
 
 /**

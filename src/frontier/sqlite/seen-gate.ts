@@ -90,6 +90,14 @@ export class SeenGate {
   private idleWaiters: (() => void)[] = [];
   private closed: Promise<void> | null = null;
 
+  /**
+   * Whether the set answers from memory (memory, bloom): asking it costs a fingerprint
+   * and a probe, less than the recent-URL cache's string set (link-inserts.ts).
+   */
+  get inMemory(): boolean {
+    return this.kind === 'memory' || this.kind === 'bloom';
+  }
+
   private constructor(
     readonly file: string,
     readonly kind: SeenKind,

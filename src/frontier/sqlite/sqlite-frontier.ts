@@ -38,7 +38,8 @@ import { GroupCommit, NO_RELEASES } from './group-commit.js';
 import { HeldLeases } from './held-leases.js';
 import { markLeaseMode, readDueTimes } from './held-mode.js';
 import { askRobotsOf, crawlSeedsOf, recordRobotsOf } from './host-decisions.js';
-import { extendLeases } from './leases.js';
+import { HostTable } from './host-table.js';
+import { extendHeld, extendLeases } from './leases.js';
 import { insertLinks } from './link-inserts.js';
 import { schemaConnection, takeTableSeen } from './open.js';
 import { shallowestWaiting } from './passes.js';
@@ -135,6 +136,7 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     const [incarnation] = this.commit.transact(NO_RELEASES, [(tx) => markLeaseMode(s, held, tx)]) as [number];
     s.held = held ? new HeldLeases(incarnation) : null;
     s.heads = s.held === null ? null : new QueueHeads();
+    s.keptHosts = s.held === null ? null : new HostTable(s.hostSt, settings, settings.key === 'ip');
     readDueTimes(s);
     // Built here, not in a lease call's transaction, when it is wanted from the start.
     if (settings.recrawlAfterMs !== undefined) dueAgainStatement(s);
@@ -177,7 +179,8 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
   }
 
   async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
-    return this.commit.write((tx) => extendLeases(this.s, leaseIds, tx));
+    if (this.s.closed) throw new Error('the frontier is closed');
+    return extendHeld(this.s, leaseIds) ?? this.commit.write((tx) => extendLeases(this.s, leaseIds, tx));
   }
 
   async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {

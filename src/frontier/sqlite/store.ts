@@ -3,7 +3,7 @@ import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { RecentUrls } from '../recent-urls.js';
 import type { CrawlerId, FrontierSettings } from '../types.js';
 import type { HeldLeases } from './held-leases.js';
-import { type HostStatements, prepareHostStatements } from './host-table.js';
+import { type HostStatements, type HostTable, prepareHostStatements } from './host-table.js';
 import type { QueueHeads } from './queue-heads.js';
 import type { SeenGate } from './seen-gate.js';
 import { prepareStatements, type Statements } from './statements.js';
@@ -39,6 +39,11 @@ export class Store {
    * (held-leases.ts). Set once the file has been told which (held-mode.ts).
    */
   held: HeldLeases | null = null;
+  /**
+   * With held leases, the hosts and budgets read and written, kept from one transaction
+   * to the next (host-table.ts); null: each transaction reads its own.
+   */
+  keptHosts: HostTable | null = null;
   /** With held leases, the hosts' next queued rows, read ahead (queue-heads.ts). */
   heads: QueueHeads | null = null;
   /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
