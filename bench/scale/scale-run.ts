@@ -37,6 +37,8 @@ export interface ScaleRun {
 /** Slack for a gap measured at the web: its clock, timers, and the loopback between a crawler's start and the arrival. */
 export const GAP_SLACK_MS = 5;
 const MAX_DELAY_MS = 30_000;
+/** --retry-delay: also how long the crawl keeps an unreachable robots.txt (docs/robots.md). */
+export const RETRY_DELAY_MS = 1000;
 
 export function crawlFlagsFor(delayMs: number, resolve: readonly string[]): CrawlFlags {
   return {
@@ -51,7 +53,7 @@ export function crawlFlagsFor(delayMs: number, resolve: readonly string[]): Craw
       // Short waits after a 5xx / 429 (the web's Retry-After is 1 s) and after a dead
       // host's refused connection, so the crawl's end is not minutes of back-off.
       '--retry-delay',
-      '1000',
+      String(RETRY_DELAY_MS),
       '--host-backoff',
       '500',
     ],
@@ -63,7 +65,12 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'cobweb-scale-'));
   const web = await startScaleWeb(o.repoDir, {
     web: o.web,
-    gaps: { delayMs: o.delayMs, maxDelayMs: MAX_DELAY_MS, slackMs: GAP_SLACK_MS },
+    gaps: {
+      delayMs: o.delayMs,
+      maxDelayMs: MAX_DELAY_MS,
+      slackMs: GAP_SLACK_MS,
+      robotsRetryMs: RETRY_DELAY_MS,
+    },
   });
   o.onStarted?.(web);
   const flags = crawlFlagsFor(o.delayMs, web.started.resolve);

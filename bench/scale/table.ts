@@ -34,8 +34,8 @@ function perProcess(r: SetupResult, value: (p: SetupResult['processes'][number])
 
 export function resultTable(results: readonly SetupResult[]): string {
   const lines = [
-    '| set-up | every reachable page fetched | pages fetched twice | gaps under the delay | robots.txt per host: max (hosts asked twice or more) | seconds | pages/s | store on disk (MB) | lease p50/p99 ms (long-poll) | CPU s per 1,000 pages | peak RSS (MB) | web CPU s |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| set-up | every reachable page fetched | pages fetched twice | gaps under the delay | robots.txt requests before expiry (hosts) | robots.txt per host: max (hosts asked twice or more) | seconds | pages/s | store on disk (MB) | lease p50/p99 ms (long-poll) | CPU s per 1,000 pages | peak RSS (MB) | web CPU s |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
     const w = r.web;
@@ -47,6 +47,7 @@ export function resultTable(results: readonly SetupResult[]): string {
         every,
         String(w.twice),
         String(w.shortGaps),
+        `${w.robotsEarly} (${w.robotsEarlyHosts})`,
         `${w.robotsMax} (${w.robotsRepeatedHosts} of ${w.robotsHosts})`,
         r.seconds.toFixed(1),
         (w.fetched / Math.max(r.seconds, 1e-3)).toFixed(0),
@@ -89,6 +90,11 @@ export function findings(r: SetupResult): string[] {
   if (w.shortGaps > 0) {
     const e = w.shortGapExamples.map((g) => `${g.host} ${g.gapMs} ms < ${g.requiredMs} ms`).join('; ');
     out.push(`${r.label}: ${w.shortGaps} gaps under the host's delay, e.g. ${e}`);
+  }
+  if (w.robotsEarly > 0) {
+    out.push(
+      `${r.label}: ${w.robotsEarly} robots.txt requests before the previous one expired, e.g. ${w.robotsEarlyExamples.join('; ')}`,
+    );
   }
   out.push(`${r.label}: statuses answered ${JSON.stringify(w.byStatus)}, ${w.requests} requests`);
   return out;

@@ -3,7 +3,7 @@
 // requests per host. Counts in typed arrays sized by the web, not a log that grows with
 // the crawl: 10^6 pages cost a few MB.
 import type { Reach } from './reach.js';
-import { MOVED, pagePath, type ScaleWeb } from './shape.js';
+import { MOVED, pagePath, Robots, type ScaleWeb } from './shape.js';
 
 export interface GapRule {
   /** The crawler's --delay: the least gap between two requests to a host. */
@@ -12,6 +12,12 @@ export interface GapRule {
   maxDelayMs: number;
   /** Slack for the web's clock and the network between a request's start and its arrival. */
   slackMs: number;
+  /**
+   * How long the crawl keeps an unreachable (5xx) robots.txt before asking again: its
+   * --retry-delay (docs/robots.md). A readable one (2xx, 4xx) keeps 24 hours, longer
+   * than any run here: asked again at all, it was asked before it expired.
+   */
+  robotsRetryMs: number;
 }
 
 /** A request to a host, as the tally takes it: a page, robots.txt, or something else. */
@@ -43,6 +49,11 @@ export interface TallyReport {
   robotsMax: number;
   /** Hosts asked for robots.txt more than once. */
   robotsRepeatedHosts: number;
+  /** robots.txt requests that came before the host's previous one expired (see GapRule.robotsRetryMs). */
+  robotsEarly: number;
+  /** Hosts with such a request. */
+  robotsEarlyHosts: number;
+  robotsEarlyExamples: string[];
   byStatus: Record<string, number>;
 }
 
@@ -53,6 +64,8 @@ export class Tally {
   private lastAt: Float64Array;
   private lastWasRobots: Uint8Array;
   private robots: Uint16Array;
+  private robotsAt: Float64Array;
+  private robotsEarly: Uint16Array;
   requests = 0;
   /** 200s for pages: the crawl's progress, read often. */
   pages = 0;
@@ -69,6 +82,8 @@ export class Tally {
     this.lastAt = new Float64Array(web.o.hosts).fill(Number.NEGATIVE_INFINITY);
     this.lastWasRobots = new Uint8Array(web.o.hosts);
     this.robots = new Uint16Array(web.o.hosts);
+    this.robotsAt = new Float64Array(web.o.hosts);
+    this.robotsEarly = new Uint16Array(web.o.hosts);
   }
 
   /** One request's arrival (performance.now() ms). A page's "answer" is its 200 (or a moved page's 301). */
@@ -92,7 +107,20 @@ export class Tally {
     }
     this.lastAt[host] = at;
     this.lastWasRobots[host] = page === ROBOTS ? 1 : 0;
-    if (page === ROBOTS) this.robots[host] = Math.min(65_535, (this.robots[host] as number) + 1);
+    if (page === ROBOTS) this.robotsAsked(host, at);
+  }
+
+  private robotsAsked(host: number, at: number): void {
+    const before = this.robots[host] as number;
+    if (before > 0) {
+      const expiry =
+        this.web.robots[host] === Robots.ServerError ? this.rule.robotsRetryMs : Number.POSITIVE_INFINITY;
+      if (at - (this.robotsAt[host] as number) < expiry - this.rule.slackMs) {
+        this.robotsEarly[host] = Math.min(65_535, (this.robotsEarly[host] as number) + 1);
+      }
+    }
+    this.robots[host] = Math.min(65_535, before + 1);
+    this.robotsAt[host] = at;
   }
 
   answered(host: number, page: number, status: number): void {
@@ -120,6 +148,9 @@ export class Tally {
       robotsHosts: 0,
       robotsMax: 0,
       robotsRepeatedHosts: 0,
+      robotsEarly: 0,
+      robotsEarlyHosts: 0,
+      robotsEarlyExamples: [],
       byStatus: Object.fromEntries(this.byStatus),
     };
     for (let host = 0; host < web.o.hosts; host++) {
@@ -140,6 +171,13 @@ export class Tally {
       if (robots > 0) r.robotsHosts++;
       if (robots > 1) r.robotsRepeatedHosts++;
       r.robotsMax = Math.max(r.robotsMax, robots);
+      const early = this.robotsEarly[host] as number;
+      r.robotsEarly += early;
+      if (early > 0 && r.robotsEarlyHosts++ < EXAMPLES) {
+        r.robotsEarlyExamples.push(
+          `${web.hostName(host)} asked ${robots} times (robots.txt ${web.robotsTxt(host).status})`,
+        );
+      }
     }
     return r;
   }
