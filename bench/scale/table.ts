@@ -96,6 +96,9 @@ export function findings(r: SetupResult): string[] {
       `${r.label}: ${w.robotsEarly} robots.txt requests before the previous one expired, e.g. ${w.robotsEarlyExamples.join('; ')}`,
     );
   }
-  out.push(`${r.label}: statuses answered ${JSON.stringify(w.byStatus)}, ${w.requests} requests`);
+  const b = w.biggestHost;
+  out.push(
+    `${r.label}: statuses answered ${JSON.stringify(w.byStatus)}, ${w.requests} requests; the biggest host (${b.pages} pages) got ${b.requests} requests, ${b.meanGapMs} ms apart on average`,
+  );
   return out;
 }

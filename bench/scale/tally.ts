@@ -55,6 +55,11 @@ export interface TallyReport {
   robotsEarlyHosts: number;
   robotsEarlyExamples: string[];
   byStatus: Record<string, number>;
+  /**
+   * The biggest host's pages and the mean gap between its requests: its pages take at
+   * least pages x gap, which is what a politeness-bound end of a crawl waits for.
+   */
+  biggestHost: { pages: number; requests: number; meanGapMs: number };
 }
 
 const EXAMPLES = 5;
@@ -72,6 +77,9 @@ export class Tally {
   private shortGaps = 0;
   private shortGapExamples: ShortGap[] = [];
   private byStatus = new Map<number, number>();
+  private biggestFirstAt = Number.NaN;
+  private biggestLastAt = Number.NaN;
+  private biggestRequests = 0;
 
   constructor(
     private readonly web: ScaleWeb,
@@ -90,6 +98,11 @@ export class Tally {
   arrived(host: number, page: number, at: number): void {
     this.requests++;
     if (host < 0) return;
+    // Host 0 is the biggest (sizes fall with the host index).
+    if (host === 0) {
+      if (this.biggestRequests++ === 0) this.biggestFirstAt = at;
+      this.biggestLastAt = at;
+    }
     const previous = this.lastAt[host] as number;
     // The Crawl-delay cannot bind the request right after robots.txt: the crawler learns it there.
     const crawlDelay = this.lastWasRobots[host] === 1 ? 0 : this.web.crawlDelayMs(host);
@@ -152,6 +165,14 @@ export class Tally {
       robotsEarlyHosts: 0,
       robotsEarlyExamples: [],
       byStatus: Object.fromEntries(this.byStatus),
+      biggestHost: {
+        pages: web.size(0),
+        requests: this.biggestRequests,
+        meanGapMs:
+          this.biggestRequests < 2
+            ? 0
+            : Math.round((this.biggestLastAt - this.biggestFirstAt) / (this.biggestRequests - 1)),
+      },
     };
     for (let host = 0; host < web.o.hosts; host++) {
       const first = web.offsets[host] as number;
