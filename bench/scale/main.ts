@@ -81,6 +81,10 @@ async function main(): Promise<void> {
   console.log(`\nwritten to ${out}`);
 }
 
+// Stopped from outside (kill PID, Ctrl-C): exit through process.exit, so that the 'exit'
+// handlers take down what the run started (the web, the crawlers, the PostgreSQL cluster).
+for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => process.exit(130));
+
 main().catch((error: unknown) => {
   console.error(error instanceof Error ? error.stack : error);
   process.exit(1);
