@@ -1,6 +1,7 @@
 import { defaultPort } from './connector.js';
 import type { DnsCache } from './dns-cache.js';
 import { isPrivateAddress } from './ip-ranges.js';
+import { resolveLookupOf } from './resolve-map.js';
 import type { AddressPolicy } from './types.js';
 
 /**
@@ -27,9 +28,10 @@ export async function privateAddressesOf(
   dns: DnsCache,
 ): Promise<Set<string>> {
   const addresses = new Set<string>();
+  const mappedOf = resolveLookupOf(resolve);
   for (const u of urls) {
     const url = new URL(u);
-    const mapped = resolve?.get(`${url.hostname}:${url.port || defaultPort(url.protocol)}`);
+    const mapped = mappedOf?.(url.hostname, url.port || defaultPort(url.protocol));
     let found: string[] = [];
     try {
       // URL.hostname keeps an IPv6 literal's brackets; a resolver wants the bare address.

@@ -2,13 +2,14 @@ import { isIP, type LookupFunction } from 'node:net';
 import type { buildConnector as BuildConnector } from 'undici';
 import { privateAddressError } from './errors.js';
 import { systemLookup } from './node-dns.js';
+import { type ResolveLookup, resolveLookupOf } from './resolve-map.js';
 import { withNodeRoots } from './root-certificates.js';
 import type { AddressPolicy } from './types.js';
 import { buildConnector } from './undici-parts.js';
 
 export interface ConnectorOptions {
   connectTimeoutMs: number;
-  /** 'hostname:port' -> IP address to dial instead (curl --resolve). */
+  /** 'hostname:port' (or '*.suffix:port', see resolve-map.ts) -> IP address to dial instead (curl --resolve). */
   resolve?: ReadonlyMap<string, string>;
   /**
    * Name resolution for every hostname not in `resolve`; defaults to node's dns.lookup. The fetcher passes
@@ -41,13 +42,6 @@ export function defaultPort(protocol: string): string {
   return protocol === 'https:' ? '443' : '80';
 }
 
-/** Normalizes keys once so that a lookup per connection is a single Map.get (URL hostnames are lowercase). */
-function normalizeResolveMap(resolve: ReadonlyMap<string, string>): Map<string, string> {
-  const normalized = new Map<string, string>();
-  for (const [hostAndPort, address] of resolve) normalized.set(hostAndPort.toLowerCase(), address);
-  return normalized;
-}
-
 /**
  * Wraps a lookup so that only addresses the policy allows come out of it. node dials exactly what the lookup
  * returns, so the address checked is the address connected to: a name that resolves to a private address, or
@@ -74,7 +68,7 @@ function vettedLookup(lookup: LookupFunction, policy: AddressPolicy): LookupFunc
 interface Dialling {
   policy: AddressPolicy | undefined;
   lookup: LookupFunction | undefined;
-  resolve: Map<string, string> | null;
+  resolve: ResolveLookup | null;
 }
 
 function diallingOf(options: ConnectorOptions): Dialling {
@@ -82,10 +76,7 @@ function diallingOf(options: ConnectorOptions): Dialling {
   return {
     policy,
     lookup: policy === undefined ? options.lookup : vettedLookup(options.lookup ?? systemLookup, policy),
-    resolve:
-      options.resolve === undefined || options.resolve.size === 0
-        ? null
-        : normalizeResolveMap(options.resolve),
+    resolve: resolveLookupOf(options.resolve),
   };
 }
 
@@ -100,7 +91,7 @@ export function createDialledAddress(
 ): (hostname: string, port: string) => Promise<string | null> {
   const { policy, lookup, resolve } = diallingOf(options);
   return (hostname, port) => {
-    const mapped = resolve?.get(`${hostname}:${port}`);
+    const mapped = resolve?.(hostname, port);
     const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
     const literal = isIP(bare) !== 0 ? bare : undefined;
     const fixed = mapped ?? literal;
@@ -131,7 +122,7 @@ export function createTargetCheck(
   const lookup = options.lookup ?? systemLookup;
   return (hostname, port) => {
     const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-    const fixed = resolve?.get(`${hostname}:${port}`) ?? (isIP(bare) !== 0 ? bare : undefined);
+    const fixed = resolve?.(hostname, port) ?? (isIP(bare) !== 0 ? bare : undefined);
     if (policy === undefined) return Promise.resolve({ verdict: 'allowed', address: fixed ?? '' });
     if (fixed !== undefined) {
       return Promise.resolve({ verdict: policy(fixed, hostname) ? 'allowed' : 'refused', address: fixed });
@@ -171,7 +162,7 @@ export function createConnector(options: ConnectorOptions): Connector {
 
   return (target, callback) => {
     const port = target.port || defaultPort(target.protocol);
-    const address = resolve?.get(`${target.hostname}:${port}`);
+    const address = resolve?.(target.hostname, port);
     const dialled = address ?? target.hostname;
     // node does not call the lookup for an IP literal, so the vetted lookup never sees these: check here.
     if (policy !== undefined && isIP(dialled) !== 0 && !policy(dialled, target.hostname)) {

@@ -208,15 +208,29 @@ export const extensionList: OptionKind<readonly string[]> = {
       .filter((e) => e !== ''),
 };
 
-/** --resolve HOST:PORT:ADDR, like curl's; ADDR may be an IPv6 address, bracketed or not. */
+/**
+ * A --resolve host: a name, or a wildcard `*.suffix` (any host ending in `.suffix`); a
+ * `*` anywhere else, or a bare `*.`, is a mistake.
+ */
+function isResolveHost(host: string): boolean {
+  const name = host.startsWith('*.') ? host.slice(2) : host;
+  return name !== '' && !name.includes('*') && !name.includes(':');
+}
+
+/**
+ * --resolve HOST:PORT:ADDR, like curl's; ADDR may be an IPv6 address, bracketed or not.
+ * HOST may be `*.suffix` for every host under it (an exact HOST wins; see src/fetch/resolve-map.ts).
+ */
 export const resolveMap: OptionKind<ReadonlyMap<string, string>> = {
-  expected: 'HOST:PORT:ADDR with an IP address, like example.com:443:127.0.0.2',
+  expected:
+    'HOST:PORT:ADDR with an IP address, like example.com:443:127.0.0.2; HOST may be *.example.com for every host under it',
   check: (v): v is ReadonlyMap<string, string> =>
     v instanceof Map &&
     [...v].every(
       ([key, addr]) =>
         typeof key === 'string' &&
         /^[^:]+:\d{1,5}$/.test(key) &&
+        isResolveHost(key.slice(0, key.lastIndexOf(':'))) &&
         typeof addr === 'string' &&
         isIP(addr) !== 0,
     ),
@@ -227,7 +241,14 @@ export const resolveMap: OptionKind<ReadonlyMap<string, string>> = {
     const port = text.slice(first + 1, second);
     let addr = text.slice(second + 1);
     if (addr.startsWith('[') && addr.endsWith(']')) addr = addr.slice(1, -1);
-    if (first <= 0 || second === -1 || !/^\d{1,5}$/.test(port) || Number(port) > 65535 || isIP(addr) === 0) {
+    if (
+      first <= 0 ||
+      second === -1 ||
+      !isResolveHost(host) ||
+      !/^\d{1,5}$/.test(port) ||
+      Number(port) > 65535 ||
+      isIP(addr) === 0
+    ) {
       refuse(resolveMap, text);
     }
     const next = new Map(previous ?? []);

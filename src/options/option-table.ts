@@ -348,8 +348,11 @@ export const OPTIONS = {
   }),
   resolve: option(resolveMap, {
     flag: '--resolve <host:port:addr>',
-    help: 'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl)',
-    docs: { section: 'requests' },
+    help: 'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl); host may be *.example.com for every host under it (an exact host wins)',
+    docs: {
+      section: 'requests',
+      text: 'connect to addr for host:port, keeping the URL and Host header (repeatable, like curl); host may be `*.example.com` for every host under it, `example.com` itself not included (an exact host wins, then the longest suffix)',
+    },
   }),
   skipExtensions: option(extensionList, {
     default: DEFAULT_SKIP_EXTENSIONS,

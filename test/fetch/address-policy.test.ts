@@ -238,4 +238,12 @@ describe('privateAddressesOf (the addresses seeds are on)', () => {
     expect([...found].sort()).toEqual(['10.1.2.3', '127.0.0.2', '127.0.0.5', '::1']);
     expect(asked.sort()).toEqual(['gone.test', 'intranet.test', 'public.test']);
   });
+
+  it('takes a seed on a wildcard --resolve entry as the wildcard maps it, without asking DNS', async () => {
+    const { asked, cache } = tableDns({});
+    const resolve = new Map([['*.scale.test:8080', '127.0.0.6']]);
+    const found = await privateAddressesOf(['http://h1.scale.test:8080/'], resolve, cache);
+    expect([...found]).toEqual(['127.0.0.6']);
+    expect(asked).toEqual([]);
+  });
 });

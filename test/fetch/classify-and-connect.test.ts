@@ -1,5 +1,5 @@
-import type { LookupFunction, Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer as createNetServer, type LookupFunction, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createConnector } from '../../src/fetch/connector.js';
 import { classifyError, FetcherError } from '../../src/fetch/errors.js';
 import { startRawServer, type TestServer } from './servers.js';
@@ -84,6 +84,32 @@ describe('createConnector', () => {
     expect(error).toBeNull();
     expect(socket?.remoteAddress).toBe('127.0.0.2');
     socket?.destroy();
+  });
+
+  it('dials a wildcard entry for any host under it, and an exact entry before it', async () => {
+    const wild = await startRawServer((socket) => socket.end(), '127.0.0.2');
+    servers.push(wild);
+    // The exact entry's server on the same port, another address: the port is part of both keys.
+    const exact = createNetServer((socket) => socket.end());
+    await new Promise<void>((listening) => exact.listen(wild.port, '127.0.0.3', listening));
+    onTestFinished(() => new Promise<void>((closed) => exact.close(() => closed())));
+    const connector = createConnector({
+      connectTimeoutMs: 1000,
+      resolve: new Map([
+        [`*.scale.test:${wild.port}`, '127.0.0.2'],
+        [`h2.scale.test:${wild.port}`, '127.0.0.3'],
+      ]),
+    });
+
+    const viaWildcard = await connectWith(connector, 'h1.scale.test', wild.port);
+    const viaExact = await connectWith(connector, 'h2.scale.test', wild.port);
+
+    expect(viaWildcard.error).toBeNull();
+    expect(viaWildcard.socket?.remoteAddress).toBe('127.0.0.2');
+    expect(viaExact.error).toBeNull();
+    expect(viaExact.socket?.remoteAddress).toBe('127.0.0.3');
+    viaWildcard.socket?.destroy();
+    viaExact.socket?.destroy();
   });
 
   it('reports a failed name lookup as dns, through the pluggable lookup (no real DNS query)', async () => {

@@ -44,6 +44,9 @@ const BAD: [keyof CrawlOptions, unknown, string[]][] = [
   ['data', '', ['--data', '']],
   ['modules', [''], ['--module', '']],
   ['resolve', new Map([['a.test:80', 'nowhere']]), ['--resolve', 'a.test:80:nowhere']],
+  // a wildcard is `*.` and a suffix: not a bare `*.`, nor a `*` inside a name
+  ['resolve', new Map([['*.:80', '127.0.0.2']]), ['--resolve', '*.:80:127.0.0.2']],
+  ['resolve', new Map([['a.*.test:80', '127.0.0.2']]), ['--resolve', 'a.*.test:80:127.0.0.2']],
   ['http', 'localhost', ['--http', 'localhost']],
   ['http', '127.0.0.1:70000', ['--http', '127.0.0.1:70000']],
 ];
