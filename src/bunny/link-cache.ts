@@ -44,12 +44,14 @@ export class LinkCache {
     return (href) => {
       const kind = kindOf(href);
       if (kind === 'other') return this.judge(href, base);
-      const [young, old] =
-        kind === 'absolute'
-          ? absolute
-          : kind === 'rooted'
-            ? rooted
-            : (relative ??= this.tables(folderPrefix(base, origin.length)));
+      let tables: Tables;
+      if (kind === 'absolute') tables = absolute;
+      else if (kind === 'rooted') tables = rooted;
+      else {
+        relative ??= this.tables(folderPrefix(base, origin.length));
+        tables = relative;
+      }
+      const [young, old] = tables;
       let found = young.get(href);
       if (found === undefined) {
         found = old?.get(href) ?? detached(this.judge(href, base));
