@@ -160,3 +160,22 @@ export function processCpuSeconds(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/**
+ * CPU seconds (user + system) of this process's children that have exited and been
+ * waited for, with their own children and threads: the kernel adds each one's whole use
+ * when it is reaped, so the difference across a round is exactly what the round's
+ * processes used, start-up and shutdown included (the web process, alive throughout, is
+ * not in it). Undefined where /proc cannot tell.
+ */
+export function exitedChildrenCpuSeconds(): number | undefined {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { collectStderrTail, spawnCobweb, waitForExit, watchPeakRss } from './child.js';
+import { collectStderrTail, processCpuSeconds, spawnCobweb, waitForExit, watchPeakRss } from './child.js';
 
 export interface CobwebRunOptions {
   repoDir: string;
@@ -21,6 +21,8 @@ export interface CobwebRun {
   exitCode: number | null;
   timedOut: boolean;
   stderrTail: string;
+  /** A cluster's server: its CPU seconds when the last bunny was done (its shutdown not included). */
+  serverCpuSeconds?: number;
 }
 
 /** bin/cobweb.js runs the compiled CLI; without dist/ there is nothing to measure. */
@@ -142,6 +144,7 @@ export async function runCobwebCluster(options: ClusterRunOptions): Promise<Cobw
   });
   const exits = await Promise.all(bunnies.map((b) => waitForExit(b.child, options.timeoutSeconds * 1000)));
   const seconds = (performance.now() - startedAt) / 1000;
+  const serverCpuSeconds = server.pid === undefined ? undefined : processCpuSeconds(server.pid);
   server.kill('SIGTERM');
   await waitForExit(server, 30_000);
   const peaks = [serverRss?.stop() ?? 0, ...bunnies.map((b) => b.rss?.stop() ?? 0)];
@@ -152,6 +155,7 @@ export async function runCobwebCluster(options: ClusterRunOptions): Promise<Cobw
     exitCode: failed === -1 ? 0 : (exits[failed]?.code ?? null),
     timedOut: exits.some((e) => e.timedOut),
     stderrTail: [serverTail(), ...bunnies.map((b) => b.tail())].join('\n').slice(-4000),
+    ...(serverCpuSeconds === undefined ? {} : { serverCpuSeconds }),
   };
 }
 

@@ -11,6 +11,8 @@ export interface TableRow {
   slowest?: number;
   fastest?: number;
   peakRssBytes?: number;
+  /** CPU seconds of all the run's processes per 1,000 pages: the median round's. */
+  cpuPerThousandPages?: number;
   /** The lowest and highest 1-minute load average the rounds started under. */
   loads?: [number, number];
 }
@@ -23,8 +25,8 @@ export function describeMachine(): string {
 
 export function markdownTable(rows: readonly TableRow[]): string {
   const lines = [
-    '| run | pages | seconds | pages/s | rounds (pages/s) | peak RSS (MiB) | load at start |',
-    '|---|---|---|---|---|---|---|',
+    '| run | pages | seconds | pages/s | rounds (pages/s) | CPU s / 1,000 pages | peak RSS (MiB) | load at start |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const row of rows) {
     const spread =
@@ -38,6 +40,7 @@ export function markdownTable(rows: readonly TableRow[]): string {
       format(row.seconds, 2),
       format(row.pagesPerSec, 0),
       spread,
+      format(row.cpuPerThousandPages, 2),
       format(row.peakRssBytes === undefined ? undefined : row.peakRssBytes / 2 ** 20, 1),
       loads,
     ];

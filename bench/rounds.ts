@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { exitedChildrenCpuSeconds } from './child.js';
 import {
   type CobwebRun,
   compareUrlSets,
@@ -20,6 +21,10 @@ export interface Measurement {
   peakRssBytes: number;
   /** The machine's 1-minute load average when the round started. */
   load: number;
+  /** CPU seconds of every process the contender ran, summed (threads included), spawn to exit. */
+  cpuSeconds?: number;
+  /** Of those, a cluster's server's (up to the moment the last bunny exited). */
+  serverCpuSeconds?: number;
 }
 
 /** What one run of one contender produced; a measurement is missing when the run failed. */
@@ -42,6 +47,7 @@ export interface RoundContext {
 export async function rawRound(context: RoundContext): Promise<RoundOutcome> {
   const { settings, expected } = context;
   const load = loadNow();
+  const cpuBefore = exitedChildrenCpuSeconds();
   const run = await runRawLoop({
     repoDir: context.repoDir,
     jsDir: context.jsDir,
@@ -58,7 +64,14 @@ export async function rawRound(context: RoundContext): Promise<RoundOutcome> {
   // its store) and shutdown (closing its files) are part of what it costs.
   const seconds = run.wallSeconds;
   const outcome: RoundOutcome = {
-    measurement: { pages, seconds, pagesPerSec: pages / seconds, peakRssBytes, load },
+    measurement: {
+      pages,
+      seconds,
+      pagesPerSec: pages / seconds,
+      peakRssBytes,
+      load,
+      ...cpuSince(cpuBefore),
+    },
     warnings: [],
     notes: [
       `${(pages / seconds).toFixed(0)} pages/s spawn to exit; ${result.pagesPerSec.toFixed(0)} pages/s in its fetch loop alone (${result.seconds.toFixed(2)} s); ${result.links} links resolved`,
@@ -98,10 +111,12 @@ export async function cobwebRound(
     extraArgs: spec.extraArgs,
   };
   const load = loadNow();
+  const cpuBefore = exitedChildrenCpuSeconds();
   const run: CobwebRun =
     spec.bunnies > 0
       ? await runCobwebCluster({ ...options, bunnies: spec.bunnies })
       : await runCobwebCrawl(options);
+  const cpu = cpuSince(cpuBefore);
   const pagesFile = await summarizePagesFile(join(dataDir, 'pages.jsonl'));
   const pages = pagesFile.okUrls.length;
   const outcome: RoundOutcome = {
@@ -111,6 +126,8 @@ export async function cobwebRound(
       pagesPerSec: pages / run.seconds,
       peakRssBytes: run.peakRssBytes,
       load,
+      ...cpu,
+      ...(run.serverCpuSeconds === undefined ? {} : { serverCpuSeconds: run.serverCpuSeconds }),
     },
     warnings: [],
     notes: [
@@ -177,6 +194,7 @@ export function summaryRows(label: string, outcomes: readonly RoundOutcome[]): T
           slowest: Math.min(...rates),
           fastest: Math.max(...rates),
           peakRssBytes: Math.max(...measured.map((m) => m.peakRssBytes)),
+          ...cpuPerThousand(measured),
           loads: [Math.min(...loads), Math.max(...loads)],
         }
       : emptyRow(`${label}: no successful run`),
@@ -185,6 +203,15 @@ export function summaryRows(label: string, outcomes: readonly RoundOutcome[]): T
     rows.push(emptyRow(`**WARNING: ${warning}**`));
   }
   return rows;
+}
+
+/** The median round's CPU seconds per 1,000 pages, by that figure (not by pages/s). */
+function cpuPerThousand(measured: readonly Measurement[]): { cpuPerThousandPages?: number } {
+  const figures = measured
+    .flatMap((m) => (m.cpuSeconds === undefined || m.pages === 0 ? [] : [(1000 * m.cpuSeconds) / m.pages]))
+    .sort((a, b) => a - b);
+  const middle = figures[Math.floor((figures.length - 1) / 2)];
+  return middle === undefined ? {} : { cpuPerThousandPages: middle };
 }
 
 export function median(outcomes: readonly RoundOutcome[]): Measurement | undefined {
@@ -199,6 +226,12 @@ export function emptyRow(run: string): TableRow {
 
 function measurements(outcomes: readonly RoundOutcome[]): Measurement[] {
   return outcomes.flatMap((outcome) => (outcome.measurement ? [outcome.measurement] : []));
+}
+
+/** The CPU seconds children used since `before` (exitedChildrenCpuSeconds), if /proc tells. */
+function cpuSince(before: number | undefined): { cpuSeconds?: number } {
+  const after = exitedChildrenCpuSeconds();
+  return before === undefined || after === undefined ? {} : { cpuSeconds: after - before };
 }
 
 function loadNow(): number {

@@ -17,6 +17,7 @@ import {
   type CobwebRoundSpec,
   cobwebRound,
   emptyRow,
+  type Measurement,
   measureWebUse,
   type RoundContext,
   type RoundOutcome,
@@ -39,11 +40,25 @@ const LABELS: Record<Contender, string> = {
   variant: 'cobweb crawl, the same with BENCH_VARIANT_ARGS',
 };
 /** cobweb / raw loop on each web, with the defaults. */
-const TARGET_RATIO: Record<WebProfile, number | undefined> = { realistic: 0.8, small: undefined };
+const TARGET_RATIO: Record<WebProfile, number | undefined> = {
+  realistic: 0.8,
+  'link-heavy': 0.8,
+  small: undefined,
+};
 const TARGET_CONSOLE_COST = 0.03;
 /** cobweb's peak RSS with the defaults, whatever the crawl's size. */
-const TARGET_PEAK_RSS_MB: Record<WebProfile, number | undefined> = { realistic: 300, small: undefined };
+const TARGET_PEAK_RSS_MB: Record<WebProfile, number | undefined> = {
+  realistic: 300,
+  'link-heavy': undefined,
+  small: undefined,
+};
 const TARGET_CLUSTER_RATIO = 0.9;
+/** CPU per page of a server and its bunnies, all summed, against `cobweb crawl`'s: at most this. */
+const TARGET_CLUSTER_CPU: Record<WebProfile, number | undefined> = {
+  realistic: 1.3,
+  'link-heavy': undefined,
+  small: undefined,
+};
 
 const repoDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -159,7 +174,9 @@ function describeWeb(profile: WebProfile, settings: BenchSettings, reachable: nu
   const pages =
     profile === 'realistic'
       ? '5 to 150 KB (median about 20 KB) with 50 to 300 links each, most of them the navigation every page of a site repeats'
-      : `about ${settings.pageBytes} B with 10 to 20 links each`;
+      : profile === 'link-heavy'
+        ? '5 to 150 KB (median about 20 KB) with 115 to 150 links each, about 100 of them the navigation every page of the site has (its contents in relative hrefs, as generated documentation has them)'
+        : `about ${settings.pageBytes} B with 10 to 20 links each`;
   return `${profile} web: ${settings.hosts.length} hosts x ${settings.pagesPerHost} pages = ${reachable} reachable pages of ${pages}; seed ${settings.seed}; load ${loadavg()[0]?.toFixed(2)} at the end`;
 }
 
@@ -190,6 +207,25 @@ function ratioLines(
     'server + 2 bunnies / cobweb crawl',
     ` (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
   );
+  const cpuTarget = TARGET_CLUSTER_CPU[profile];
+  const cpuRatio = pairedRatio(of('cluster'), of('cobweb'), cpuPerPage);
+  if (cpuRatio !== undefined) {
+    lines.push(
+      `CPU per page, server + 2 bunnies (all processes summed) / cobweb crawl: ${cpuRatio}${cpuTarget === undefined ? '' : ` (target <= ${cpuTarget.toFixed(2)})`}`,
+    );
+  }
+  const serverPerThousand = of('cluster').flatMap(({ measurement: m }) =>
+    m?.serverCpuSeconds === undefined || m.pages === 0
+      ? []
+      : [
+          `${((1000 * m.serverCpuSeconds) / m.pages).toFixed(2)} of ${((1000 * (m.cpuSeconds ?? 0)) / m.pages).toFixed(2)}`,
+        ],
+  );
+  if (serverPerThousand.length > 0) {
+    lines.push(
+      `the server's CPU s per 1,000 pages, of the cluster's, by round: ${serverPerThousand.join('; ')}`,
+    );
+  }
   pair('variant', 'cobweb', `with ${variantArgs.join(' ')} / defaults`);
   pair('cobweb', 'baseline', 'this build / baseline build');
   const peak = Math.max(
@@ -209,12 +245,18 @@ function ratioLines(
  * shared machine weighs on both sides of most ratios. The median round's ratio, with the
  * lowest and the highest.
  */
-function pairedRatio(a: readonly RoundOutcome[], b: readonly RoundOutcome[]): string | undefined {
+function pairedRatio(
+  a: readonly RoundOutcome[],
+  b: readonly RoundOutcome[],
+  figure: (m: Measurement) => number | undefined = (m) => m.pagesPerSec,
+): string | undefined {
   const ratios: number[] = [];
   for (let i = 0; i < Math.min(a.length, b.length); i++) {
     const x = a[i]?.measurement;
     const y = b[i]?.measurement;
-    if (x && y && y.pagesPerSec > 0) ratios.push(x.pagesPerSec / y.pagesPerSec);
+    const fx = x === undefined ? undefined : figure(x);
+    const fy = y === undefined ? undefined : figure(y);
+    if (fx !== undefined && fy !== undefined && fy > 0) ratios.push(fx / fy);
   }
   if (ratios.length === 0) return undefined;
   ratios.sort((p, q) => p - q);
@@ -224,6 +266,11 @@ function pairedRatio(a: readonly RoundOutcome[], b: readonly RoundOutcome[]): st
       ? '1 round'
       : `rounds ${(ratios[0] as number).toFixed(2)} to ${(ratios[ratios.length - 1] as number).toFixed(2)}`;
   return `${middle.toFixed(2)} (${spread})`;
+}
+
+/** CPU seconds of all the round's processes per page. */
+function cpuPerPage(m: Measurement): number | undefined {
+  return m.cpuSeconds === undefined || m.pages === 0 ? undefined : m.cpuSeconds / m.pages;
 }
 
 // Turn signals into a normal exit so child.ts can kill the children it started.

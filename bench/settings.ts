@@ -1,11 +1,17 @@
 import type { WebProfile } from './web/options.js';
 
+/** The webs `npm run bench` crawls, in this order. */
+const WEB_PROFILES_BENCHED: readonly WebProfile[] = ['realistic', 'link-heavy', 'small'];
+
 /** The contenders a round can run; BENCH_CONTENDERS picks some (baseline needs BENCH_BASELINE_ROOT). */
 export const CONTENDERS = ['raw', 'cobweb', 'bare', 'http', 'baseline', 'cluster', 'variant'] as const;
 export type Contender = (typeof CONTENDERS)[number];
 
 export interface BenchSettings {
-  /** The webs crawled, one table each: 'realistic' (documentation-like pages) and 'small'. */
+  /**
+   * The webs crawled, one table each: 'realistic' (documentation-like pages), 'link-heavy'
+   * (the same with one table of contents every page of a site shares) and 'small'.
+   */
   profiles: WebProfile[];
   contenders: Contender[];
   hosts: string[];
@@ -36,7 +42,7 @@ export interface BenchSettings {
 export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const hostCount = intFrom(env, 'BENCH_HOSTS', 8, 1, 200);
   return {
-    profiles: listFrom(env, 'BENCH_PROFILES', ['realistic', 'small'], ['realistic', 'small'] as const),
+    profiles: listFrom(env, 'BENCH_PROFILES', [...WEB_PROFILES_BENCHED], WEB_PROFILES_BENCHED),
     contenders: listFrom(env, 'BENCH_CONTENDERS', [...CONTENDERS], CONTENDERS),
     // 127.0.0.1 is left to everything else on the machine; the sites start at .2.
     hosts: Array.from({ length: hostCount }, (_, i) => `127.0.0.${i + 2}`),

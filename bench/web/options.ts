@@ -3,9 +3,19 @@
  * content links (the first benchmark web). 'realistic': pages shaped like a documentation
  * site's (web/realistic-*.ts): 5 to 150 KB, median about 20 KB, 50 to 300 links, most of
  * them the same navigation on every page of a site; pageBytes, minLinks and maxLinks do
- * not apply.
+ * not apply. 'link-heavy': the realistic pages with one table of contents the whole site
+ * shares, written with relative hrefs as documentation generators write them (`12.html`),
+ * instead of a sidebar per section: 115 to 150 links on every page, about 100 of them the
+ * same on every page of the site.
  */
-export type WebProfile = 'small' | 'realistic';
+export type WebProfile = 'small' | 'realistic' | 'link-heavy';
+
+export const WEB_PROFILES: readonly WebProfile[] = ['small', 'realistic', 'link-heavy'];
+
+/** The profiles rendered by web/realistic-*.ts: documentation-like pages. */
+export function isDocsProfile(profile: WebProfile): boolean {
+  return profile === 'realistic' || profile === 'link-heavy';
+}
 
 export interface SyntheticWebOptions {
   /** Loopback addresses to listen on, one site each, e.g. ['127.0.0.2', '127.0.0.3']. */
@@ -38,8 +48,10 @@ export function resolveOptions(opts: SyntheticWebOptions): ResolvedWebOptions {
     crossHostRatio: opts.crossHostRatio ?? 0.1,
     seed: opts.seed ?? 1,
   };
-  if (resolved.profile !== 'small' && resolved.profile !== 'realistic') {
-    throw new RangeError(`synthetic web: profile must be 'small' or 'realistic', got '${resolved.profile}'`);
+  if (!WEB_PROFILES.includes(resolved.profile)) {
+    throw new RangeError(
+      `synthetic web: profile must be one of ${WEB_PROFILES.join(', ')}, got '${resolved.profile}'`,
+    );
   }
   if (resolved.hosts.length === 0) throw new RangeError('synthetic web: at least one host is needed');
   if (!Number.isInteger(resolved.pagesPerHost) || resolved.pagesPerHost < 1) {

@@ -1,5 +1,5 @@
 import { allLinks, type PlannedLink, planLinks } from './links.js';
-import { pageUrl, type ResolvedWebOptions } from './options.js';
+import { isDocsProfile, pageUrl, type ResolvedWebOptions } from './options.js';
 import { pageRandom } from './prng.js';
 import { allRealisticLinks, planRealisticLinks } from './realistic-links.js';
 
@@ -11,7 +11,7 @@ export function linksOf(
   page: number,
 ): PlannedLink[] {
   const random = pageRandom(opts.seed, host, page);
-  return opts.profile === 'realistic'
+  return isDocsProfile(opts.profile)
     ? allRealisticLinks(planRealisticLinks(opts, origins, host, page, random))
     : allLinks(planLinks(opts, origins, host, page, random));
 }

@@ -11,7 +11,10 @@ export interface RealisticPlan {
   head: { rel: string; link: PlannedLink }[];
   /** The site's top navigation: the same on every page of the site. */
   nav: PlannedLink[];
-  /** The section's pages: the same on every page of the section (the home page lists sections). */
+  /**
+   * The section's pages: the same on every page of the section (the home page lists
+   * sections). On the link-heavy web, the site's contents: the same on every page.
+   */
   sidebar: PlannedLink[];
   breadcrumbs: PlannedLink[];
   /** A section's first page lists the section's pages again ("in this section"). */
@@ -27,6 +30,8 @@ export interface RealisticPlan {
 const MIN_RANDOM_LINKS = 3;
 const MAX_RANDOM_LINKS = 25;
 const MAX_HOME_SECTIONS = 120;
+// With the top navigation (21) and the footer (12): about 100 links every page of a site shares.
+const SHARED_CONTENTS = 70;
 const MAILTO_CHANCE = 0.2;
 // Out of the crawl's scope (and never resolvable): a crawler must refuse them, not fetch them.
 const EXTERNAL = [
@@ -61,16 +66,25 @@ export function planRealisticLinks(
   if (pageIndex + 1 < pages) head.push({ rel: 'next', link: here(pageIndex + 1, '') });
 
   const nav = layout.nav.map((page, i) => here(page, i === 0 ? 'Home' : `Section ${i - 1}`));
-  const sidebar =
-    section === -1
+  const linkHeavy = opts.profile === 'link-heavy';
+  const sidebar = linkHeavy
+    ? sharedContents(layout, pages).map((page) => ({
+        href: relativeHref(pageIndex, page),
+        text: topicOf(page),
+        target: { hostIndex, pageIndex: page },
+      }))
+    : section === -1
       ? layout.sectionStarts.slice(0, MAX_HOME_SECTIONS).map((page, s) => here(page, `Section ${s}`))
       : sectionPages(layout, section, pages).map((page) => here(page, topicOf(page)));
   const breadcrumbs = [here(0, 'Docs')];
   const first = layout.sectionStarts[section];
   if (first !== undefined) breadcrumbs.push(here(first, `Section ${section}`));
 
+  // The link-heavy site's contents already list every section on every page.
   const overview =
-    first === pageIndex ? sectionPages(layout, section, pages).map((page) => here(page, topicOf(page))) : [];
+    first === pageIndex && !linkHeavy
+      ? sectionPages(layout, section, pages).map((page) => here(page, topicOf(page)))
+      : [];
   const content = contentLinks(opts, origins, hostIndex, pageIndex, random);
   const duplicates: PlannedLink[] = [];
   const duplicateCount = 1 + randomInt(random, 2);
@@ -103,6 +117,23 @@ export function allRealisticLinks(plan: RealisticPlan): PlannedLink[] {
   ];
   if (plan.mailto) links.push(plan.mailto);
   return links;
+}
+
+/**
+ * The link-heavy site's table of contents, on every page: each section's first two pages,
+ * in order, SHARED_CONTENTS of them at most.
+ */
+export function sharedContents(layout: SiteLayout, pagesPerHost: number): number[] {
+  const pages: number[] = [];
+  const starts = layout.sectionStarts;
+  for (let s = 0; s < starts.length && pages.length < SHARED_CONTENTS; s++) {
+    const first = starts[s] ?? pagesPerHost;
+    const end = starts[s + 1] ?? pagesPerHost;
+    for (let page = first; page < Math.min(end, first + 2) && pages.length < SHARED_CONTENTS; page++) {
+      pages.push(page);
+    }
+  }
+  return pages;
 }
 
 export function topicOf(page: number): string {

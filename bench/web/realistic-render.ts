@@ -115,10 +115,13 @@ function chrome(opts: ResolvedWebOptions, hostIndex: number, plan: RealisticPlan
 
 function sidebarOf(opts: ResolvedWebOptions, hostIndex: number, plan: RealisticPlan): string {
   const { sidebars } = chrome(opts, hostIndex, plan);
-  let html = sidebars.get(plan.section);
+  // The link-heavy contents are the same on every page but the home page, whose relative
+  // hrefs start one folder higher.
+  const key = opts.profile === 'link-heavy' ? (plan.section === -1 ? -1 : 0) : plan.section;
+  let html = sidebars.get(key);
   if (html === undefined) {
     html = `<aside class="sidebar">\n<nav aria-label="Section"><ul class="toc">${plan.sidebar.map(navItem).join('')}</ul></nav>\n</aside>\n`;
-    sidebars.set(plan.section, html);
+    sidebars.set(key, html);
   }
   return html;
 }

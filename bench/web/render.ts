@@ -1,6 +1,12 @@
 import { type LinkPlan, type PlannedLink, planLinks } from './links.js';
 import { loremText } from './lorem.js';
-import { pageTitle, type ResolvedWebOptions, resolveOptions, type SyntheticWebOptions } from './options.js';
+import {
+  isDocsProfile,
+  pageTitle,
+  type ResolvedWebOptions,
+  resolveOptions,
+  type SyntheticWebOptions,
+} from './options.js';
 import { pageRandom, type Random, randomInt } from './prng.js';
 import { renderRealisticPage } from './realistic-render.js';
 
@@ -25,7 +31,7 @@ export function renderResolvedPage(
   pageIndex: number,
 ): string {
   const random = pageRandom(opts.seed, hostIndex, pageIndex);
-  if (opts.profile === 'realistic') return renderRealisticPage(opts, origins, hostIndex, pageIndex, random);
+  if (isDocsProfile(opts.profile)) return renderRealisticPage(opts, origins, hostIndex, pageIndex, random);
   const plan = planLinks(opts, origins, hostIndex, pageIndex, random);
   const title = pageTitle(hostIndex, pageIndex);
 

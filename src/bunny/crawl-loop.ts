@@ -59,14 +59,14 @@ const MAX_SETTLING_PER_SLOT = 4;
  */
 export const MAX_HELD_BYTES_PER_SLOT = 512 * 1024;
 
-/** A batch is written when it has this many pages, or FLUSH_WAIT_MS after its first. */
+/** A batch is written when it has this many pages, or FLUSH_WAIT_MS after its first (or the store's gatherMs). */
 const FLUSH_BATCH = 64;
 const FLUSH_WAIT_MS = 5;
 
 /** Longest the loop waits without news; with nothing in flight, lease() long-polls this long. */
 const MAX_IDLE_MS = 1000;
 
-/** Free slots wait at most this long to be filled together by one lease call. */
+/** Free slots wait at most this long to be filled together by one lease call (or the store's gatherMs). */
 const LEASE_GATHER_MS = 2;
 
 /**
@@ -113,6 +113,10 @@ export class CrawlLoop {
   private paused = false;
   /** Free slots worth a lease call at once: an eighth of --concurrency. */
   private readonly leaseBatch: number;
+  /** How long finished pages wait for others to be written with (FLUSH_WAIT_MS, or the store's). */
+  private readonly flushWaitMs: number;
+  /** How long free slots wait to be filled together (LEASE_GATHER_MS, or the store's). */
+  private readonly leaseGatherMs: number;
   /** Extends the leases of fetches in flight and of pages being written. */
   private readonly keeper: LeaseKeeper;
 
@@ -121,6 +125,9 @@ export class CrawlLoop {
     private readonly settings: LoopSettings,
   ) {
     this.leaseBatch = Math.max(1, Math.floor(settings.concurrency / 8));
+    const gather = parts.frontier.gatherMs;
+    this.flushWaitMs = Math.max(FLUSH_WAIT_MS, gather?.complete ?? 0);
+    this.leaseGatherMs = Math.max(LEASE_GATHER_MS, gather?.lease ?? 0);
     this.keeper = new LeaseKeeper(
       (ids) => parts.frontier.extend(ids),
       (err) => {
@@ -203,8 +210,8 @@ export class CrawlLoop {
     const idle = this.fetching === 0 && this.settling === 0 && this.leasing === 0;
     // Free slots are gathered for a moment and filled together, rather than one call
     // (one transaction) per finished fetch.
-    if (!idle && room < this.leaseBatch && now - this.lastLeaseAt < LEASE_GATHER_MS) {
-      return this.lastLeaseAt + LEASE_GATHER_MS;
+    if (!idle && room < this.leaseBatch && now - this.lastLeaseAt < this.leaseGatherMs) {
+      return this.lastLeaseAt + this.leaseGatherMs;
     }
     this.lastLeaseAt = now;
     this.leasing += room;
@@ -322,7 +329,7 @@ export class CrawlLoop {
       this.flushTimer = setTimeout(() => {
         this.flushTimer = null;
         this.flush();
-      }, FLUSH_WAIT_MS);
+      }, this.flushWaitMs);
     }
   }
 

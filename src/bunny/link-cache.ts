@@ -15,10 +15,12 @@ export interface LinkVerdict {
 /**
  * canonicalize -> filter for the hrefs of pages, remembering the verdicts of recent
  * hrefs. Most links of a page are its site's navigation, repeated on every page and
- * spelled the same way (`/docs/install`, or absolute): their verdict depends only on the
- * page's origin, so each is worked out once per origin instead of once per page.
- * An href whose meaning depends on the rest of the page's URL (`../x`, `?page=2`) is
- * worked out every time. Bounded: two generations of at most `size` hrefs each.
+ * spelled the same way: their verdict depends only on the page's origin (`/docs/install`,
+ * or an absolute URL) or on its folder (`install.html`, `../api/`, as generated
+ * documentation spells its contents), so each is worked out once per origin or folder
+ * instead of once per page. An href whose meaning depends on the rest of the page's URL
+ * (`?page=2`, `#top`, ``) is worked out every time. Bounded: two generations of at most
+ * `size` hrefs each.
  */
 export class LinkCache {
   private young = new Map<string, Map<string, LinkVerdict>>();
@@ -34,13 +36,22 @@ export class LinkCache {
   forPage(base: string): (href: string) => LinkVerdict {
     const origin = originPrefix(base);
     if (origin === null) return (href) => this.judge(href, base);
-    // Absolute hrefs share one table whatever the page; root-relative ones, one per origin.
+    // Absolute hrefs share one table whatever the page; root-relative ones, one per
+    // origin; folder-relative ones, one per folder (the base up to its path's last '/').
     const absolute = this.tables(ABSOLUTE);
     const rooted = this.tables(origin);
+    let relative: Tables | undefined;
     return (href) => {
       const kind = kindOf(href);
       if (kind === 'other') return this.judge(href, base);
-      const [young, old] = kind === 'absolute' ? absolute : rooted;
+      let tables: Tables;
+      if (kind === 'absolute') tables = absolute;
+      else if (kind === 'rooted') tables = rooted;
+      else {
+        relative ??= this.tables(folderPrefix(base, origin.length));
+        tables = relative;
+      }
+      const [young, old] = tables;
       let found = young.get(href);
       if (found === undefined) {
         found = old?.get(href) ?? detached(this.judge(href, base));
@@ -52,7 +63,7 @@ export class LinkCache {
   }
 
   /** The young table of a key (made if missing) and its old one, if any. */
-  private tables(key: string): [Map<string, LinkVerdict>, Map<string, LinkVerdict> | undefined] {
+  private tables(key: string): Tables {
     let young = this.young.get(key);
     if (young === undefined) {
       young = new Map();
@@ -76,6 +87,10 @@ export class LinkCache {
   }
 }
 
+type Tables = [Map<string, LinkVerdict>, Map<string, LinkVerdict> | undefined];
+
+// Keys of the tables: '' for absolute hrefs, an origin (no '/' after its '//') for
+// root-relative ones, an origin and a path ending in '/' for folder-relative ones.
 const ABSOLUTE = '';
 
 /**
@@ -96,16 +111,60 @@ function detached(v: LinkVerdict): LinkVerdict {
 /**
  * What an href's verdict depends on: nothing but itself for an absolute http(s) URL,
  * the page's origin for a root-relative one (`/x`, but not `//host/x` nor `/\host`,
- * which name another host), more of the page's URL for any other.
+ * which name another host), the page's folder for a path relative to it (see
+ * isFolderRelative), more of the page's URL for any other.
  */
-function kindOf(href: string): 'absolute' | 'rooted' | 'other' {
+function kindOf(href: string): 'absolute' | 'rooted' | 'relative' | 'other' {
   const first = href.charCodeAt(0);
   if (first === 0x2f) {
     const second = href.charCodeAt(1);
     return second === 0x2f || second === 0x5c ? 'other' : 'rooted';
   }
   if ((first === 0x68 || first === 0x48) && /^https?:\/\//i.test(href)) return 'absolute';
-  return 'other';
+  return isFolderRelative(href) ? 'relative' : 'other';
+}
+
+/**
+ * A relative path (`x.html`, `../api/`, `a/b?q#f`): the URL parser resolves it against
+ * the base's scheme, authority and path without its last segment, and nothing else of
+ * the base. It starts with a letter, a digit or one of `.-_~%` (so no leading space,
+ * tab, slash, backslash, `?` or `#`), and has no `:` before its first `/`, `?` or `#`,
+ * which would make its start a scheme (`http:?q` is relative to the whole base path).
+ */
+function isFolderRelative(href: string): boolean {
+  const first = href.charCodeAt(0);
+  const leads =
+    (first >= 0x61 && first <= 0x7a) ||
+    (first >= 0x41 && first <= 0x5a) ||
+    (first >= 0x30 && first <= 0x39) ||
+    first === 0x2e ||
+    first === 0x2d ||
+    first === 0x5f ||
+    first === 0x7e ||
+    first === 0x25;
+  if (!leads) return false;
+  for (let i = 1; i < href.length; i++) {
+    const c = href.charCodeAt(i);
+    if (c === 0x3a) return false;
+    // A tab or newline inside is dropped by the parser: it could hide a scheme's ':'.
+    if (c === 0x2f || c === 0x3f || c === 0x23) return true;
+    if (c === 0x09 || c === 0x0a || c === 0x0d || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/**
+ * The page's folder: its base up to the last '/' of the path (`http://h/a/b.html` ->
+ * `http://h/a/`), the query and fragment left out. `pathStart`: where the path starts
+ * (the origin's length).
+ */
+function folderPrefix(base: string, pathStart: number): string {
+  let end = base.length;
+  const query = base.indexOf('?', pathStart);
+  if (query !== -1) end = query;
+  const hash = base.indexOf('#', pathStart);
+  if (hash !== -1 && hash < end) end = hash;
+  return base.slice(0, base.lastIndexOf('/', end - 1) + 1);
 }
 
 /**

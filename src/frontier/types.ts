@@ -289,6 +289,12 @@ export interface Frontier extends FrontierCookies, FrontierHostDecisions {
    */
   readonly keepsOutputs?: boolean;
   /**
+   * How long a crawl loop gathers finished pages into one complete() call and free
+   * slots into one lease() call, when a store wants longer than the loop's own (5 ms and
+   * 2 ms): each call to a server is a packet each way and a transaction there.
+   */
+  readonly gatherMs?: { complete: number; lease: number };
+  /**
    * A crawler id from the store's own sequence; every pages.jsonl line carries it.
    * Called once per crawler, when a crawling process starts (Crawler.start). Ids are
    * never given twice and grow. The stores that share a file or a database also give

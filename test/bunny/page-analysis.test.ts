@@ -74,6 +74,40 @@ describe('the analysis of a page', () => {
     }
   });
 
+  it('resolves relative hrefs against each page its folder, page after page, as the URL parser does', () => {
+    const analyzer = new PageAnalyzer(rules, false);
+    // The same contents on pages in different folders, of different sites, with queries
+    // and fragments in the page's URL, and hrefs that only look relative.
+    const contents =
+      '<a href="install.html">i</a><a href="../api/x.html#a">x</a><a href="./">here</a><a href="..">up</a>' +
+      '<a href="a/b?q=1">q</a><a href="?page=2">next</a><a href="#top">top</a><a href="http:rel?x">s</a>' +
+      '<a href="%2e%2e/enc">e</a><a href="a\\b">b</a><a href="mailto:x@site.test">m</a>';
+    const pages = [
+      'https://site.test/docs/guide/start.html',
+      'https://site.test/docs/guide/other.html?v=2',
+      'https://site.test/docs/ref/',
+      'https://site.test/docs/ref/#frag',
+      'https://site.test/',
+      'http://site.test/docs/guide/start.html',
+      'https://www.site.test:8443/docs/guide/start.html',
+      'https://site.test/docs/guide/start.html',
+    ];
+    for (const url of pages) {
+      const got = analyze(analyzer, url, contents).links.split('\n');
+      const parsed = parseHtml(new TextEncoder().encode(contents), { url, contentType: 'text/html' });
+      const expected = routeLinks(
+        parsed.links.map((l) => l.href),
+        url,
+        { url, depth: 0 },
+        rules,
+      ).urls;
+      expect(got, url).toEqual(expected);
+    }
+    expect(analyze(analyzer, pages[1] as string, contents).links.split('\n')).toContain(
+      'https://site.test/docs/guide/other.html?page=2',
+    );
+  });
+
   it("sends a link on once: a later page's copy of it is left out, its count kept", () => {
     const analyzer = new PageAnalyzer(rules, false);
     const first = analyze(analyzer, 'https://site.test/', NAV);

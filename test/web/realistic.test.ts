@@ -9,12 +9,12 @@ import {
   startSyntheticWeb,
 } from '../../bench/web/synthetic.js';
 
-const options: SyntheticWebOptions = {
+const webs: SyntheticWebOptions[] = (['realistic', 'link-heavy'] as const).map((profile) => ({
   hosts: ['127.0.0.2', '127.0.0.3', '127.0.0.4'],
   pagesPerHost: 150,
   seed: 3,
-  profile: 'realistic',
-};
+  profile,
+}));
 
 /** What a crawler follows on a page: a[href], and link[href] with rel canonical, prev or next. */
 function hrefsOf(html: string): string[] {
@@ -30,7 +30,7 @@ function hrefsOf(html: string): string[] {
   return hrefs;
 }
 
-describe('the realistic synthetic web', () => {
+describe.each(webs)('the $profile synthetic web', (options) => {
   let web: RunningWeb;
   beforeAll(async () => {
     web = await startSyntheticWeb(options);
@@ -113,5 +113,35 @@ describe('the realistic web looks like a documentation site', () => {
       (hrefs) => hrefs.filter((href) => (usage.get(href) ?? 0) >= 4).length / hrefs.length,
     );
     expect(quantile(shared, 0.5)).toBeGreaterThan(0.6);
+  });
+});
+
+describe('the link-heavy web has the navigation of generated documentation', () => {
+  const hosts = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
+  const origins = hosts.map((host) => `http://${host}:8080`);
+  const opts: SyntheticWebOptions = { hosts, pagesPerHost: 2500, profile: 'link-heavy' };
+  // Every 7th page of each site.
+  const sample = hosts.map((_, host) =>
+    Array.from({ length: 357 }, (_, i) => hrefsOf(renderPage(opts, origins, host, i * 7))),
+  );
+
+  it('has 100 to 150 links a page, about 100 of them on every other page of the site too', () => {
+    for (const site of sample) {
+      const usage = new Map<string, number>();
+      for (const hrefs of site)
+        for (const href of new Set(hrefs)) usage.set(href, (usage.get(href) ?? 0) + 1);
+      // The home page spells its relative hrefs from another folder: the rest of the site is compared.
+      for (const hrefs of site.slice(1)) {
+        expect(hrefs.length).toBeGreaterThanOrEqual(100);
+        expect(hrefs.length).toBeLessThanOrEqual(150);
+        const shared = hrefs.filter((href) => (usage.get(href) ?? 0) >= site.length - 1).length;
+        expect(shared).toBeGreaterThanOrEqual(90);
+      }
+    }
+  });
+
+  it('spells its contents in relative hrefs, as generators write them', () => {
+    const relative = sample[0]?.[1]?.filter((href) => /^[0-9]+\.html$/.test(href)) ?? [];
+    expect(relative.length).toBeGreaterThanOrEqual(60);
   });
 });

@@ -1,3 +1,4 @@
+import type { Bodies } from '../../protocol/index.js';
 import type {
   AddResult,
   CompleteResult,
@@ -36,6 +37,29 @@ import {
 } from './wire.js';
 
 /**
+ * Longest a release waits for others to go with it. A crawl loop with free slots asks
+ * for leases within a few milliseconds (and the releases go first): this bounds the
+ * wait of a loop whose slots are all taken, when no lease call comes.
+ */
+const RELEASE_GATHER_MS = 10;
+/** How long a crawl loop gathers finished pages into one COMPLETE, and free slots into one LEASE. */
+const COMPLETE_GATHER_MS = 25;
+const LEASE_GATHER_MS = 5;
+
+interface Settle {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+interface GatheredReleases {
+  items: Bodies['RELEASE']['releases'];
+  /** Settled with the RELEASE that carries them. */
+  sent: Promise<void>;
+  settle: Settle;
+  timer: NodeJS.Timeout;
+}
+
+/**
  * The Frontier contract over the packet protocol: a cobweb server holds the store, and
  * this is a bunny's view of it. The connection is the crawler: the server registers it
  * at HELLO and gives its leases back when it goes away. The server writes pages.jsonl
@@ -44,11 +68,19 @@ import {
  */
 export class RemoteFrontier implements Frontier {
   readonly keepsOutputs = true;
+  /**
+   * A bunny at a few hundred pages a second finished one or two pages in the crawl
+   * loop's 5 ms: a COMPLETE (and a server transaction, and a write of pages.jsonl) for
+   * nearly every page.
+   */
+  readonly gatherMs = { complete: COMPLETE_GATHER_MS, lease: LEASE_GATHER_MS };
   /** Each crawler is one connection: the server knows a crawler by its connection. */
   private readonly crawlers = new Map<CrawlerId, ServerConnection>();
   private first: ServerConnection | null = null;
   /** The first connection is some crawler's already. */
   private firstTaken = false;
+  /** Releases not sent yet (see release). */
+  private releases: GatheredReleases | null = null;
 
   constructor(private readonly options: Omit<ConnectionOptions, 'name'> & { name?: string }) {}
 
@@ -96,16 +128,47 @@ export class RemoteFrontier implements Frontier {
   }
 
   async lease(n: number, crawler: CrawlerId, options: LeaseOptions = {}): Promise<LeaseBatch> {
+    this.sendReleases();
     const r = await this.of(crawler).request('LEASE', { n, waitMs: Math.round(options.waitMs ?? 0) });
     return { leases: r.leases.map(leaseFromWire), ended: r.ended, nextReadyAt: r.nextReadyAt };
   }
 
-  /** Answered (OK) before it resolves: a lease asked for next sees the hosts it freed. */
-  async release(batch: readonly Release[]): Promise<void> {
-    if (batch.length === 0) return;
-    await this.anyConnection().request('RELEASE', {
-      releases: batch.map((r) => ({ lease: idOnWire(r.leaseId), report: reportToWire(r.report) })),
-    });
+  /**
+   * Gathered, then sent in one RELEASE: right before the next LEASE or COMPLETE (so a
+   * lease asked for next sees the hosts it freed), or RELEASE_GATHER_MS after the first.
+   * A crawl loop releases each fetch as it ends, and a packet each way per page cost
+   * both processes more than the release itself. Resolves once the server answered (or
+   * the store was closed first).
+   */
+  release(batch: readonly Release[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    if (this.releases === null) {
+      let settle: Settle = { resolve: () => {}, reject: () => {} };
+      const sent = new Promise<void>((resolve, reject) => {
+        settle = { resolve, reject };
+      });
+      this.releases = {
+        items: [],
+        sent,
+        settle,
+        timer: setTimeout(() => this.sendReleases(), RELEASE_GATHER_MS),
+      };
+    }
+    for (const r of batch) {
+      this.releases.items.push({ lease: idOnWire(r.leaseId), report: reportToWire(r.report) });
+    }
+    return this.releases.sent;
+  }
+
+  /** Sends the releases gathered so far, if any. */
+  private sendReleases(): void {
+    const gathered = this.releases;
+    if (gathered === null) return;
+    this.releases = null;
+    clearTimeout(gathered.timer);
+    this.anyConnection()
+      .request('RELEASE', { releases: gathered.items })
+      .then(() => gathered.settle.resolve(), gathered.settle.reject);
   }
 
   async extend(leaseIds: readonly LeaseId[]): Promise<ExtendedLease[]> {
@@ -114,6 +177,7 @@ export class RemoteFrontier implements Frontier {
   }
 
   async complete(batch: readonly Completion[], crawler: CrawlerId): Promise<CompleteResult> {
+    this.sendReleases();
     const r = await this.of(crawler).request('COMPLETE', { completions: batch.map(completionToWire) });
     return { added: r.added, records: r.records.map(recordFromWire), stale: r.stale.map(idFromWire) };
   }
@@ -200,12 +264,22 @@ export class RemoteFrontier implements Frontier {
   async leave(crawler: CrawlerId): Promise<void> {
     const c = this.crawlers.get(crawler);
     if (c === undefined) return;
+    // Its fetches' reports go before it does.
+    this.sendReleases();
     this.crawlers.delete(crawler);
     await c.leave();
     if (c === this.first) this.first = null;
   }
 
   async close(): Promise<void> {
+    // Releases not sent by now are dropped: closing the connection gives the crawler's
+    // leases back, which releases their hosts.
+    const gathered = this.releases;
+    this.releases = null;
+    if (gathered !== null) {
+      clearTimeout(gathered.timer);
+      gathered.settle.resolve();
+    }
     for (const c of new Set([...this.crawlers.values(), ...(this.first === null ? [] : [this.first])]))
       c.close();
     this.crawlers.clear();
