@@ -116,10 +116,8 @@ export class ParsePool {
    * workers started with the new rules; the old workers finish the pages they hold, then stop.
    */
   rulesChanged(): void {
-    if (this.sending !== null) {
-      clearImmediate(this.sending);
-      this.send();
-    }
+    // What was given to the old workers goes to them first (send() stops the timer).
+    this.send();
     this.inline = null;
     for (const t of this.threads.splice(0)) {
       t.retiring = true;
