@@ -18,7 +18,7 @@ import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/p
  */
 
 const repoDir = resolve(import.meta.dirname, '..', '..');
-const DELAY_MS = 20;
+const DELAY_MS = 5;
 const pgUnavailable = postgresUnavailable();
 if (pgUnavailable !== null)
   console.warn(`SKIPPED: the scale web on PostgreSQL + 4 bunnies: ${pgUnavailable}`);
@@ -30,7 +30,7 @@ let dir = '';
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-scale-test-'));
   web = await startScaleWeb(repoDir, {
-    web: { hosts: 500, pages: 10_000, seed: 1, crawlDelaySeconds: 0.05, slowMs: 1000 },
+    web: { hosts: 500, pages: 10_000, seed: 1, crawlDelaySeconds: 0.02, slowMs: 1000 },
     gaps: { delayMs: DELAY_MS, maxDelayMs: 30_000, slackMs: GAP_SLACK_MS, robotsRetryMs: RETRY_DELAY_MS },
   });
 }, 120_000);
