@@ -81,6 +81,21 @@ export function afterRobotsRead(
   return { kept: storedOf(kept, now), row: { held: kept, readBy: null, readUntil: 0 } };
 }
 
+/**
+ * A row as both stores write it: the entry as JSON (null before its first read), when it
+ * was read, until when it holds, its reader, until when the read is held.
+ */
+export function robotsColumnsOf(row: RobotsRow): [string | null, number, number, CrawlerId | null, number] {
+  const held = row.held;
+  return [
+    held === null ? null : JSON.stringify(held.entry),
+    held?.fetchedAt ?? 0,
+    held?.expiresAt ?? 0,
+    row.readBy,
+    row.readUntil,
+  ];
+}
+
 function storedOf(held: HeldRobots, now: number): StoredRobots {
   return { entry: held.entry, validForMs: Math.max(1, held.expiresAt - now) };
 }

@@ -4,6 +4,7 @@ import {
   askRobots,
   heldByAnother,
   type RobotsRow,
+  robotsColumnsOf,
   robotsTimesOf,
 } from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds } from '../types.js';
@@ -88,18 +89,9 @@ async function robotsRowOf(tx: Tx, origin: string): Promise<RobotsRow | undefine
 }
 
 async function putRobotsRow(tx: Tx, origin: string, row: RobotsRow): Promise<void> {
-  const held = row.held;
   await tx.q(
     `UPDATE robots SET entry = $3, fetched_at = $4, expires_at = $5, read_by = $6, read_until = $7
       WHERE crawl = $1 AND origin = $2`,
-    [
-      tx.crawl,
-      origin,
-      held === null ? null : JSON.stringify(held.entry),
-      held?.fetchedAt ?? 0,
-      held?.expiresAt ?? 0,
-      row.readBy,
-      row.readUntil,
-    ],
+    [tx.crawl, origin, ...robotsColumnsOf(row)],
   );
 }

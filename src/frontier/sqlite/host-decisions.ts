@@ -1,5 +1,11 @@
 import type { RobotsAnswer, RobotsEntry, StoredRobots } from '../../fetch/robots/robots-entry.js';
-import { afterRobotsRead, askRobots, type RobotsRow, robotsTimesOf } from '../policy/robots-reads.js';
+import {
+  afterRobotsRead,
+  askRobots,
+  type RobotsRow,
+  robotsColumnsOf,
+  robotsTimesOf,
+} from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds } from '../types.js';
 import { liveCrawlers } from './crawlers.js';
 import type { Store } from './store.js';
@@ -59,13 +65,5 @@ function robotsRowOf(s: Store, origin: string): RobotsRow | undefined {
 }
 
 function putRobotsRow(s: Store, origin: string, row: RobotsRow): void {
-  const held = row.held;
-  s.st.putRobots.run(
-    origin,
-    held === null ? null : JSON.stringify(held.entry),
-    held?.fetchedAt ?? 0,
-    held?.expiresAt ?? 0,
-    row.readBy,
-    row.readUntil,
-  );
+  s.st.putRobots.run(origin, ...robotsColumnsOf(row));
 }
