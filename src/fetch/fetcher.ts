@@ -95,15 +95,14 @@ export class Fetcher {
       bodyTimeout: firstByteTimeoutMs,
       ...(options.http2 === true ? { allowH2: true } : {}),
     };
-    this.#pools = new OriginPools({
-      pool: { ...agentOptions, connect },
-      maxOpenConnections: options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS,
-    });
+    const maxOpenConnections = options.maxOpenConnections ?? DEFAULT_MAX_OPEN_CONNECTIONS;
+    this.#pools = new OriginPools({ pool: { ...agentOptions, connect }, maxOpenConnections });
     this.#proxies = new ProxyAgents({
       agent: agentOptions,
       connectTimeoutMs,
       targetCa: tls.ca,
       proxyCa: options.proxyCa,
+      maxOpenConnections,
     });
     retainRequestCapture();
   }

@@ -1,12 +1,9 @@
 import { isIP } from 'node:net';
-import type {
-  buildConnector as BuildConnector,
-  Dispatcher,
-  Agent as UndiciAgent,
-  ProxyAgent as UndiciProxyAgent,
-} from 'undici';
+import type { buildConnector as BuildConnector, Dispatcher, Agent as UndiciAgent } from 'undici';
+import { OriginPools } from './origin-pools.js';
+import { tunnelConnector } from './proxy-tunnels.js';
 import { withNodeRoots } from './root-certificates.js';
-import { Agent, buildConnector, Pool, proxyAgentClass } from './undici-parts.js';
+import { Agent, buildConnector, Pool, withConnectApi } from './undici-parts.js';
 
 /** How the fetcher's requests reach their proxies. */
 export interface ProxyAgentsOptions {
@@ -17,6 +14,8 @@ export interface ProxyAgentsOptions {
   targetCa: readonly string[] | undefined;
   /** PEM CA certificates trusted for an https:// proxy besides Node's own (--proxy-ca-file). */
   proxyCa: readonly string[] | undefined;
+  /** Tunnels kept open at once across all sites of one proxy, as the direct connections are bounded. */
+  maxOpenConnections: number;
 }
 
 /** Where undici is to send one request: the dispatcher, the origin and path it is given, extra headers. */
@@ -32,12 +31,15 @@ export interface ProxyRoute {
  * The dispatchers of the fetcher's proxies, made at each proxy's first request. An
  * http:// URL goes to its proxy as an absolute-form request (`GET http://site/path`),
  * over TLS when the proxy is an https:// one; an https:// URL goes through a CONNECT
- * tunnel (undici's ProxyAgent), TLS to the proxy first for an https:// proxy, then TLS
- * to the site inside it, so the site's certificate is checked here.
+ * tunnel (proxy-tunnels.ts), TLS to the proxy first for an https:// proxy, then TLS to
+ * the site inside it, so the site's certificate is checked here. A tunnel is a site's
+ * keep-alive connection: the open ones are bounded across sites as direct ones are.
  */
 export class ProxyAgents {
   readonly #forwarding = new Map<string, InstanceType<typeof Agent>>();
-  readonly #tunnels = new Map<string, UndiciProxyAgent>();
+  readonly #tunnels = new Map<string, OriginPools>();
+  /** The pools to the proxies that tunnels are opened through. */
+  readonly #closers: Array<() => Promise<void>> = [];
 
   constructor(private readonly o: ProxyAgentsOptions) {}
 
@@ -47,13 +49,7 @@ export class ProxyAgents {
     if (target.protocol === 'https:') {
       return { dispatcher: await this.#tunnel(proxy, p), origin: target.origin, path, headers: [] };
     }
-    const login =
-      p.username === '' && p.password === ''
-        ? []
-        : [
-            'proxy-authorization',
-            `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}`,
-          ];
+    const login = Object.entries(loginOf(p)).flat();
     return {
       dispatcher: this.#forwarder(p),
       origin: p.origin,
@@ -63,8 +59,10 @@ export class ProxyAgents {
     };
   }
 
-  close(): Promise<unknown> {
-    return Promise.all([...this.#forwarding.values(), ...this.#tunnels.values()].map((a) => a.close()));
+  async close(): Promise<void> {
+    // The tunnels first: closing the pools to the proxies does not end tunnels already taken from them.
+    await Promise.all([...this.#forwarding.values(), ...this.#tunnels.values()].map((a) => a.close()));
+    await Promise.all(this.#closers.map((close) => close()));
   }
 
   /** TLS options for the connection to an https:// proxy. */
@@ -88,24 +86,36 @@ export class ProxyAgents {
     return agent;
   }
 
-  async #tunnel(proxy: string, p: URL): Promise<UndiciProxyAgent> {
-    const ProxyAgent = await proxyAgentClass();
-    let agent = this.#tunnels.get(proxy);
-    if (agent === undefined) {
-      agent = new ProxyAgent({
-        uri: proxy,
-        ...this.o.agent,
-        connectTimeout: this.o.connectTimeoutMs,
-        proxyTls: this.#proxyTls(p),
-        // Its own connection to the proxy, but with ours, which sends no IP address as the TLS server name.
-        clientFactory: (origin: URL, options: object) =>
-          new Pool(origin, { ...options, connect: proxyConnector(this.#proxyTls(p)) }),
-        requestTls: this.o.targetCa === undefined ? {} : { ca: [...this.o.targetCa] },
-      } as UndiciProxyAgent.Options);
-      this.#tunnels.set(proxy, agent);
+  async #tunnel(proxy: string, p: URL): Promise<OriginPools> {
+    await withConnectApi();
+    let tunnels = this.#tunnels.get(proxy);
+    if (tunnels === undefined) {
+      const { allowH2: _, connections: __, ...options } = this.o.agent;
+      // A CONNECT takes a connection to the proxy and keeps it as the tunnel: no cap here,
+      // --concurrency bounds the tunnels being opened.
+      const toProxy = new Pool(p.origin, { ...options, connect: proxyConnector(this.#proxyTls(p)) });
+      const connect = tunnelConnector({
+        proxy: toProxy,
+        headers: loginOf(p),
+        proxyUrl: p,
+        siteTls: this.o.targetCa === undefined ? {} : { ca: [...this.o.targetCa] },
+      });
+      tunnels = new OriginPools({
+        pool: { ...this.o.agent, connectTimeout: this.o.connectTimeoutMs, connect },
+        maxOpenConnections: this.o.maxOpenConnections,
+      });
+      this.#closers.push(() => toProxy.close());
+      this.#tunnels.set(proxy, tunnels);
     }
-    return agent;
+    return tunnels;
   }
+}
+
+/** The proxy's login, from the user and password of its URL, as a Proxy-Authorization header. */
+function loginOf(p: URL): Record<string, string> {
+  if (p.username === '' && p.password === '') return {};
+  const pair = `${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`;
+  return { 'proxy-authorization': `Basic ${Buffer.from(pair).toString('base64')}` };
 }
 
 /**

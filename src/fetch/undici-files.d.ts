@@ -26,9 +26,3 @@ declare module 'undici/lib/api/index.js' {
   const api: Record<string, unknown>;
   export default api;
 }
-declare module 'undici/lib/dispatcher/proxy-agent.js' {
-  import type { ProxyAgent } from 'undici';
-
-  const ProxyAgentClass: typeof ProxyAgent;
-  export default ProxyAgentClass;
-}

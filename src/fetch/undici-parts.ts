@@ -1,4 +1,4 @@
-import type { Dispatcher as UndiciDispatcher, ProxyAgent as UndiciProxyAgent } from 'undici';
+import type { Dispatcher as UndiciDispatcher } from 'undici';
 import buildConnector from 'undici/lib/core/connect.js';
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
@@ -11,23 +11,22 @@ import Pool from 'undici/lib/dispatcher/pool.js';
 // node_modules is not: 30 ms of a one-page crawl.
 export { Agent, buildConnector, Pool };
 
-let proxyAgent: Promise<typeof UndiciProxyAgent> | null = null;
+let connectApi: Promise<void> | null = null;
 
 /**
- * undici's ProxyAgent, for --proxy only, loaded the first time a request goes through a
- * tunnel. It tunnels with the dispatcher API's connect(), which undici's index adds to
- * every dispatcher: so does this, to the dispatchers of the same copy of undici as the
- * Agent and Pool above (a bundled copy has classes of its own).
+ * Adds the dispatcher API (request(), connect(), ...) to undici's dispatchers, for --proxy
+ * only, the first time a request goes through a tunnel: a tunnel is opened with a proxy
+ * pool's connect(), which undici's index adds to every dispatcher. So does this, to the
+ * dispatchers of the same copy of undici as the Agent and Pool above (a bundled copy has
+ * classes of its own).
  */
-export function proxyAgentClass(): Promise<typeof UndiciProxyAgent> {
-  proxyAgent ??= (async () => {
-    const [{ default: Dispatcher }, { default: api }, { default: ProxyAgent }] = await Promise.all([
+export function withConnectApi(): Promise<void> {
+  connectApi ??= (async () => {
+    const [{ default: Dispatcher }, { default: api }] = await Promise.all([
       import('undici/lib/dispatcher/dispatcher.js'),
       import('undici/lib/api/index.js'),
-      import('undici/lib/dispatcher/proxy-agent.js'),
     ]);
     Object.assign((Dispatcher as { prototype: UndiciDispatcher }).prototype, api);
-    return ProxyAgent;
   })();
-  return proxyAgent;
+  return connectApi;
 }
