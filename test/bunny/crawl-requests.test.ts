@@ -1,9 +1,10 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openTunnel } from '../fetch/servers.js';
 import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
 import { cobweb } from '../helpers/cli-process.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
@@ -140,14 +141,7 @@ async function forwardProxy(address: string, tls?: TestCert, login?: string) {
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     seen.push({ url: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] });
     const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host === 'site-a.test' ? '127.0.0.2' : (host as string), () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.on('error', () => client.destroy());
-    client.on('error', () => upstream.destroy());
+    openTunnel(client, head, Number(port), host === 'site-a.test' ? '127.0.0.2' : (host as string));
   });
   const listening = await listenOnLoopback(server, address);
   return { ...listening, seen };

@@ -7,10 +7,10 @@
  */
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer as createSecureServer } from 'node:https';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fetcher } from '../../src/fetch/fetcher.js';
-import { startServer, type TestServer } from './servers.js';
+import { openTunnel, startServer, type TestServer } from './servers.js';
 import { SITE_A_CERT, SITE_A_KEY } from './tls-fixture.js';
 
 const SITES = 12;
@@ -46,16 +46,7 @@ describe('Fetcher: tunnels through a proxy bounded across sites', () => {
       asked++;
       open++;
       client.on('close', () => open--);
-      const port = Number((req.url ?? '').split(':')[1]);
-      const upstream = connect(port, '127.0.0.2', () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
-      client.on('close', () => upstream.destroy());
+      openTunnel(client, head, Number((req.url ?? '').split(':')[1]), '127.0.0.2');
     });
     const started = await startServer(server, '127.0.0.4');
     cleanups.push(() => started.close());

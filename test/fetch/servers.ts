@@ -1,6 +1,12 @@
 /** Real loopback servers for the fetcher tests. Every server listens on a free port and is closed after use. */
 import { createServer as createHttpServer, type RequestListener } from 'node:http';
-import { type AddressInfo, createServer as createNetServer, type Server, type Socket } from 'node:net';
+import {
+  type AddressInfo,
+  connect as connectTo,
+  createServer as createNetServer,
+  type Server,
+  type Socket,
+} from 'node:net';
 
 export interface TestServer {
   readonly host: string;
@@ -67,4 +73,20 @@ export function onRequestHead(socket: Socket, callback: (head: string) => void):
   };
   socket.on('data', onData);
   socket.on('error', () => {});
+}
+
+/**
+ * A proxy's answer to CONNECT: dials the target, says 200, then pipes both ways (the
+ * bytes that came after the CONNECT's head first). Either side's end ends the other.
+ */
+export function openTunnel(client: Socket, head: Buffer, port: number, host: string): void {
+  const upstream = connectTo(port, host, () => {
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.on('error', () => client.destroy());
+  client.on('error', () => upstream.destroy());
+  client.on('close', () => upstream.destroy());
 }
