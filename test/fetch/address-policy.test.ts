@@ -1,17 +1,9 @@
-import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { privateAddressesOf, privateAddressPolicy } from '../../src/fetch/address-policy.js';
 import { DnsCache, type ResolvedAddress } from '../../src/fetch/dns-cache.js';
 import { Fetcher } from '../../src/fetch/fetcher.js';
 import type { FetcherOptions, FetchOutcome } from '../../src/fetch/types.js';
-
-/** A loopback web site that says which address it is on and counts the connections it accepts. */
-interface Site {
-  port: number;
-  url(path: string): string;
-  connections(): number;
-}
+import { sitesOnOnePort, startSiteOn, type TestServer } from './servers.js';
 
 const NO_SEEDS: ReadonlySet<string> = new Set();
 
@@ -59,44 +51,16 @@ describe('Fetcher with an address policy (checked at connect time)', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  async function site(host: string, port = 0): Promise<Site> {
-    const sockets = new Set<Socket>();
-    let accepted = 0;
-    // Connection: close, so that every fetch makes a new connection and so a new lookup.
-    const server = createServer((_request, response) => {
-      response.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
-      response.end(`hello from ${host}`);
-    });
-    server.on('connection', (socket: Socket) => {
-      accepted++;
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, resolve);
-    });
-    const close = () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      });
-    cleanups.push(close);
-    const bound = (server.address() as AddressInfo).port;
-    return { port: bound, url: (path) => `http://${host}:${bound}${path}`, connections: () => accepted };
+  async function site(host: string): Promise<TestServer> {
+    const started = await startSiteOn(host);
+    cleanups.push(() => started.close());
+    return started;
   }
 
-  /** Two sites on one port (distinct loopback addresses), so that which one a name reaches depends on the address alone. */
-  async function twoSitesOnOnePort(firstHost: string, secondHost: string): Promise<[Site, Site]> {
-    for (let attempt = 0; ; attempt++) {
-      const first = await site(firstHost);
-      try {
-        return [first, await site(secondHost, first.port)];
-      } catch (error) {
-        // That port happened to be taken on the second address: try another (a few times at most).
-        if (attempt >= 4) throw error;
-      }
-    }
+  async function twoSitesOnOnePort(firstHost: string, secondHost: string): Promise<[TestServer, TestServer]> {
+    const both = await sitesOnOnePort(firstHost, secondHost);
+    for (const one of both) cleanups.push(() => one.close());
+    return both;
   }
 
   function fetcher(options: Partial<FetcherOptions>): Fetcher {

@@ -5,8 +5,6 @@
  * loopback whose records change, through the crawl's DnsCache; the later connection
  * must be refused, whatever the cache held, because the check is on the address dialled.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { privateAddressesOf, privateAddressPolicy } from '../../src/fetch/address-policy.js';
 import { DnsCache } from '../../src/fetch/dns-cache.js';
@@ -14,16 +12,12 @@ import { Fetcher } from '../../src/fetch/fetcher.js';
 import { createSystemResolver } from '../../src/fetch/system-resolver.js';
 import type { FetchOutcome } from '../../src/fetch/types.js';
 import { type DnsRecords, startDnsServer } from './dns-server.js';
+import { sitesOnOnePort, type TestServer } from './servers.js';
 
 const SEED_ADDRESS = '127.0.0.2';
 const INSIDE_ADDRESS = '127.0.0.3';
 const NAME = 'rebind.test';
 const TTL_SECONDS = 60;
-
-interface Site {
-  port: number;
-  connections(): number;
-}
 
 describe('DNS rebinding midway', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -31,47 +25,12 @@ describe('DNS rebinding midway', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  /** A site on `host` that says where it is; `keepAlive` false closes each connection after its answer. */
-  async function site(host: string, port: number, keepAlive: boolean): Promise<Site> {
-    const sockets = new Set<Socket>();
-    let accepted = 0;
-    const server = createServer((_request, response) => {
-      response.writeHead(200, {
-        'content-type': 'text/plain',
-        ...(keepAlive ? {} : { connection: 'close' }),
-      });
-      response.end(`hello from ${host}`);
-    });
-    server.on('connection', (socket: Socket) => {
-      accepted++;
-      sockets.add(socket);
-      socket.on('close', () => sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, resolve);
-    });
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          for (const socket of sockets) socket.destroy();
-          server.close(() => resolve());
-        }),
-    );
-    return { port: (server.address() as AddressInfo).port, connections: () => accepted };
-  }
-
   /** The seed's site and the inside one on one port, so that only the address tells them apart. */
-  async function bothSites(keepAlive: boolean): Promise<{ outside: Site; inside: Site }> {
-    for (let attempt = 0; ; attempt++) {
-      const outside = await site(SEED_ADDRESS, 0, keepAlive);
-      try {
-        return { outside, inside: await site(INSIDE_ADDRESS, outside.port, keepAlive) };
-      } catch (error) {
-        // That port was taken on the second address: another one (a few times at most).
-        if (attempt >= 4) throw error;
-      }
-    }
+  async function bothSites(keepAlive: boolean): Promise<{ outside: TestServer; inside: TestServer }> {
+    const [outside, inside] = await sitesOnOnePort(SEED_ADDRESS, INSIDE_ADDRESS, keepAlive);
+    cleanups.push(() => outside.close());
+    cleanups.push(() => inside.close());
+    return { outside, inside };
   }
 
   /** The crawl's fetcher as `cobweb crawl` makes it for one seed, its DNS a server whose records the test changes. */

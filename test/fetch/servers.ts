@@ -17,14 +17,14 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-function listen(server: Server, host: string): Promise<number> {
+function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
   });
 }
 
-async function track(server: Server, host: string, scheme = 'http'): Promise<TestServer> {
+async function track(server: Server, host: string, scheme = 'http', port = 0): Promise<TestServer> {
   const sockets = new Set<Socket>();
   let accepted = 0;
   server.on('connection', (socket: Socket) => {
@@ -32,12 +32,12 @@ async function track(server: Server, host: string, scheme = 'http'): Promise<Tes
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  const port = await listen(server, host);
+  const bound = await listen(server, host, port);
   return {
     host,
-    port,
+    port: bound,
     connections: () => accepted,
-    url: (path = '/') => `${scheme}://${host}:${port}${path}`,
+    url: (path = '/') => `${scheme}://${host}:${bound}${path}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -56,9 +56,48 @@ export function startRawServer(onSocket: (socket: Socket) => void, host = '127.0
   return track(createNetServer(onSocket), host);
 }
 
-/** Any server, e.g. a TLS one, tracked the same way. */
-export function startServer(server: Server, host = '127.0.0.1', scheme = 'http'): Promise<TestServer> {
-  return track(server, host, scheme);
+/** Any server, e.g. a TLS one, tracked the same way; on `port` when one is given. */
+export function startServer(
+  server: Server,
+  host = '127.0.0.1',
+  scheme = 'http',
+  port = 0,
+): Promise<TestServer> {
+  return track(server, host, scheme, port);
+}
+
+/**
+ * A site on `host` that answers every request with `hello from HOST`, on `port` when
+ * one is given. With `keepAlive` false each connection is closed after its answer, so
+ * every fetch makes a new connection (and a new lookup).
+ */
+export function startSiteOn(host: string, port = 0, keepAlive = false): Promise<TestServer> {
+  const server = createHttpServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/plain', ...(keepAlive ? {} : { connection: 'close' }) });
+    response.end(`hello from ${host}`);
+  });
+  return track(server, host, 'http', port);
+}
+
+/**
+ * Two sites on one port of two loopback addresses, so that which one a name reaches
+ * depends on the address alone. The port is the first's free one; taken on the second
+ * address, another is tried (a few times at most).
+ */
+export async function sitesOnOnePort(
+  firstHost: string,
+  secondHost: string,
+  keepAlive = false,
+): Promise<[TestServer, TestServer]> {
+  for (let attempt = 0; ; attempt++) {
+    const first = await startSiteOn(firstHost, 0, keepAlive);
+    try {
+      return [first, await startSiteOn(secondHost, first.port, keepAlive)];
+    } catch (error) {
+      await first.close();
+      if (attempt >= 4) throw error;
+    }
+  }
 }
 
 /** Reads until the end of a request head, then calls back once with it. */
