@@ -449,7 +449,12 @@ class Robots:
             self.groups.append((agents, rules))
 
     def allowed(self, path):
-        rules = [r for agents, rs in self.groups if '*' in agents for r in rs]
+        if path == '/robots.txt':
+            return True
+        token = USER_AGENT.split('/')[0].lower()
+        mine = [r for agents, rs in self.groups if token in agents for r in rs]
+        rules = mine if any(token in agents for agents, _ in self.groups) else [
+            r for agents, rs in self.groups if '*' in agents for r in rs]
         best = None
         for allow, pattern in rules:
             regex = '^' + re.escape(pattern).replace(r'\*', '.*').replace(r'\$', '$')
