@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sendControl } from '../../src/cli/control-commands.js';
 import { ServerConnection } from '../../src/frontier/remote/connection.js';
 import { BUILTIN_MODULES } from '../../src/modules/builtin/index.js';
 import type { WireCompletion } from '../../src/protocol/index.js';
@@ -22,9 +26,10 @@ afterEach(async () => {
   lines = [];
 });
 
-async function started(): Promise<InProcessServer> {
+async function started(modulesDir: string | null = null): Promise<InProcessServer> {
   server = await startTestServer({
     modules: [...BUILTIN_MODULES],
+    modulesDir,
     log: (line, level) => lines.push({ line, level }),
   });
   return server;
@@ -71,6 +76,43 @@ describe('HELLO: the modules a bunny runs', { timeout: 30_000 }, () => {
     const s = await started();
     const welcome = await connect(s, { modules: ['forms'] }).open();
     expect(welcome.missingModules).toEqual(['meta']);
+  });
+});
+
+describe('loadmod and a bunny that loads no module', { timeout: 30_000 }, () => {
+  it('is not sent the module, and the server says its pages go without it; a bunny that loads modules gets it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cobweb-hello-modules-'));
+    try {
+      writeFileSync(
+        join(dir, 'tagger.mjs'),
+        "export default { name: 'tagger', onPage: () => ({ tagged: true }) };\n",
+      );
+      const s = await started(dir);
+      const plain = connect(s, { modules: ['forms', 'meta'], loadsModules: false });
+      const loader = connect(s, { modules: ['forms', 'meta'], loadsModules: true });
+      const pushed: { to: string; name: string }[] = [];
+      plain.on('module', (m: { name: string }) => pushed.push({ to: 'plain', name: m.name }));
+      loader.on('module', (m: { name: string }) => pushed.push({ to: 'loader', name: m.name }));
+      await Promise.all([plain.open(), loader.open()]);
+      const answer = await sendControl(
+        { host: '127.0.0.1', port: s.port },
+        { type: 'NEWMOD', name: 'tagger' },
+        'test-token',
+      );
+      expect(answer).toMatchObject({ kind: 'text' });
+      // A request after the push: the push, written first, has come by then.
+      await Promise.all([plain.request('STATS', {}), loader.request('STATS', {})]);
+      expect(pushed).toEqual([{ to: 'loader', name: 'tagger' }]);
+      const warned = lines.filter(
+        (l) => l.level === 'warning' && l.line.includes('runs no page hook of tagger'),
+      );
+      expect(warned).toHaveLength(1);
+      // A bunny that connects after: told at once.
+      const late = await connect(s, { modules: ['forms', 'meta'], loadsModules: false }).open();
+      expect(late.missingModules).toEqual(['tagger']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
