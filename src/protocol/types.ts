@@ -280,8 +280,8 @@ export interface WireRobotsEntry {
 
 export interface Bodies {
   AUTH: { token: string };
-  /** `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not. */
   /**
+   * `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not.
    * `modules`: the modules whose page hooks the bunny runs of its own (its built-ins);
    * `loadsModules`: it loads the modules the server pushes (MODULE) and runs their page hooks.
    */

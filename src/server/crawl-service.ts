@@ -146,7 +146,7 @@ export class CrawlService {
 
   /**
    * A bunny runs none of these modules' page hooks (it said so in HELLO, or it loads no
-   * pushed module and loadmod loaded one): said once, as a warning, so that a short
+   * pushed module and loadmod loaded one): said as a warning, so that a short
    * data/<module>.jsonl has its reason in the log.
    */
   lacking(crawler: CrawlerId, name: string, modules: readonly string[]): void {

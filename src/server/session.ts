@@ -160,15 +160,23 @@ export class Session {
     return this.counts === null ? null : { ...this.counts };
   }
 
-  /** Sends a MODULE push (loadmod) to this bunny; one that loads none is said to lack it. */
-  pushModule(module: Bodies['MODULE']): void {
+  /**
+   * Sends a MODULE push (loadmod) to this bunny, if it loads modules; one that loads none
+   * is said to go without it. True when sent.
+   */
+  pushModule(module: Bodies['MODULE']): boolean {
     if (this.loadsModules) {
       this.writeMessage('MODULE', 0, module);
-      return;
+      return true;
     }
     const counts = this.counts;
-    if (counts !== null)
-      void this.service().then((s) => s.lacking(counts.crawler, counts.name, [module.name]));
+    if (counts !== null) {
+      this.service().then(
+        (s) => s.lacking(counts.crawler, counts.name, [module.name]),
+        () => {},
+      );
+    }
+    return false;
   }
 
   /** Ends the connection, with an ERROR first when a code is given. */
