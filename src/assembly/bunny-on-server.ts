@@ -5,6 +5,7 @@ import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
+import { BUILTIN_NAMES } from '../modules/builtin/index.js';
 import { RunCounter } from '../output/run-counts.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
@@ -38,6 +39,9 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
       token: b.token,
       name: `bunny@${hostname()}:${process.pid}`,
       crawl: b.crawl,
+      // It runs the built-ins itself, and loads what the server pushes.
+      modules: b.own.builtinModules ? BUILTIN_NAMES : [],
+      loadsModules: true,
       // A server that went away is waited for until it is back, and the signal stops the
       // waiting. Said as a warning (--quiet hides it): nothing has failed yet, and a
       // server that cannot be reached at all ends the bunny with an error.

@@ -127,6 +127,11 @@ export class ModuleHost {
     return this.modules.map((m) => m.name);
   }
 
+  /** The names of the modules loaded that have a page hook: what a crawling process must run on each page. */
+  get withPageHooks(): string[] {
+    return this.modules.filter((m) => m.hooks.page).map((m) => m.name);
+  }
+
   /** Modules are loaded, or being loaded. */
   get active(): boolean {
     return this.slots > 0 && !this.closed;

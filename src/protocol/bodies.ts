@@ -244,14 +244,20 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     const b: Bodies['HELLO'] = { name: string(o, 'name', w, true), protocol: integer(o, 'protocol', w, 1) };
     if (o.version !== undefined) b.version = string(o, 'version', w);
     if (o.crawl !== undefined) b.crawl = crawlName(o, w);
+    if (o.modules !== undefined) b.modules = array(o, 'modules', w, stringItem);
+    if (o.loadsModules !== undefined) b.loadsModules = boolean(o, 'loadsModules', w);
     return b;
   },
-  WELCOME: (o, w) => ({
-    crawlerId: string(o, 'crawlerId', w, true),
-    protocol: integer(o, 'protocol', w, 1),
-    leaseMs: integer(o, 'leaseMs', w),
-    settings: settings(o, w),
-  }),
+  WELCOME: (o, w) => {
+    const b: Bodies['WELCOME'] = {
+      crawlerId: string(o, 'crawlerId', w, true),
+      protocol: integer(o, 'protocol', w, 1),
+      leaseMs: integer(o, 'leaseMs', w),
+      settings: settings(o, w),
+    };
+    if (o.missingModules !== undefined) b.missingModules = array(o, 'missingModules', w, stringItem);
+    return b;
+  },
   LEASE: (o, w) => ({ n: integer(o, 'n', w, 1), waitMs: integer(o, 'waitMs', w) }),
   LEASES: (o, w) => ({
     leases: array(o, 'leases', w, lease),

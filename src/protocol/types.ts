@@ -280,9 +280,27 @@ export interface WireRobotsEntry {
 
 export interface Bodies {
   AUTH: { token: string };
-  /** `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not. */
-  HELLO: { name: string; protocol: number; version?: string; crawl?: string };
-  WELCOME: { crawlerId: string; protocol: number; leaseMs: number; settings: JsonObject };
+  /**
+   * `crawl`: the crawl the bunny works for (default DEFAULT_CRAWL); the server opens it, new or not.
+   * `modules`: the modules whose page hooks the bunny runs of its own (its built-ins);
+   * `loadsModules`: it loads the modules the server pushes (MODULE) and runs their page hooks.
+   */
+  HELLO: {
+    name: string;
+    protocol: number;
+    version?: string;
+    crawl?: string;
+    modules?: string[];
+    loadsModules?: boolean;
+  };
+  /** `missingModules`: the server's modules with page hooks this bunny runs none of. */
+  WELCOME: {
+    crawlerId: string;
+    protocol: number;
+    leaseMs: number;
+    settings: JsonObject;
+    missingModules?: string[];
+  };
   LEASE: { n: number; waitMs: number };
   LEASES: { leases: WireLease[]; ended: CrawlEnd | null; nextReadyAt: number | null };
   COMPLETE: { completions: (WireCompletion | WireCompletionPart)[] };

@@ -114,9 +114,10 @@ export class Control {
     const source = readFileSync(path, 'utf8');
     const module = { name: report.name, sha256: createHash('sha256').update(source).digest('hex'), source };
     this.loaded.push(module);
-    for (const b of this.parts.bunnies) b.pushModule(module);
+    let sent = 0;
+    for (const b of this.parts.bunnies) if (b.pushModule(module)) sent++;
     const hooks = [report.hooks.page ? 'page' : '', report.hooks.site ? 'site' : ''].filter(Boolean);
-    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(this.parts.bunnies.size, 'bunny', 'bunnies')}\n`;
+    return `module ${report.name} loaded (hooks: ${hooks.join(', ')}); its selfTest passed; sent to ${count(sent, 'bunny', 'bunnies')}\n`;
   }
 
   /** QUIT: every crawl's cobweb.log is written (replacing the old one), then the server stops. */

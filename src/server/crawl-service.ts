@@ -144,6 +144,21 @@ export class CrawlService {
     return crawler;
   }
 
+  /**
+   * A bunny runs none of these modules' page hooks (it said so in HELLO, or it loads no
+   * pushed module and loadmod loaded one): said as a warning, so that a short
+   * data/<module>.jsonl has its reason in the log.
+   */
+  lacking(crawler: CrawlerId, name: string, modules: readonly string[]): void {
+    if (modules.length === 0) return;
+    const files = modules.map((m) => `data/${m}.jsonl`).join(', ');
+    this.parts.log(
+      `bunny ${crawler} (${name}) runs no page hook of ${modules.join(', ')}: its pages get no records from them (${files}) and no fields of theirs in pages.jsonl`,
+      'warning',
+      { event: 'modules-missing', crawler, name, modules: [...modules], crawl: this.parts.name },
+    );
+  }
+
   /** A crawler went away (LEAVE, or its connection closed): its leases go back to the queue at once. */
   async leave(crawler: CrawlerId): Promise<void> {
     await this.parts.store.leave(crawler);
@@ -239,7 +254,7 @@ export class CrawlService {
     this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
     await this.record(done.records, crawler);
-    return { stale: done.stale.map(idOnWire), records: [], added: done.added };
+    return { stale: staleAsSent(body.completions, done.stale), records: [], added: done.added };
   }
 
   async add(crawler: CrawlerId, body: Bodies['ADD']): Promise<Bodies['ADDED']> {
@@ -440,6 +455,21 @@ export class CrawlService {
  */
 function sentLine(line: Readonly<Record<string, unknown>>, crawler: CrawlerId): PageRecord {
   return { ...line, crawler } as PageRecord;
+}
+
+/**
+ * The lease ids of the stale completions, as the bunny spelled them: an id that is none of
+ * ours (`"bogus"`, `" 17"`) matches no lease and comes back as it was sent, never as the
+ * number it failed to be.
+ */
+function staleAsSent(sent: CompleteMessage['body']['completions'], stale: readonly number[]): string[] {
+  const refused = new Set(stale);
+  const out: string[] = [];
+  for (const c of sent) {
+    const id = idFromWire(c.lease);
+    if (Number.isNaN(id) || refused.has(id)) out.push(c.lease);
+  }
+  return out;
 }
 
 function addressOf(c: Completion): string | null {

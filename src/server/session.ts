@@ -25,6 +25,7 @@ import {
 import { canonicalize } from '../url/canonicalize.js';
 import type { CrawlService } from './crawl-service.js';
 import type { HeldCrawl, ServerCrawls } from './crawls.js';
+import { missingModules } from './module-reach.js';
 
 export interface SessionLimits {
   /** A connection with half a packet, or with nothing sent and no request waiting, for this long is closed. */
@@ -131,6 +132,8 @@ export class Session {
   crawlName: string;
   /** A bunny's counts since its HELLO, for the console. */
   private counts: BunnyView | null = null;
+  /** The bunny loads the modules the server pushes (HELLO's `loadsModules`). */
+  private loadsModules = false;
   /** An original client's crawler, registered at its first DEQUEUE or ENQUEUE. */
   private original: Promise<CrawlerId> | null = null;
   /** Leases an original client took with DEQUEUE, by URL; the latest last. */
@@ -157,9 +160,23 @@ export class Session {
     return this.counts === null ? null : { ...this.counts };
   }
 
-  /** Sends a MODULE push (loadmod) to this bunny. */
-  pushModule(module: Bodies['MODULE']): void {
-    this.writeMessage('MODULE', 0, module);
+  /**
+   * Sends a MODULE push (loadmod) to this bunny, if it loads modules; one that loads none
+   * is said to go without it. True when sent.
+   */
+  pushModule(module: Bodies['MODULE']): boolean {
+    if (this.loadsModules) {
+      this.writeMessage('MODULE', 0, module);
+      return true;
+    }
+    const counts = this.counts;
+    if (counts !== null) {
+      this.service().then(
+        (s) => s.lacking(counts.crawler, counts.name, [module.name]),
+        () => {},
+      );
+    }
+    return false;
   }
 
   /** Ends the connection, with an ERROR first when a code is given. */
@@ -349,6 +366,7 @@ export class Session {
     this.crawlName = name;
     this.crawl ??= this.ctx.crawls.get(name, true) as Promise<HeldCrawl>;
     const crawl = this.crawl;
+    this.loadsModules = body.loadsModules === true;
     this.hello = crawl.then((c) => c.service.register(body.name, this.from));
     void this.hello.then(
       async (crawler) => {
@@ -362,14 +380,22 @@ export class Session {
           completed: 0,
         };
         this.ctx.bunnies.add(this);
+        const pushed = this.ctx.moduleSources();
+        const missing = missingModules(
+          s.modules.withPageHooks,
+          pushed.map((m) => m.name),
+          body,
+        );
         const welcome: Bodies['WELCOME'] = {
           crawlerId: String(crawler),
           protocol: PROTOCOL_VERSION,
           leaseMs: s.leaseMs,
           settings: s.settings,
+          missingModules: missing,
         };
         this.writeMessage('WELCOME', requestId, welcome);
-        for (const module of this.ctx.moduleSources()) this.pushModule(module);
+        s.lacking(crawler, body.name, missing);
+        if (this.loadsModules) for (const module of pushed) this.pushModule(module);
       },
       (err: unknown) => {
         const message = err instanceof Error ? err.message : String(err);

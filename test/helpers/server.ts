@@ -6,6 +6,7 @@ import { ModuleDataFiles } from '../../src/data-dir/module-data.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
 import { ModuleHost } from '../../src/modules/module-host.js';
+import type { EventLog } from '../../src/output/crawl-log.js';
 import type { BackoffStep } from '../../src/server/backoff.js';
 import type { CrawlOpener } from '../../src/server/crawls.js';
 import { DEFAULT_LIMITS } from '../../src/server/server.js';
@@ -49,6 +50,8 @@ export interface TestServerOptions {
   limits?: Partial<SessionLimits>;
   maxConnections?: number;
   dir?: string;
+  /** The server's log lines (none kept by default). */
+  log?: EventLog;
   /** The port to listen on (a restart where clients know it); one the system picks by default. */
   port?: number;
 }
@@ -115,7 +118,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     leaseMs: SERVER_TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     maxConnections: options.maxConnections ?? 100,
-    log: () => {},
+    log: options.log ?? (() => {}),
   });
   return {
     ...running,

@@ -23,6 +23,10 @@ export interface ConnectionOptions {
   name: string;
   /** The crawl it works for, in HELLO (--crawl); the server's own crawl when absent. */
   crawl?: string | undefined;
+  /** In HELLO: the modules whose page hooks this process runs of its own (its built-ins); none by default. */
+  modules?: readonly string[] | undefined;
+  /** In HELLO: this process loads the modules the server pushes (MODULE); true by default. */
+  loadsModules?: boolean | undefined;
   /** How attempts to reach the server are spaced, and when one never reached is given up. */
   reconnect?: ReconnectSettings;
   /** Time for the reconnect loop (a test's own; the system's by default). */
@@ -194,6 +198,8 @@ export class ServerConnection extends EventEmitter {
           protocol: PROTOCOL_VERSION,
           version: VERSION,
           ...(this.options.crawl === undefined ? {} : { crawl: this.options.crawl }),
+          modules: [...(this.options.modules ?? [])],
+          loadsModules: this.options.loadsModules ?? true,
         });
       });
       socket.on('data', (chunk) => {

@@ -4,6 +4,9 @@
  */
 const extension = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 
-export const BUILTIN_MODULES: readonly string[] = ['forms', 'meta', 'server'].map(
+/** Their names: a bunny says in HELLO that it runs them itself. */
+export const BUILTIN_NAMES: readonly string[] = ['forms', 'meta', 'server'];
+
+export const BUILTIN_MODULES: readonly string[] = BUILTIN_NAMES.map(
   (name) => new URL(`./${name}.${extension}`, import.meta.url).href,
 );
