@@ -11,7 +11,7 @@ import { CrawlOptionError } from '../errors.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
 import { parseHostPort } from '../options/option-kinds.js';
-import { type CrawlOptions, type CrawlProgress, DEFAULTS } from '../options/options.js';
+import type { CrawlOptions, CrawlProgress } from '../options/options.js';
 import { RunCounter, type RunCounts } from '../output/run-counts.js';
 import { DEFAULT_CRAWL } from '../protocol/index.js';
 import type { BackoffStep } from '../server/backoff.js';
@@ -208,7 +208,7 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
       token,
       modulesDir: options.modulesDir === undefined ? null : resolvePath(options.modulesDir),
       backoff: options.backoff ?? [],
-      leaseMs: DEFAULTS.leaseMs,
+      leaseMs: o.leaseMs,
       limits: { ...DEFAULT_LIMITS, idleMs: options.idleTimeoutMs ?? DEFAULT_LIMITS.idleMs },
       maxConnections: options.maxConnections ?? 256,
       log: say,

@@ -16,7 +16,7 @@ export function frontierSettingsOf(o: Settings): FrontierSettings {
     retireAfter: o.retireAfter,
     key: o.politenessKey,
     maxPagesPerHost: o.maxPagesPerHost,
-    leaseMs: DEFAULTS.leaseMs,
+    leaseMs: o.leaseMs,
     // A robots.txt that could not be read is tried again after the retry delay, as the page was.
     robots: { ttlMs: DEFAULTS.robotsTtlMs, unavailableRetryMs: o.retryDelayMs },
     maxPages: o.maxPages,

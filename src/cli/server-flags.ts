@@ -40,6 +40,7 @@ export const QUEUE_OPTIONS = [
   'seenCapacity',
   'seenFpRate',
   'recrawlAfterMs',
+  'leaseMs',
   'http',
 ] as const;
 

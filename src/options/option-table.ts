@@ -479,6 +479,16 @@ export const OPTIONS = {
       text: 'stop after this long (`90s`, `15m`, `2h`, `1d`) the way `--max-pages` stops: the fetches in flight finish and are written, the rest stays queued (exit code 0)',
     },
   }),
+  leaseMs: option(duration, {
+    default: 5 * 60_000,
+    flag: '--lease-time <duration>',
+    help: 'how long a URL handed to a crawling process stays its own without word from it (bunnies extend at half)',
+    docs: {
+      section: 'run',
+      default: '5m',
+      text: "how long a URL handed out (leased) stays that process's without word from it: a bunny extends its leases at half this time, and a process killed mid-fetch has its URLs handed to another after it; also how long a process may go silent before it counts as gone. Shorter hands a lost process's URLs on sooner (and tests a bunny's EXTEND); a fetch longer than it keeps its URL by extending",
+    },
+  }),
   recrawlAfterMs: option(duration, {
     flag: '--recrawl-after <duration>',
     help: 'fetch again the URLs fetched longer ago than this (when a run starts, and as they come due while it runs), with If-None-Match / If-Modified-Since',

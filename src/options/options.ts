@@ -26,8 +26,6 @@ type DefaultedKey = {
 const FIXED = {
   maxHostBackoffMs: 10 * 60_000,
   robotsTtlMs: 24 * 60 * 60_000,
-  /** A lease outlives any fetch (total timeout + margin); only the server's remote bunnies can lose one. */
-  leaseMs: 5 * 60_000,
 };
 
 /** What an option is when not given (docs/options.md and --help say the same): the table's defaults. */
