@@ -40,6 +40,13 @@ import type {
 } from './types.js';
 import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
 
+/**
+ * The most a LEASE may ask: URLs in one answer (more than any crawling process fetches
+ * at once), and how long the server may hold it waiting for a ready host (well under a
+ * lease time, so a client that asks again after it has lost nothing).
+ */
+export const LEASE_LIMITS = { n: 4096, waitMs: 60_000 } as const;
+
 const KINDS = ['page', 'sitemap'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
 const OUTCOMES = ['done', 'failed', 'refused', 'retry', 'deferred'] as const;
@@ -258,7 +265,10 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     if (o.missingModules !== undefined) b.missingModules = array(o, 'missingModules', w, stringItem);
     return b;
   },
-  LEASE: (o, w) => ({ n: integer(o, 'n', w, 1), waitMs: integer(o, 'waitMs', w) }),
+  LEASE: (o, w) => ({
+    n: integer(o, 'n', w, 1, LEASE_LIMITS.n),
+    waitMs: integer(o, 'waitMs', w, 0, LEASE_LIMITS.waitMs),
+  }),
   LEASES: (o, w) => ({
     leases: array(o, 'leases', w, lease),
     ended: o.ended === null ? null : oneOf(o, 'ended', w, ENDS),

@@ -34,11 +34,12 @@ export function nullableString(o: JsonObject, key: string, where: string): strin
 }
 
 /** A safe integer >= min. */
-export function integer(o: JsonObject, key: string, where: string, min = 0): number {
+export function integer(o: JsonObject, key: string, where: string, min = 0, max?: number): number {
   const v = o[key];
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
     bad(`${where}.${key}`, `must be an integer >= ${min}`);
   }
+  if (max !== undefined && v > max) bad(`${where}.${key}`, `must be an integer from ${min} to ${max}`);
   return v;
 }
 

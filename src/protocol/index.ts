@@ -4,6 +4,7 @@
  * writes what encodeMessage() returns.
  */
 
+export { LEASE_LIMITS } from './bodies.js';
 export { checkFrameHead, decodeFrame, encode, type PacketSource } from './codec.js';
 export {
   ErrorCode,

@@ -7,8 +7,10 @@
  *          7  flags       u8: bit 0 MORE, bits 1-7 reserved (0)
  *          8  body        UTF-8 JSON text of one object, to the end of the packet
  */
+
 import { isUtf8 } from 'node:buffer';
 import { checkBody } from './bodies.js';
+import { duplicateKey } from './duplicate-keys.js';
 import { ErrorCode, ProtocolError } from './errors.js';
 import {
   type Bodies,
@@ -131,11 +133,19 @@ export function decodeOurs(frame: Buffer, type: OurPacketName): OurPacket {
   checkHeader(type, requestId, more);
   const bytes = frame.subarray(HEADER_BYTES);
   if (!isUtf8(bytes)) throw new ProtocolError(ErrorCode.BAD_JSON, `${type} body is not valid UTF-8`);
+  const text = bytes.toString('utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch {
     throw new ProtocolError(ErrorCode.BAD_JSON, `${type} body is not JSON text`);
+  }
+  const twice = duplicateKey(text);
+  if (twice !== null) {
+    throw new ProtocolError(
+      ErrorCode.BAD_JSON,
+      `${type} body has the name ${JSON.stringify(twice)} twice in one object`,
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ProtocolError(ErrorCode.BAD_JSON, `${type} body must be one JSON object`);

@@ -154,10 +154,18 @@ const CASES: Case[] = [
     code: 'BAD_JSON',
   },
   { name: 'two JSON objects', bytes: oursWith(32, 1, '{}{}'), code: 'BAD_JSON' },
+  { name: 'a name twice in the body', bytes: oursWith(19, 1, '{"n":1,"waitMs":0,"n":9}'), code: 'BAD_JSON' },
+  {
+    name: 'a name twice in a nested object, one of them escaped',
+    bytes: oursWith(32, 1, '{"x":[{"a":1,"\\u0061":2}]}'),
+    code: 'BAD_JSON',
+  },
   // --- fields
   { name: 'LEASE n as a string', bytes: oursWith(19, 1, '{"n":"8","waitMs":0}'), code: 'BAD_FIELD' },
   { name: 'LEASE n of 0', bytes: oursWith(19, 1, '{"n":0,"waitMs":0}'), code: 'BAD_FIELD' },
   { name: 'LEASE without waitMs', bytes: oursWith(19, 1, '{"n":1}'), code: 'BAD_FIELD' },
+  { name: 'LEASE n over 4096', bytes: oursWith(19, 1, '{"n":4097,"waitMs":0}'), code: 'BAD_FIELD' },
+  { name: 'LEASE waitMs over a minute', bytes: oursWith(19, 1, '{"n":1,"waitMs":60001}'), code: 'BAD_FIELD' },
   { name: 'AUTH token as a number', bytes: oursWith(16, 0, '{"token":1234}'), code: 'BAD_FIELD' },
   { name: 'AUTH empty token', bytes: oursWith(16, 0, '{"token":""}'), code: 'BAD_FIELD' },
   {

@@ -1,4 +1,4 @@
-import type { Bodies } from '../../protocol/index.js';
+import { type Bodies, LEASE_LIMITS } from '../../protocol/index.js';
 import type {
   AddResult,
   CompleteResult,
@@ -129,7 +129,11 @@ export class RemoteFrontier implements Frontier {
 
   async lease(n: number, crawler: CrawlerId, options: LeaseOptions = {}): Promise<LeaseBatch> {
     this.sendReleases();
-    const r = await this.of(crawler).request('LEASE', { n, waitMs: Math.round(options.waitMs ?? 0) });
+    // Within what a LEASE may ask: a process fetching more at once asks again for the rest.
+    const r = await this.of(crawler).request('LEASE', {
+      n: Math.min(n, LEASE_LIMITS.n),
+      waitMs: Math.min(Math.round(options.waitMs ?? 0), LEASE_LIMITS.waitMs),
+    });
     return { leases: r.leases.map(leaseFromWire), ended: r.ended, nextReadyAt: r.nextReadyAt };
   }
 
