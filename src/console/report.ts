@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DataLayout } from '../data-dir/layout.js';
 import { peekStore, type StoreTotals } from '../frontier/sqlite/peek.js';
 import { VERSION } from '../version.js';
@@ -28,7 +27,7 @@ export async function writeReport(layout: DataLayout): Promise<{ file: string; r
     store: peekStore(layout.store),
     pages: await reportData(layout.pages),
   };
-  const file = join(layout.root, 'report.html');
+  const file = layout.report;
   writeFileSync(file, reportHtml(report));
   return { file, report };
 }

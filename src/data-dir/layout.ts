@@ -20,6 +20,8 @@ export interface DataLayout {
   token: string;
   /** passes.jsonl: one line per crawl pass (--passes). */
   passes: string;
+  /** report.html: what `cobweb report` writes. */
+  report: string;
 }
 
 export function layoutOf(dir: string): DataLayout {
@@ -36,6 +38,7 @@ export function layoutOf(dir: string): DataLayout {
     log: join(root, 'cobweb.log'),
     token: join(root, 'token'),
     passes: join(root, 'passes.jsonl'),
+    report: join(root, 'report.html'),
   };
 }
 
