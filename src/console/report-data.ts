@@ -22,7 +22,7 @@ export interface ReportData {
   errors: Record<string, number>;
   refused: Record<string, number>;
   contentTypes: Record<string, number>;
-  /** URLs by depth (index = depth). */
+  /** Fetched pages (a response came) by depth, index = depth; refused and failed URLs are not pages. */
   depths: number[];
   hosts: HostLine[];
   biggest: { url: string; bytes: number; contentType: string | null; status: number | null }[];
@@ -30,6 +30,11 @@ export interface ReportData {
   timeline: { t: number; pagesPerSecond: number }[];
   first: string | null;
   last: string | null;
+  /**
+   * Seconds spent crawling: each crawling process's span (its first fetch to the end of
+   * its last), overlapping spans counted once, so the idle time between runs is not.
+   */
+  crawlSeconds: number;
 }
 
 const BIGGEST = 20;
@@ -57,6 +62,8 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
   let lines = 0;
   let first: number | null = null;
   let last: number | null = null;
+  // Per crawler id (each run, each bunny, has its own): the span of its fetches.
+  const spans = new Map<string, { from: number; to: number }>();
   const bump = (into: Record<string, number>, key: string) => {
     into[key] = (into[key] ?? 0) + 1;
   };
@@ -75,7 +82,7 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
       else bump(refused, o.key);
       if (r.status !== null)
         bump(contentTypes, (r.contentType ?? '(none)').split(';')[0]?.trim() || '(none)');
-      if (Number.isInteger(r.depth) && r.depth >= 0 && r.depth < 10_000) {
+      if (o.kind === 'fetched' && Number.isInteger(r.depth) && r.depth >= 0 && r.depth < 10_000) {
         for (let d = depths.length; d <= r.depth; d++) depths.push(0);
         depths[r.depth] = (depths[r.depth] ?? 0) + 1;
       }
@@ -97,6 +104,14 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
         seconds.set(s, (seconds.get(s) ?? 0) + 1);
         first = first === null ? at : Math.min(first, at);
         last = last === null ? at : Math.max(last, at);
+        const key = String(r.crawler ?? '');
+        const end = at + (typeof r.durationMs === 'number' ? r.durationMs : 0);
+        const span = spans.get(key);
+        if (span === undefined) spans.set(key, { from: at, to: end });
+        else {
+          span.from = Math.min(span.from, at);
+          span.to = Math.max(span.to, end);
+        }
       }
     }
   }
@@ -118,7 +133,20 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
     timeline: timeline(seconds),
     first: first === null ? null : new Date(first).toISOString(),
     last: last === null ? null : new Date(last).toISOString(),
+    crawlSeconds: unionMs([...spans.values()]) / 1000,
   };
+}
+
+/** The length of the union of spans, ms: concurrent processes' time counted once. */
+function unionMs(spans: { from: number; to: number }[]): number {
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of spans.sort((a, b) => a.from - b.from)) {
+    if (s.to <= end) continue;
+    total += s.to - Math.max(s.from, end);
+    end = s.to;
+  }
+  return total;
 }
 
 function parse(text: string): PageRecord | null {
