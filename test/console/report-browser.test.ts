@@ -85,7 +85,7 @@ describe.skipIf(!browserHere)('the report in a real browser', () => {
     // The size column is inside its box, its text whole, with no sideways scrolling.
     const fit = await page.locator('#biggest').evaluate((table) => {
       const box = (table.parentElement as HTMLElement).getBoundingClientRect();
-      const cells = [...table.querySelectorAll('tbody tr td:first-child')] as HTMLElement[];
+      const cells = Array.from(table.querySelectorAll('tbody tr td:first-child')) as HTMLElement[];
       return {
         sizes: cells.map((c) => c.textContent),
         inside: cells.every((c) => c.getBoundingClientRect().right <= box.right + 0.5),
