@@ -114,7 +114,7 @@ export const OPTIONS = {
   }),
   fresh: option(onOff, {
     flag: '--fresh',
-    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over",
+    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over (a crawl in PostgreSQL: cobweb reset)",
     docs: { section: 'followed' },
   }),
   retryFailed: option(onOff, {
