@@ -68,7 +68,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
       { settings: linkSettingsOf(settings, allSeeds), fresh: false, modules: modules.names },
       () => {},
     );
-    const pages = new PagesLog(b.layout.pages);
+    const pages = new PagesLog(b.layout.pages, b.layout.refused);
     closers.add(() => pages.close());
     const counts = new RunCounter();
     const crawler = await Crawler.start({

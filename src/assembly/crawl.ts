@@ -79,7 +79,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const frontier =
       shared ?? (await openStore(layout, seenOf(o), (line) => log(line, 'warning'), frontierSettingsOf(o)));
     if (shared === null) closers.add(() => frontier.close());
-    const pages = new PagesLog(layout.pages);
+    const pages = new PagesLog(layout.pages, layout.refused);
     closers.add(() => pages.close());
     const counts = new RunCounter();
     const rules = linkRulesOf(o, seeds);

@@ -49,8 +49,11 @@ interface HostSum {
   timed: number;
 }
 
-/** Reads pages.jsonl line by line (a torn or foreign line is skipped) and adds it up. */
-export async function reportData(pagesFile: string): Promise<ReportData> {
+/**
+ * Reads pages.jsonl line by line (a torn or foreign line is skipped) and adds it up, and
+ * refused.jsonl beside it for the refusals.
+ */
+export async function reportData(pagesFile: string, refusedFile?: string): Promise<ReportData> {
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const refused: Record<string, number> = {};
@@ -67,15 +70,16 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
   const bump = (into: Record<string, number>, key: string) => {
     into[key] = (into[key] ?? 0) + 1;
   };
-  if (existsSync(pagesFile)) {
+  for (const file of [pagesFile, refusedFile]) {
+    if (file === undefined || !existsSync(file)) continue;
     const input = createInterface({
-      input: createReadStream(pagesFile),
+      input: createReadStream(file),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     for await (const text of input) {
       const r = parse(text);
       if (r === null) continue;
-      lines++;
+      if (file === pagesFile) lines++;
       const o = outcomeOf(r);
       if (o.kind === 'fetched') bump(statuses, String(r.status));
       else if (o.kind === 'failed') bump(errors, o.key);

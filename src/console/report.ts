@@ -25,7 +25,7 @@ export async function writeReport(layout: DataLayout): Promise<{ file: string; r
     madeAt: new Date().toISOString(),
     version: VERSION,
     store: peekStore(layout.store),
-    pages: await reportData(layout.pages),
+    pages: await reportData(layout.pages, layout.refused),
   };
   const file = layout.report;
   writeFileSync(file, reportHtml(report));

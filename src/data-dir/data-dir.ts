@@ -117,7 +117,15 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 export function clearCrawl(layout: DataLayout, moduleData: readonly string[]): void {
   if (checkDataDir(layout) !== 'cobweb') return;
   const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
-  for (const f of [...store, layout.pages, layout.sites, layout.log, layout.passes, layout.report]) {
+  for (const f of [
+    ...store,
+    layout.pages,
+    layout.refused,
+    layout.sites,
+    layout.log,
+    layout.passes,
+    layout.report,
+  ]) {
     rmSync(f, { force: true });
   }
   // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.

@@ -6,6 +6,8 @@ export interface DataLayout {
   root: string;
   store: string;
   pages: string;
+  /** refused.jsonl: the URLs refused without a request (the crawl's rules, robots.txt). */
+  refused: string;
   warc: string;
   /** Where modules' emitted records go, one file per module. */
   moduleData: string;
@@ -30,6 +32,7 @@ export function layoutOf(dir: string): DataLayout {
     root,
     store: join(root, 'frontier.db'),
     pages: join(root, 'pages.jsonl'),
+    refused: join(root, 'refused.jsonl'),
     warc: join(root, 'warc'),
     moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
