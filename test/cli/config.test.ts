@@ -82,7 +82,7 @@ describe('--config', () => {
     // --max-depth 1 over the file's 0: the links are followed; the host section's budget is 3 URLs.
     expect(pages.map((r) => r.path)).toEqual(['/', '/1', '/2']);
     expect(pages.map((r) => r.headers['x-from'])).toEqual(['config', 'config', 'config']);
-    const refused = readFileSync(join(data, 'pages.jsonl'), 'utf8')
+    const refused = readFileSync(join(data, 'refused.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { url: string; detail?: string })
