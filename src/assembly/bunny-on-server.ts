@@ -11,9 +11,10 @@ import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
 import type { StoreBunny } from './bunny-on-store.js';
 import { linkRulesOf, startModules } from './parts.js';
+import { progressOf } from './progress-of.js';
 import { seedLinks } from './revisit.js';
 import { type SentModule, ServerModules } from './server-modules.js';
-import { Closers } from './startup.js';
+import { Closers, tickProgress } from './startup.js';
 
 export interface ServerBunny extends StoreBunny {
   server: { host: string; port: number };
@@ -90,6 +91,8 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
       onSettled: (batch) => b.log.visits(batch),
     });
     closers.add(() => crawler.close());
+    // Its own lines, and the crawl's queue as its store reports it.
+    tickProgress(b.own, async () => progressOf(await frontier.stats(), counts, b.started), closers, b.say);
     const which = b.crawl === undefined ? '' : `, crawl ${b.crawl}`;
     const at = `${b.server.host}:${b.server.port}`;
     b.say(`bunny ${crawler.crawler} crawling for ${at}${which}`, 'info', {

@@ -14,10 +14,11 @@ import { RunCounter } from '../output/run-counts.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnyStop, type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
 import { linkRulesOf, startModules } from './parts.js';
+import { progressOf } from './progress-of.js';
 import { addSeeds } from './revisit.js';
 import { seedLines, sharedHints } from './seed-lines.js';
 import { openSharedStore } from './shared-store.js';
-import { Closers, canonicalSeeds } from './startup.js';
+import { Closers, canonicalSeeds, tickProgress } from './startup.js';
 
 export interface StoreBunny {
   own: Settings;
@@ -67,7 +68,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
       { settings: linkSettingsOf(settings, allSeeds), fresh: false, modules: modules.names },
       () => {},
     );
-    const pages = new PagesLog(b.layout.pages);
+    const pages = new PagesLog(b.layout.pages, b.layout.refused);
     closers.add(() => pages.close());
     const counts = new RunCounter();
     const crawler = await Crawler.start({
@@ -87,6 +88,8 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
       onSettled: (batch) => b.log.visits(batch),
     });
     closers.add(() => crawler.close());
+    // Its own lines, and the crawl's queue as its store reports it.
+    tickProgress(b.own, async () => progressOf(await frontier.stats(), counts, b.started), closers, b.say);
     b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`, 'info', {
       event: 'start',
       crawler: crawler.crawler,

@@ -4,7 +4,7 @@ import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import { checkDataDir } from '../data-dir/data-dir.js';
 import { crawlLayoutOf, layoutOf } from '../data-dir/layout.js';
-import { linkSettingsOf } from '../data-dir/marker.js';
+import { linkSettingsOf, seedsOfMarker } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
 import { count } from '../english.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
@@ -27,6 +27,7 @@ import {
   runLog,
   StopConditions,
   settingsOf,
+  tickProgress,
 } from './startup.js';
 
 /**
@@ -38,10 +39,13 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // touched, and nothing in it is touched before its lock is held.
   const o = settingsOf(options);
   checkSharedStoreOptions(o);
-  const seeds = canonicalSeeds(options.seeds);
   // --crawl NAME: on a folder store the crawl's own folder, crawls/NAME in --data (the
   // default crawl's is --data itself); on PostgreSQL its row, the outputs in --data.
   const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
+  // No seeds given: the folder's crawl goes on with the seeds its marker keeps (--fresh
+  // starts over, so it needs them given again).
+  const resumed = options.seeds.length === 0 && o.fresh !== true;
+  const seeds = canonicalSeeds(resumed ? seedsOfMarker(layout) : options.seeds);
   checkDataDir(layout);
   const requests = requestSetupOf(o);
   const { log: crawlLog } = runLog(o, o.onLog);
@@ -65,7 +69,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     );
 
     const started = Date.now();
-    crawlLog.event(`crawl started: ${count(seeds.length, 'seed')}, data in ${layout.root}`, 'info', {
+    const whose = resumed ? ` (the seeds of ${layout.marker})` : '';
+    crawlLog.event(`crawl started: ${count(seeds.length, 'seed')}${whose}, data in ${layout.root}`, 'info', {
       event: 'start',
       seeds,
       data: layout.root,
@@ -74,7 +79,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const frontier =
       shared ?? (await openStore(layout, seenOf(o), (line) => log(line, 'warning'), frontierSettingsOf(o)));
     if (shared === null) closers.add(() => frontier.close());
-    const pages = new PagesLog(layout.pages);
+    const pages = new PagesLog(layout.pages, layout.refused);
     closers.add(() => pages.close());
     const counts = new RunCounter();
     const rules = linkRulesOf(o, seeds);
@@ -137,12 +142,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     }
 
     const progress = async (): Promise<CrawlProgress> => progressOf(await frontier.stats(), counts, started);
-    const onProgress = o.onProgress;
-    if (onProgress !== undefined) {
-      const tick = () => void progress().then((p) => callSafely('onProgress', () => onProgress(p), log));
-      const ticker = setInterval(tick, o.progressMs);
-      closers.add(() => clearInterval(ticker));
-    }
+    tickProgress(o, progress, closers, log);
 
     // Lines a killed run stored but never wrote: write them now.
     await loop.record(await frontier.reclaimRecords(crawler));

@@ -33,7 +33,7 @@ export function checkSharedStoreOptions(o: Settings): void {
   }
   if (o.fresh === true) {
     throw new CrawlOptionError(
-      `--fresh does not empty a crawl in PostgreSQL; start a new one with another --crawl name (this one is "${o.crawl}")`,
+      `--fresh does not empty a crawl in PostgreSQL; start it over with cobweb reset --store URL --crawl ${o.crawl}, or start another with another --crawl name`,
     );
   }
 }

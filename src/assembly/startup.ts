@@ -196,3 +196,37 @@ export async function storeSummary(
 ): Promise<CrawlProgress & { thisRun: RunCounts }> {
   return { ...progressOf(await store.stats(), counts, started), thisRun: counts.snapshot() };
 }
+
+/**
+ * Calls onProgress every progressMs while a run goes on, with what `read` says (the
+ * store's counts, this run's lines). A tick is skipped while the one before still waits
+ * for its store (a server away), and a callback that throws is logged, not fatal.
+ */
+export function tickProgress(
+  o: { onProgress?: ((p: CrawlProgress) => void) | undefined; progressMs: number },
+  read: () => Promise<CrawlProgress>,
+  closers: Closers,
+  log: (line: string, level: LogLevel) => void,
+): void {
+  const onProgress = o.onProgress;
+  if (onProgress === undefined) return;
+  let waiting = false;
+  const tick = async () => {
+    if (waiting) return;
+    waiting = true;
+    try {
+      const p = await read();
+      try {
+        onProgress(p);
+      } catch (err) {
+        log(`onProgress threw: ${err instanceof Error ? err.message : String(err)}`, 'error');
+      }
+    } catch {
+      // the store could not answer now: the next tick asks again
+    } finally {
+      waiting = false;
+    }
+  };
+  const ticker = setInterval(() => void tick(), o.progressMs);
+  closers.add(() => clearInterval(ticker));
+}

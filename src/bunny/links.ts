@@ -67,7 +67,8 @@ export function routeLinks(
     if (!c.ok) {
       if (c.reason === 'too-long' && !seen.has(c.input)) {
         seen.add(c.input);
-        rejected.push({ url: c.input.slice(0, 4096), depth, via: from.url, reason: 'too-long' });
+        const { url, reason } = tooLong(c.input, base, rules);
+        rejected.push({ url: url.slice(0, 4096), depth, via: from.url, reason });
       }
       continue;
     }
@@ -79,6 +80,21 @@ export function routeLinks(
     else rejected.push({ url, depth, via: from.url, reason });
   }
   return { accepted, rejected, urls: [...seen] };
+}
+
+/**
+ * A URL over the length limit, as its refusal is recorded: absolute (the href resolved
+ * against the page), and out of scope when its host is (an off-site link is the other
+ * site's business, whatever its length), else too long.
+ */
+export function tooLong(
+  raw: string,
+  base: string,
+  rules: Pick<LinkRules, 'filter'>,
+): { url: string; reason: string } {
+  const url = URL.parse(raw, base);
+  if (url === null) return { url: raw, reason: 'too-long' };
+  return { url: url.href, reason: rules.filter(url.href) === 'scope' ? 'scope' : 'too-long' };
 }
 
 /** Why the rules refuse a canonical URL found at this depth, or null: the filter every link passes. */

@@ -1,7 +1,7 @@
 import { type PageFacts, parseHtml } from '../parse/html.js';
 import { KnownUrls } from './known-urls.js';
 import { LinkCache } from './link-cache.js';
-import type { LinkRules } from './links.js';
+import { type LinkRules, tooLong } from './links.js';
 
 /** One fetched HTML page to make sense of. */
 export interface AnalysisInput {
@@ -114,9 +114,10 @@ export class PageAnalyzer {
       const sentLately = known.sent;
       known.sent = true;
       if (sentLately && input.firstTry) continue;
-      if (!canonical.ok)
-        analysis.rejected.push({ url: url.slice(0, MAX_REFUSED_URL_CHARS), reason: 'too-long' });
-      else if (refusal !== null) analysis.rejected.push({ url, reason: refusal });
+      if (!canonical.ok) {
+        const refused = tooLong(url, parsed.base, this.rules);
+        analysis.rejected.push({ url: refused.url.slice(0, MAX_REFUSED_URL_CHARS), reason: refused.reason });
+      } else if (refusal !== null) analysis.rejected.push({ url, reason: refusal });
       else if (depth > this.rules.maxDepth) analysis.rejected.push({ url, reason: 'depth' });
       else analysis.accepted.push(url);
     }

@@ -18,8 +18,9 @@ export function blankDraft(at: { url: string; depth: number; via: string | null 
     bytes: null,
     depth: at.depth,
     title: null,
-    outlinks: 0,
-    hasForm: false,
+    // Only a fetched page has links and forms: unknown (null) on a URL never fetched.
+    outlinks: null,
+    hasForm: null,
     fetchedAt: null,
     durationMs: null,
     via: at.via,
@@ -44,6 +45,8 @@ export function successDraft(lease: Lease, outcome: FetchSuccess): RecordDraft {
   draft.status = outcome.status;
   draft.contentType = outcome.contentType;
   draft.bytes = outcome.body.length;
+  draft.outlinks = 0;
+  draft.hasForm = false;
   draft.fetchedAt = outcome.startedAt.toISOString();
   draft.durationMs = Math.round(outcome.durationMs);
   if (lease.attempt > 1) draft.attempts = lease.attempt;

@@ -5,7 +5,7 @@ import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
 import { EXIT, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
-import { summaryJson } from './progress.js';
+import { bunnyProgressLine, ProgressReporter, summaryJson } from './progress.js';
 import { BUNNY_JSON_HELP, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, longFlagOf } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
@@ -97,11 +97,15 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const gathered = await gatherOptions(command, read, urlArgs, BUNNY_DEFAULTS, env);
     // With --server, --crawl names the server's crawl to work for; not given, the server's own.
     const named = server === undefined || command.getOptionValueSource('crawl') === 'cli';
+    const quiet = flags.quiet === true;
+    // As cobweb crawl shows it: its own pages and the crawl's queue, live on a terminal.
+    const progress = new ProgressReporter(process.stderr, 5000, { line: bunnyProgressLine });
     const stop = new AbortController();
     let signal: StopSignal | null = null;
     const onSignal = (received: StopSignal) => {
       if (signal !== null) process.exit(EXIT[received]);
       signal = received;
+      progress.finish();
       // Said even under --quiet, as by cobweb crawl.
       process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
       stop.abort();
@@ -116,9 +120,12 @@ export function bunnyCommand(outcome: { code: number }): Command {
         ...(server === undefined ? {} : { server }),
         ...(typeof flags.token === 'string' ? { token: flags.token } : {}),
         wait: flags.wait === true,
-        onLog: stderrLog(flags.quiet === true),
+        onLog: stderrLog(quiet, progress),
+        progressMs: progress.intervalMs,
+        onProgress: quiet ? undefined : (p) => progress.update(p),
         signal: stop.signal,
       });
+      progress.finish(summary);
       if (flags.json === true) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
       outcome.code = signal === null ? EXIT.ok : EXIT[signal];
     } catch (err) {
@@ -130,6 +137,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
       }
       throw err;
     } finally {
+      progress.finish();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }

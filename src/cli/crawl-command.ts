@@ -11,7 +11,10 @@ import { addRuleOptions } from './rule-options.js';
 export function crawlCommand(outcome: { code: number }): Command {
   const command = new Command('crawl')
     .description('crawl from the seed URLs with the embedded store; the same command again resumes')
-    .argument('[seed...]', 'http(s) URLs to start from (depth 0); or --seeds FILE, or seeds: in --config');
+    .argument(
+      '[seed...]',
+      'http(s) URLs to start from (depth 0); or --seeds FILE, or seeds: in --config; none to go on with the crawl in --data',
+    );
   const read = addRuleOptions(command);
   addConfigFlags(command);
   command.option('--quiet', QUIET_HELP).option('--json', JSON_HELP);
@@ -19,7 +22,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     const quiet = flags.quiet === true;
     const json = flags.json === true;
     const { options: given, seeds } = await gatherOptions(command, read, args);
-    const progress = new ProgressReporter(process.stderr);
+    const progress = new ProgressReporter(process.stderr, 5000, { maxPages: given.maxPages });
     const stop = new AbortController();
     let signal: StopSignal | null = null;
     const onSignal = (received: StopSignal) => {
@@ -56,7 +59,7 @@ export function crawlCommand(outcome: { code: number }): Command {
           process.stderr.write(`cobweb: ${level === 'warning' ? 'warning: ' : ''}${line}\n`);
         },
       });
-      progress.finish();
+      progress.finish(summary);
       if (json) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
       else if (!quiet) process.stdout.write(`${summaryText(summary)}\n`);
       outcome.code = exitCodeOf(summary, signal);

@@ -34,6 +34,15 @@ export function addConfigFlags(command: Command): void {
     );
 }
 
+type Headers = Readonly<Record<string, string>>;
+
+/** `over`'s headers on top of `under`'s, names compared as HTTP does (case-insensitively). */
+export function mergeHeaders(under: Headers, over: Headers): Headers {
+  const replaced = new Set(Object.keys(over).map((name) => name.toLowerCase()));
+  const kept = Object.entries(under).filter(([name]) => !replaced.has(name.toLowerCase()));
+  return { ...Object.fromEntries(kept), ...over };
+}
+
 /** The environment's say: COBWEB_STORE for --store. */
 function fromEnvironment(env: NodeJS.ProcessEnv): {
   values: Partial<CrawlOptions>;
@@ -66,6 +75,13 @@ export async function gatherOptions(
   const layer = (values: Partial<CrawlOptions>, source: (key: string) => Source) => {
     for (const [key, value] of Object.entries(values)) {
       if (value === undefined || key === 'seeds') continue;
+      const below = options[key];
+      if (key === 'headers' && below !== undefined) {
+        // A repeatable option adds to the layer below it; a header of the same name is replaced.
+        options[key] = mergeHeaders(below as Headers, value as Headers);
+        sources[key] = `${sources[key]} and ${source(key)}`;
+        continue;
+      }
       options[key] = value;
       sources[key] = source(key);
     }

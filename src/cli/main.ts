@@ -34,6 +34,10 @@ const COMMANDS: Record<string, () => Promise<MakeCommands>> = {
     const { configCommand } = await import('./config-command.js');
     return (o) => [configCommand(o)];
   },
+  reset: async () => {
+    const { resetCommand } = await import('./reset-command.js');
+    return (o) => [resetCommand(o)];
+  },
 };
 const CONTROL_COMMANDS = ['show', 'quit', 'modstat', 'log', 'read', 'loadmod'];
 const loadControlCommands = async (): Promise<MakeCommands> =>

@@ -14,15 +14,48 @@ function duration(ms: number): string {
       : `${sec}s`;
 }
 
-export function progressLine(p: CrawlProgress): string {
+/** What bounds a crawl's progress: --max-pages, when it was given. */
+export interface ProgressBound {
+  maxPages?: number | undefined;
+}
+
+export function progressLine(p: CrawlProgress, bound: ProgressBound = {}): string {
   // A bloom filter's rate climbs as it fills: shown while it does, not only at the end.
   const rate = p.seen?.estimatedFpRate;
+  const final = p.done + p.failed;
   return (
-    `done ${p.done + p.failed}  queued ${p.queued}  in flight ${p.inFlight}  ` +
+    `done ${final}${share(final, p.pagesPerSec, bound)}  queued ${p.queued}  in flight ${p.inFlight}  ` +
     `${p.pagesPerSec.toFixed(1)} pages/s  errors ${p.errorsThisRun}  elapsed ${duration(p.elapsedMs)}` +
     (rate === undefined ? '' : `  bloom fp ${rate.toExponential(1)}`)
   );
 }
+
+/**
+ * With --max-pages: how much of the budget is spent (it counts the URLs with a final
+ * outcome, across runs) and, at this run's rate, when the rest will be.
+ */
+function share(final: number, perSec: number, { maxPages }: ProgressBound): string {
+  if (maxPages === undefined || !Number.isFinite(maxPages) || maxPages <= 0) return '';
+  const spent = Math.min(final, maxPages);
+  const percent = Math.floor((spent * 100) / maxPages);
+  const left = maxPages - spent;
+  const eta = left === 0 ? '' : perSec > 0 ? `, ETA ${duration((left / perSec) * 1000)}` : ', ETA -';
+  return `/${maxPages} (${percent}%${eta})`;
+}
+
+/**
+ * A bunny's line: what it fetched itself this run, then the crawl's counts as its store
+ * (the server, or PostgreSQL) reports them.
+ */
+export function bunnyProgressLine(p: CrawlProgress): string {
+  return (
+    `fetched ${p.fetchedThisRun}  ${p.pagesPerSec.toFixed(1)} pages/s  errors ${p.errorsThisRun}  ` +
+    `crawl: done ${p.done + p.failed}  queued ${p.queued}  in flight ${p.inFlight}  elapsed ${duration(p.elapsedMs)}`
+  );
+}
+
+/** Clears from the cursor to the end of the line: a shorter line leaves nothing of a longer one. */
+const CLEAR_TO_END = '\x1b[K';
 
 /**
  * On a terminal, one line redrawn in place; otherwise (a log file, CI) a plain line every
@@ -32,31 +65,45 @@ export class ProgressReporter {
   private lastPlain = 0;
   private drawn = false;
 
+  private readonly lineOf: (p: CrawlProgress) => string;
+
   constructor(
     private readonly out: NodeJS.WriteStream,
     private readonly plainEveryMs = 5000,
-  ) {}
+    shape: ProgressBound & { line?: (p: CrawlProgress) => string } = {},
+  ) {
+    this.lineOf = shape.line ?? ((p) => progressLine(p, shape));
+  }
 
   get intervalMs(): number {
     return this.out.isTTY ? 500 : 1000;
   }
 
   update(p: CrawlProgress): void {
-    const line = progressLine(p);
+    const line = this.lineOf(p);
     if (this.out.isTTY) {
-      const width = this.out.columns ?? 120;
-      this.out.write(`\r${line.slice(0, width - 1).padEnd(width - 1)}`);
-      this.drawn = true;
+      this.draw(line);
     } else if (p.elapsedMs - this.lastPlain >= this.plainEveryMs) {
       this.lastPlain = p.elapsedMs;
       this.out.write(`${line}\n`);
     }
   }
 
-  /** Ends the live line so whatever follows starts on a fresh one. */
-  finish(): void {
+  /**
+   * Ends the live line so whatever follows starts on a fresh one; given the final counts
+   * (the summary's), the live line shows them first, so it never stays behind with a
+   * count the summary below it contradicts.
+   */
+  finish(last?: CrawlProgress): void {
+    if (this.drawn && last !== undefined) this.draw(this.lineOf(last));
     if (this.drawn) this.out.write('\n');
     this.drawn = false;
+  }
+
+  private draw(line: string): void {
+    const width = this.out.columns ?? 120;
+    this.out.write(`\r${line.slice(0, width - 1)}${CLEAR_TO_END}`);
+    this.drawn = true;
   }
 }
 

@@ -35,7 +35,7 @@ function optionOf([key, spec]: Flagged): Option {
   }
   const fallback = (DEFAULTS as Record<string, unknown>)[key];
   const shown = typeof fallback === 'string' || (typeof fallback === 'number' && Number.isFinite(fallback));
-  if (shown && kind.switch === undefined) option.default(fallback);
+  if (shown && kind.switch === undefined) option.default(fallback, spec.helpDefault);
   return option;
 }
 

@@ -12,6 +12,9 @@ import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
 
 const SERVER_DEFAULTS = { data: './cobweb-server' };
 
+const SERVER_CRAWL_HELP =
+  "the server's own crawl: its seeds go there, and a bunny or a show that names no crawl works on it; crawl NAME lives in crawls/NAME in --data (default: --data itself), its queue and seen set in its row with --store";
+
 function atLeastOne(text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 1)
@@ -31,6 +34,9 @@ export function serverCommand(outcome: { code: number }): Command {
     )
     .argument('[seed...]', 'http(s) URLs to start from (depth 0); bunnies may add more');
   const read = addRuleOptions(command, [...QUEUE_OPTIONS, ...LOG_OPTIONS], SERVER_DEFAULTS);
+  // The table's words for --crawl are a crawling command's (a folder, a row, --server).
+  const crawlFlag = command.options.find((o) => o.long === '--crawl');
+  if (crawlFlag !== undefined) crawlFlag.description = SERVER_CRAWL_HELP;
   addConfigFlags(command);
   command
     .addOption(

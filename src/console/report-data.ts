@@ -22,7 +22,7 @@ export interface ReportData {
   errors: Record<string, number>;
   refused: Record<string, number>;
   contentTypes: Record<string, number>;
-  /** URLs by depth (index = depth). */
+  /** Fetched pages (a response came) by depth, index = depth; refused and failed URLs are not pages. */
   depths: number[];
   hosts: HostLine[];
   biggest: { url: string; bytes: number; contentType: string | null; status: number | null }[];
@@ -30,6 +30,11 @@ export interface ReportData {
   timeline: { t: number; pagesPerSecond: number }[];
   first: string | null;
   last: string | null;
+  /**
+   * Seconds spent crawling: each crawling process's span (its first fetch to the end of
+   * its last), overlapping spans counted once, so the idle time between runs is not.
+   */
+  crawlSeconds: number;
 }
 
 const BIGGEST = 20;
@@ -44,8 +49,11 @@ interface HostSum {
   timed: number;
 }
 
-/** Reads pages.jsonl line by line (a torn or foreign line is skipped) and adds it up. */
-export async function reportData(pagesFile: string): Promise<ReportData> {
+/**
+ * Reads pages.jsonl line by line (a torn or foreign line is skipped) and adds it up, and
+ * refused.jsonl beside it for the refusals.
+ */
+export async function reportData(pagesFile: string, refusedFile?: string): Promise<ReportData> {
   const statuses: Record<string, number> = {};
   const errors: Record<string, number> = {};
   const refused: Record<string, number> = {};
@@ -57,25 +65,28 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
   let lines = 0;
   let first: number | null = null;
   let last: number | null = null;
+  // Per crawler id (each run, each bunny, has its own): the span of its fetches.
+  const spans = new Map<string, { from: number; to: number }>();
   const bump = (into: Record<string, number>, key: string) => {
     into[key] = (into[key] ?? 0) + 1;
   };
-  if (existsSync(pagesFile)) {
+  for (const file of [pagesFile, refusedFile]) {
+    if (file === undefined || !existsSync(file)) continue;
     const input = createInterface({
-      input: createReadStream(pagesFile),
+      input: createReadStream(file),
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     for await (const text of input) {
       const r = parse(text);
       if (r === null) continue;
-      lines++;
+      if (file === pagesFile) lines++;
       const o = outcomeOf(r);
       if (o.kind === 'fetched') bump(statuses, String(r.status));
       else if (o.kind === 'failed') bump(errors, o.key);
       else bump(refused, o.key);
       if (r.status !== null)
         bump(contentTypes, (r.contentType ?? '(none)').split(';')[0]?.trim() || '(none)');
-      if (Number.isInteger(r.depth) && r.depth >= 0 && r.depth < 10_000) {
+      if (o.kind === 'fetched' && Number.isInteger(r.depth) && r.depth >= 0 && r.depth < 10_000) {
         for (let d = depths.length; d <= r.depth; d++) depths.push(0);
         depths[r.depth] = (depths[r.depth] ?? 0) + 1;
       }
@@ -97,6 +108,14 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
         seconds.set(s, (seconds.get(s) ?? 0) + 1);
         first = first === null ? at : Math.min(first, at);
         last = last === null ? at : Math.max(last, at);
+        const key = String(r.crawler ?? '');
+        const end = at + (typeof r.durationMs === 'number' ? r.durationMs : 0);
+        const span = spans.get(key);
+        if (span === undefined) spans.set(key, { from: at, to: end });
+        else {
+          span.from = Math.min(span.from, at);
+          span.to = Math.max(span.to, end);
+        }
       }
     }
   }
@@ -118,7 +137,20 @@ export async function reportData(pagesFile: string): Promise<ReportData> {
     timeline: timeline(seconds),
     first: first === null ? null : new Date(first).toISOString(),
     last: last === null ? null : new Date(last).toISOString(),
+    crawlSeconds: unionMs([...spans.values()]) / 1000,
   };
+}
+
+/** The length of the union of spans, ms: concurrent processes' time counted once. */
+function unionMs(spans: { from: number; to: number }[]): number {
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const s of spans.sort((a, b) => a.from - b.from)) {
+    if (s.to <= end) continue;
+    total += s.to - Math.max(s.from, end);
+    end = s.to;
+  }
+  return total;
 }
 
 function parse(text: string): PageRecord | null {

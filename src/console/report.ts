@@ -1,5 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { DataLayout } from '../data-dir/layout.js';
 import { peekStore, type StoreTotals } from '../frontier/sqlite/peek.js';
 import { VERSION } from '../version.js';
@@ -26,12 +25,29 @@ export async function writeReport(layout: DataLayout): Promise<{ file: string; r
     madeAt: new Date().toISOString(),
     version: VERSION,
     store: peekStore(layout.store),
-    pages: await reportData(layout.pages),
+    pages: await reportData(layout.pages, layout.refused),
   };
-  const file = join(layout.root, 'report.html');
+  const file = layout.report;
   writeFileSync(file, reportHtml(report));
   return { file, report };
 }
+
+/**
+ * The report's own styles, beside the console's: the depth bars, and the biggest pages'
+ * table laid out to its box (the URL column takes what is left and gives way).
+ */
+const REPORT_CSS = `
+.depth-bars { display: flex; align-items: stretch; gap: 3px; height: 180px; }
+.depth-bars .bar { flex: 1 1 0; min-width: 0; display: flex; flex-direction: column; justify-content: flex-end; align-items: center; }
+.depth-bars .fill { align-self: stretch; background: #1565c0; min-height: 1px; }
+.depth-bars .value, .depth-bars .label { font-size: 11px; color: var(--muted); white-space: nowrap; }
+#biggest { table-layout: fixed; }
+#biggest th:nth-child(1) { width: 6.5em; }
+#biggest th:nth-child(2) { width: 4.5em; }
+#biggest th:nth-child(3) { width: 8em; }
+#biggest td { overflow: hidden; text-overflow: ellipsis; }
+#biggest td.url { max-width: none; }
+`;
 
 /** JSON that cannot end the <script> element it sits in. */
 function scriptJson(value: unknown): string {
@@ -56,13 +72,14 @@ export function reportHtml(report: Report): string {
 <link rel="icon" href="data:,">
 <style>${inline(assetText('uPlot.min.css'), 'style')}</style>
 <style>${inline(assetText('console.css'), 'style')}</style>
+<style>${REPORT_CSS}</style>
 </head>
 <body>
 <header><h1>cobweb <span>report</span></h1><span id="made" class="muted"></span></header>
 <section id="counters" class="counters"></section>
 <section class="charts">
   <figure><figcaption>Pages per second</figcaption><div id="chart-timeline" class="chart"></div></figure>
-  <figure><figcaption>Depth histogram (URLs by hops from a seed)</figcaption><div id="chart-depth" class="chart"></div></figure>
+  <figure><figcaption>Depth histogram (pages fetched, by hops from a seed)</figcaption><div id="chart-depth" class="chart depth-bars"></div></figure>
 </section>
 <section class="tables">
   <div><h2>Statuses</h2><table id="statuses"></table></div>

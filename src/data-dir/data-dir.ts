@@ -109,7 +109,7 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 }
 
 /**
- * --fresh: deletes what cobweb wrote (the store, pages.jsonl, its WARC files, and the
+ * --fresh: deletes what cobweb wrote (the store, pages.jsonl, report.html, its WARC files, and the
  * modules' outputs the marker lists: `moduleData`), only in a folder with cobweb's
  * marker, and only under the lock. Anything else in the folder, or in warc/ and data/,
  * stays, a `.jsonl` of the user's in data/ too.
@@ -117,7 +117,15 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
 export function clearCrawl(layout: DataLayout, moduleData: readonly string[]): void {
   if (checkDataDir(layout) !== 'cobweb') return;
   const store = [layout.store, `${layout.store}-wal`, `${layout.store}-shm`];
-  for (const f of [...store, layout.pages, layout.sites, layout.log, layout.passes]) {
+  for (const f of [
+    ...store,
+    layout.pages,
+    layout.refused,
+    layout.sites,
+    layout.log,
+    layout.passes,
+    layout.report,
+  ]) {
     rmSync(f, { force: true });
   }
   // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.

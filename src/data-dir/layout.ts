@@ -6,6 +6,8 @@ export interface DataLayout {
   root: string;
   store: string;
   pages: string;
+  /** refused.jsonl: the URLs refused without a request (the crawl's rules, robots.txt). */
+  refused: string;
   warc: string;
   /** Where modules' emitted records go, one file per module. */
   moduleData: string;
@@ -20,6 +22,8 @@ export interface DataLayout {
   token: string;
   /** passes.jsonl: one line per crawl pass (--passes). */
   passes: string;
+  /** report.html: what `cobweb report` writes. */
+  report: string;
 }
 
 export function layoutOf(dir: string): DataLayout {
@@ -28,6 +32,7 @@ export function layoutOf(dir: string): DataLayout {
     root,
     store: join(root, 'frontier.db'),
     pages: join(root, 'pages.jsonl'),
+    refused: join(root, 'refused.jsonl'),
     warc: join(root, 'warc'),
     moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
@@ -36,6 +41,7 @@ export function layoutOf(dir: string): DataLayout {
     log: join(root, 'cobweb.log'),
     token: join(root, 'token'),
     passes: join(root, 'passes.jsonl'),
+    report: join(root, 'report.html'),
   };
 }
 

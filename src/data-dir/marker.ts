@@ -134,6 +134,12 @@ export function readMarker(layout: DataLayout): Marker | null {
   return marker as Marker;
 }
 
+/** The seeds the folder's last run was given: what a run given none goes on with. */
+export function seedsOfMarker(layout: DataLayout): string[] {
+  const seeds = readMarker(layout)?.settings.seeds;
+  return Array.isArray(seeds) ? seeds.filter((s): s is string => typeof s === 'string') : [];
+}
+
 /** What a run writes into the marker: its settings, its seen set, the module data files that are cobweb's. */
 export interface MarkerFields {
   settings: LinkSettings;

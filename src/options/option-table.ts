@@ -59,6 +59,8 @@ export interface OptionSpec<T> {
   flag?: string;
   /** One line: --help says it, and docs/options.md too unless `docs.text` says more. */
   help: string;
+  /** How --help shows a default that depends on the machine (else the default's value). */
+  helpDefault?: string;
   /** Where docs/options.md lists it; absent for what only crawl() takes (callbacks, a signal). */
   docs?: OptionDocs;
 }
@@ -112,7 +114,7 @@ export const OPTIONS = {
   }),
   fresh: option(onOff, {
     flag: '--fresh',
-    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over",
+    help: "delete cobweb's store and outputs in --data (a folder cobweb made) and start over (a crawl in PostgreSQL: cobweb reset)",
     docs: { section: 'followed' },
   }),
   retryFailed: option(onOff, {
@@ -162,7 +164,8 @@ export const OPTIONS = {
     // The crawl's thread keeps the network, the store and the writing; the other cores parse.
     default: Math.max(1, availableParallelism() - 1),
     flag: '--parse-threads <n>',
-    help: "threads that parse pages (default: the cores but one, at least 1; 0: on the crawl's own thread)",
+    help: "threads that parse pages (0: on the crawl's own thread)",
+    helpDefault: 'the cores but one, at least 1',
     docs: {
       section: 'politeness',
       default: 'the cores but one, at least 1',
@@ -301,10 +304,10 @@ export const OPTIONS = {
   }),
   headers: option(headerMap, {
     flag: '--header <header>',
-    help: "send this request header ('Name: value'; repeatable); a config file's host sections add their own",
+    help: "send this request header ('Name: value'; repeatable); adds to the config file's headers (one of the same name replaced), and its host sections add their own",
     docs: {
       section: 'requests',
-      text: "send this header with every request (`'Name: value'`, repeatable); a host section of the config file adds or overrides headers for its hosts. Host, User-Agent, Connection and the conditional headers are the crawler's own",
+      text: "send this header with every request (`'Name: value'`, repeatable); on the command line it adds to the config file's `headers:`, replacing a header of the same name (`cobweb config --print` shows the result); a host section of the config file adds or overrides headers for its hosts. Host, User-Agent, Connection and the conditional headers are the crawler's own",
     },
   }),
   cookies: option(file, {
@@ -537,7 +540,11 @@ export const OPTIONS = {
   }),
   progressMs: option(whole(1), {
     default: 1000,
-    help: 'how often onProgress is called, in ms',
+    help: "how often onProgress is called, in ms (the command line's live line: every 500 ms on a terminal, every 1000 elsewhere)",
+    docs: {
+      section: 'file',
+      text: "how often `crawl()`'s `onProgress` is called, in ms; `cobweb crawl` sets its own (its live line is redrawn every 500 ms on a terminal, and a plain line is printed every 5 s elsewhere), so in a config file it only matters to a script",
+    },
   }),
   onPage: option(callback<(page: ModulePage) => unknown>(), {
     help: "called for every fetched page, on the crawl's own thread, under a module hook's rules: a throw is counted and logged, a promise pending past moduleTimeoutMs is counted and not waited for",

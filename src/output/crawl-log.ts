@@ -63,9 +63,12 @@ export class CrawlLog {
     this.file?.[thresholdOf(level)](fields, line);
   }
 
-  /** An event only the file keeps: the crawl's start and stop, which the summary tells people. */
+  /**
+   * A lifecycle event (the crawl's or the server's start and stop): a line like any
+   * other, on stderr or onLog at its level as `--log-level` says, and in the file.
+   */
   event(line: string, level: LogLevel, fields: Record<string, unknown>): void {
-    if (this.enabled(level)) this.file?.[thresholdOf(level)](fields, line);
+    this.say(line, level, fields);
   }
 
   /** pages.jsonl lines as debug events: each fetch, and each URL refused. */

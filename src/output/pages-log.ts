@@ -37,9 +37,10 @@ export type ObservedFields = {
 /** What the crawl read in the page: a module's fields may restate these. */
 export type ReadFields = {
   title: string | null;
-  /** Distinct http(s) links on the page. */
-  outlinks: number;
-  hasForm: boolean;
+  /** Distinct http(s) links on the page; null on a URL that got no response. */
+  outlinks: number | null;
+  /** null on a URL that got no response. */
+  hasForm: boolean | null;
   /** For a redirect: where it points (canonical). */
   location?: string;
   /** The page asked not to be indexed (meta robots). */
@@ -73,11 +74,17 @@ export const OBSERVED_FIELDS: ReadonlySet<string> = new Set(Object.keys(OBSERVED
 /**
  * pages.jsonl, appended with synchronous writes: when append() returns the lines are in
  * the OS, so the crawl can mark the URLs done knowing a kill -9 cannot lose the lines.
+ * pages.jsonl holds what was fetched or failed; the URLs refused without a request (the
+ * crawl's rules, robots.txt) go to refused.jsonl beside it, in the same form.
  */
 export class PagesLog {
   private readonly fd: number;
+  private refusedFd: number | null = null;
 
-  constructor(readonly file: string) {
+  constructor(
+    readonly file: string,
+    readonly refusedFile: string,
+  ) {
     mkdirSync(dirname(file), { recursive: true });
     this.fd = openSync(file, 'a+');
     dropTornLastLine(this.fd);
@@ -86,8 +93,22 @@ export class PagesLog {
   append(records: readonly PageRecord[]): void {
     if (records.length === 0) return;
     let text = '';
-    for (const r of records) text += `${JSON.stringify(r)}\n`;
-    writeSync(this.fd, text);
+    let refused = '';
+    for (const r of records) {
+      if (refusedWithoutRequest(r)) refused += `${JSON.stringify(r)}\n`;
+      else text += `${JSON.stringify(r)}\n`;
+    }
+    if (text !== '') writeSync(this.fd, text);
+    if (refused !== '') writeSync(this.refusedLog(), refused);
+  }
+
+  /** Opened at the first refusal: a crawl that refused nothing has no refused.jsonl. */
+  private refusedLog(): number {
+    if (this.refusedFd === null) {
+      this.refusedFd = openSync(this.refusedFile, 'a+');
+      dropTornLastLine(this.refusedFd);
+    }
+    return this.refusedFd;
   }
 
   /** A line that is not a URL's: a crawl pass's end (`passEnd`), for readers that split the file by pass. */
@@ -97,7 +118,14 @@ export class PagesLog {
 
   close(): void {
     closeSync(this.fd);
+    if (this.refusedFd !== null) closeSync(this.refusedFd);
   }
+}
+
+/** A line of refused.jsonl: a URL the crawl's rules or robots.txt refused, never requested. */
+export function refusedWithoutRequest(r: Pick<PageRecord, 'status' | 'error'>): boolean {
+  // The 'refused' and 'robots' kinds of run-counts.ts's outcomeOf.
+  return r.status === null && (r.error === 'filtered' || r.error === 'too-long' || r.error === 'robots');
 }
 
 /**

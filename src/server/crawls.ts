@@ -121,7 +121,7 @@ export class ServerCrawls {
 
   private async start(name: string, layout: DataLayout, isNew: boolean) {
     const parts = await this.opener(name, layout, isNew);
-    const pages = new PagesLog(layout.pages);
+    const pages = new PagesLog(layout.pages, layout.refused);
     const lines = new Feed<readonly PageRecord[]>();
     const { shared } = this;
     const calls = shared.storeCalls;

@@ -136,10 +136,11 @@ export class CobwebServer {
     this.sessions.add(session);
     this.traffic.connections++;
     const from = peerOf(socket);
-    this.options.log?.(`connection from ${from}`, 'info', { event: 'connection', from, state: 'open' });
+    // Debug: every show and modstat is a connection, and a bunny says itself when it joins.
+    this.options.log?.(`connection from ${from}`, 'debug', { event: 'connection', from, state: 'open' });
     socket.on('close', () => {
       this.sessions.delete(session);
-      this.options.log?.(`connection from ${from} closed`, 'info', {
+      this.options.log?.(`connection from ${from} closed`, 'debug', {
         event: 'connection',
         from,
         state: 'closed',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bunny, serve } from '../../src/index.js';
 import type { TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { readAllLines, readPages } from '../helpers/pages.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 import { startTestWeb } from '../helpers/test-web.js';
 
@@ -102,7 +102,7 @@ describe('one crawl, one decision per host', { timeout: 180_000 }, () => {
     ]);
     for (const s of summaries) expect(s.stoppedBy).toBe('finished');
     expectOneDecisionPerHost();
-    const lines = ['b1', 'b2', 'b3'].flatMap((b) => readPages(join(data(b), 'pages.jsonl')));
+    const lines = ['b1', 'b2', 'b3'].flatMap((b) => readAllLines(data(b)));
     expect(lines.filter((l) => l.error === 'private-address' || l.error === 'filtered')).toEqual([]);
     expect(lines.filter((l) => l.status === 200)).toHaveLength(ADDRESSES.length * PAGES);
   });

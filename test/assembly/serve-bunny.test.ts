@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { bunny, serve } from '../../src/index.js';
-import type { TestServer } from '../helpers/http.js';
+import type { CrawlProgress } from '../../src/options/options.js';
+import { serve as httpServe, page, routes, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
 import { startTestWeb } from '../helpers/test-web.js';
 
@@ -53,6 +54,8 @@ describe('serve() and bunny()', { timeout: 120_000 }, () => {
     expect(listening).toBe(server.listen);
     expect(server.token.length).toBeGreaterThan(0);
     expect(serverLines).toContain('2 of 2 seeds queued');
+    // The lifecycle is info, as --log-level documents: it reaches onLog.
+    expect(serverLines).toContain(`server started on ${server.listen}, data in ${join(dir, 'server')}`);
 
     const bunnyLines: string[] = [];
     const summary = await bunny({
@@ -90,6 +93,12 @@ describe('serve() and bunny()', { timeout: 120_000 }, () => {
     expect(ended.fetchedThisRun).toBe(2 * PAGES);
     expect(ended.done).toBe(2 * PAGES);
     expect(ended.queued).toBe(0);
+    expect(serverLines).toContain(
+      `server stopped (signal): ${2 * PAGES} URLs fetched by its bunnies this run`,
+    );
+    // A connection (a bunny's, a show's) is debug: the bunny said it joined, at info.
+    expect(serverLines.filter((l) => l.startsWith('connection from'))).toEqual([]);
+    expect(serverLines.some((l) => /^bunny \d+ .*joined/.test(l))).toBe(true);
     const lines = readPages(join(dir, 'server', 'pages.jsonl'));
     expect(lines.map((l) => l.url).sort()).toEqual(
       sites.flatMap((s) => pageRequests(s).map((p) => `${s.origin}${p}`)).sort(),
@@ -108,6 +117,43 @@ describe('serve() and bunny()', { timeout: 120_000 }, () => {
     const second = await serve({ data, listen: '127.0.0.1:0', onLog: () => {} });
     expect(second.token).toBe(first.token);
     expect((await second.close()).stoppedBy).toBe('signal');
+  });
+
+  it("reports its progress as a crawl does: its own pages, and the crawl's queue as the server sees it", async () => {
+    // One page that answers slowly: the bunny is still crawling at its progress ticks.
+    const slow = await httpServe(
+      '127.0.0.4',
+      routes({
+        '/': page('home', ['/slow']),
+        '/slow': (_req, res) => {
+          setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page('slow')), 400);
+        },
+      }),
+    );
+    sites.push(slow);
+    const server = await serve({
+      seeds: [`${slow.origin}/`],
+      data: join(dir, 'server'),
+      listen: '127.0.0.1:0',
+      delayMs: 0,
+      delayFactor: 0,
+      onLog: () => {},
+    });
+    const seen: CrawlProgress[] = [];
+    const summary = await bunny({
+      server: server.listen,
+      token: server.token,
+      data: join(dir, 'bunny'),
+      progressMs: 50,
+      onProgress: (p) => seen.push(p),
+      onLog: () => {},
+    });
+    await server.close();
+    expect(summary.fetchedThisRun).toBe(2);
+    expect(seen.length).toBeGreaterThan(0);
+    // While /slow was fetched: leased at the server, this bunny's own count below the crawl's end.
+    expect(seen.some((p) => p.inFlight === 1 && p.fetchedThisRun < 2)).toBe(true);
+    expect(seen.every((p) => p.done + p.failed <= summary.done)).toBe(true);
   });
 
   it('a bunny with neither a server nor a store is refused before it touches anything', async () => {

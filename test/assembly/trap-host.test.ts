@@ -95,7 +95,7 @@ describe('a host of endless distinct URLs beside normal hosts', () => {
     expect(summary.stoppedBy).toBe('finished');
     expect(normalPages).toEqual(everyNormalPage);
     expect(trapPages).toBe(budget);
-    const refused = harness.pages().filter((r) => r.error === 'filtered' && r.detail === 'host-budget');
+    const refused = harness.refused().filter((r) => r.error === 'filtered' && r.detail === 'host-budget');
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((r) => r.url.startsWith(`http://${TRAP_HOST}:`))).toBe(true);
   });

@@ -61,6 +61,9 @@ describe('--log-file and --log-level', () => {
     await h.run([`${a.origin}/`], { logLevel: 'info', logFile, onLog: (line) => lines.push(line) });
     expect(logLines().map((l) => l.event)).toEqual(['start', 'stop']);
     expect(lines.some((l) => l.startsWith('fetched'))).toBe(false);
+    // The lifecycle's lines reach onLog (stderr by default) too, not only the file.
+    expect(lines[0]).toBe(`crawl started: 1 seed, data in ${h.dir}`);
+    expect(lines.at(-1)).toBe('crawl stopped (finished): 1 URL fetched this run');
     rmSync(logFile);
     await h.run([`${a.origin}/`], { logLevel: 'error', logFile });
     expect(existsSync(logFile) ? readFileSync(logFile, 'utf8') : '').toBe('');

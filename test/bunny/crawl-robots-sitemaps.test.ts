@@ -7,7 +7,8 @@ import { JITTER_MS } from '../helpers/jitter.js';
 
 const h = crawlHarness('robots', { delayMs: 0, delayFactor: 0, perHost: 2, retries: 0 });
 const { site, run, recordOf } = h;
-const pagesOf = h.pages;
+// Every line the crawl wrote: pages.jsonl (fetched, failed) and refused.jsonl (refused without a request).
+const pagesOf = () => [...h.pages(), ...h.refused()];
 const text = () => ({ 'content-type': 'text/plain' }) as const;
 
 describe('robots.txt', () => {

@@ -4,7 +4,8 @@ import { page } from '../helpers/http.js';
 
 const h = crawlHarness('rules', { delayMs: 0, delayFactor: 0, perHost: 2, retries: 0 });
 const { site, run } = h;
-const pagesOf = h.pages;
+// Every line the crawl wrote: pages.jsonl (fetched, failed) and refused.jsonl (refused without a request).
+const pagesOf = () => [...h.pages(), ...h.refused()];
 const fetchedUrls = () =>
   pagesOf()
     .filter((r) => r.status !== null)
@@ -211,7 +212,7 @@ describe('what the crawl records', () => {
     expect(a.log.map((r) => r.path)).not.toContain('/from-404');
   });
 
-  it('hands onRecord every line it writes to pages.jsonl, fetched and refused alike', async () => {
+  it('hands onRecord every line it writes, to pages.jsonl and refused.jsonl alike', async () => {
     const other = await site('127.0.0.3', { '/': page('other') });
     const a = await site('127.0.0.2', { '/': page('a', ['/x', `${other.origin}/`]), '/x': page('x') });
     const seen: string[] = [];

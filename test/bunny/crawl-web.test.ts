@@ -7,7 +7,7 @@ import { WARCParser } from 'warcio';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
 import { crawl } from '../../src/assembly/crawl.js';
 import { JITTER_MS } from '../helpers/jitter.js';
-import { readPages } from '../helpers/pages.js';
+import { readAllLines, readPages } from '../helpers/pages.js';
 
 let dir: string;
 let web: RunningWeb | null = null;
@@ -180,7 +180,7 @@ describe('crawling the realistic synthetic web', () => {
         parseThreads,
       });
       expect(summary.stoppedBy).toBe('finished');
-      return readPages(join(data, 'pages.jsonl'));
+      return readAllLines(data);
     };
     const onWorkers = await lines(2);
     const requestsOnWorkers = web.requestLog.length;

@@ -23,7 +23,7 @@ import {
   watchMemory,
 } from '../helpers/hostile-servers.js';
 import { type Handler, page, serve, type TestServer } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { readAllLines } from '../helpers/pages.js';
 
 const MiB = 1024 * 1024;
 /** The good site every crawl also has. */
@@ -90,7 +90,8 @@ function run(hostileSeeds: string[], extra: Partial<CrawlOptions> = {}): Promise
   });
 }
 
-const pagesOf = () => readPages(join(dir, 'pages.jsonl'));
+// Every line the crawl wrote, pages.jsonl's and refused.jsonl's.
+const pagesOf = () => readAllLines(dir);
 const recordsOf = (records: readonly PageRecord[], url: string) => records.filter((r) => r.url === url);
 
 /** The one pages.jsonl line of `url` (fails if there are none or several). */

@@ -31,6 +31,7 @@ function fetchedPage(): PageResult {
   draft.status = 200;
   draft.contentType = 'text/html';
   draft.bytes = 1234;
+  draft.hasForm = false;
   draft.title = 'A page';
   draft.outlinks = 2;
   draft.fetchedAt = '2026-12-06T03:00:00.000Z';

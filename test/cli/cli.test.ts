@@ -55,7 +55,7 @@ describe('cobweb crawl on the command line', () => {
     expect(site.log.filter((r) => r.path === '/a')).toHaveLength(2);
   });
 
-  it('names its crawler in every pages.jsonl line: the id the store gave the run', async () => {
+  it('names its crawler in every pages.jsonl and refused.jsonl line: the id the store gave the run', async () => {
     const web = await serve(
       '127.0.0.3',
       routes({ '/': page('home', ['/a', 'http://elsewhere.test/']), '/a': page('a'), '/b': page('b') }),
@@ -63,10 +63,12 @@ describe('cobweb crawl on the command line', () => {
     try {
       const data = join(dir, 'crawler-ids');
       const lines = () =>
-        readFileSync(join(data, 'pages.jsonl'), 'utf8')
-          .trim()
-          .split('\n')
-          .map((l) => JSON.parse(l) as { url: string; crawler?: number; error?: string });
+        ['pages.jsonl', 'refused.jsonl'].flatMap((file) =>
+          readFileSync(join(data, file), 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l) as { url: string; crawler?: number; error?: string }),
+        );
       expect((await cobwebAsync('crawl', `${web.origin}/`, '--data', data, '--delay', '0')).code).toBe(0);
       // fetched pages and the refused link alike
       expect(lines().map((l) => [l.url, l.crawler])).toEqual(
@@ -79,11 +81,10 @@ describe('cobweb crawl on the command line', () => {
       expect(lines()).toHaveLength(3);
       // a run on the same folder is a new crawler, with the store's next id
       expect((await cobwebAsync('crawl', `${web.origin}/b`, '--data', data, '--delay', '0')).code).toBe(0);
-      expect(
-        lines()
-          .slice(3)
-          .map((l) => [l.url, l.crawler]),
-      ).toEqual([[`${web.origin}/b`, 2]]);
+      expect(lines()).toHaveLength(4);
+      expect(lines().filter((l) => l.crawler !== 1)).toEqual([
+        expect.objectContaining({ url: `${web.origin}/b`, crawler: 2 }),
+      ]);
     } finally {
       await web.close();
     }
@@ -178,7 +179,10 @@ describe('cobweb crawl on the command line', () => {
     const args = ['crawl', `${site.origin}/`, '--delay', '0', '--ignore-robots'];
     const r = await cobwebAsync(...args, '--data', join(dir, 'ignore'));
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
+    // Besides the crawl's start and stop (info), the one warning.
+    expect(
+      r.stderr.split('\n').filter((l) => l !== '' && !/^cobweb: crawl (started|stopped)/.test(l)),
+    ).toEqual(['cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed']);
     expect(robotsAsked()).toBe(before);
   });
 

@@ -82,7 +82,7 @@ describe('--config', () => {
     // --max-depth 1 over the file's 0: the links are followed; the host section's budget is 3 URLs.
     expect(pages.map((r) => r.path)).toEqual(['/', '/1', '/2']);
     expect(pages.map((r) => r.headers['x-from'])).toEqual(['config', 'config', 'config']);
-    const refused = readFileSync(join(data, 'pages.jsonl'), 'utf8')
+    const refused = readFileSync(join(data, 'refused.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { url: string; detail?: string })
@@ -130,6 +130,30 @@ describe('cobweb config --print', () => {
     );
     expect(row('perHost')).toMatch(/^perHost +1 +\(default\)$/);
     expect(row('seeds')).toMatch(/^seeds +\["http:\/\/a\.test\/"\] +\(config /);
+  });
+
+  it("adds --header to the config file's headers, a header of the same name replaced", async () => {
+    const config = file('headers.yaml', 'headers:\n  Accept-Language: en\n  X-Team: web\n');
+    const run = await cobweb(
+      'config',
+      '--print',
+      '--config',
+      config,
+      '--header',
+      'x-team: data',
+      '--header',
+      'X-Extra: 1',
+    );
+    expect(run.code).toBe(0);
+    const row = run.stdout.split('\n').find((l) => l.startsWith('headers ')) ?? '';
+    const shown = row.match(/^headers +(\{.*\}) +\((.*)\)$/);
+    expect(shown).not.toBeNull();
+    expect(JSON.parse(shown?.[1] ?? '{}')).toEqual({
+      'Accept-Language': 'en',
+      'x-team': 'data',
+      'X-Extra': '1',
+    });
+    expect(shown?.[2]).toBe(`config ${config} and --header`);
   });
 });
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
-import { ProgressReporter, progressLine, summaryText } from '../../src/cli/progress.js';
+import { bunnyProgressLine, ProgressReporter, progressLine, summaryText } from '../../src/cli/progress.js';
 import type { CrawlProgress, CrawlSummary } from '../../src/options/options.js';
 
 /** A real stream that collects what is written, with the TTY properties a terminal has or not. */
@@ -59,6 +59,53 @@ describe('progress', () => {
     ).toHaveLength(2);
     expect(text().endsWith('\n')).toBe(true);
     expect(text().split('\n')).toHaveLength(2);
+  });
+
+  it('clears to the end of the line on each redraw: a shorter line leaves nothing of a longer one', () => {
+    const { out, text } = stream(true);
+    const p = new ProgressReporter(out);
+    p.update({ ...at(204_000, 1), queued: 999 });
+    p.update({ ...at(205_000, 1), queued: 9 });
+    // What a terminal shows: each \r goes back to the start, each ESC[K erases what follows.
+    const shown = text()
+      .split('\r')
+      .filter((s) => s !== '')
+      .at(-1);
+    expect(shown).toBe('done 2  queued 9  in flight 3  12.5 pages/s  errors 1  elapsed 3m25s\x1b[K');
+  });
+
+  it('replaces the live line with the final counts before the summary', () => {
+    const { out, text } = stream(true);
+    const p = new ProgressReporter(out);
+    p.update(at(1000, 1));
+    p.finish(at(3000, 7));
+    const lines = text().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]?.split('\r').at(-1)).toBe(
+      'done 8  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 3s\x1b[K',
+    );
+  });
+
+  it('shows the share of --max-pages spent and when the rest will be, at this rate', () => {
+    // 99 of 500 with a final outcome, 12.5 pages/s: 401 left, 32 s.
+    expect(progressLine(at(65_000, 98), { maxPages: 500 })).toBe(
+      'done 99/500 (19%, ETA 32s)  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 1m05s',
+    );
+    expect(progressLine(at(65_000, 499), { maxPages: 500 })).toBe(
+      'done 500/500 (100%)  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 1m05s',
+    );
+    expect(progressLine(at(65_000, 98), { maxPages: Number.POSITIVE_INFINITY })).toBe(
+      'done 99  queued 40  in flight 3  12.5 pages/s  errors 1  elapsed 1m05s',
+    );
+  });
+
+  it("shows a bunny's own pages, then the crawl's counts as its store reports them", () => {
+    const { out, text } = stream(false);
+    const p = new ProgressReporter(out, 5000, { line: bunnyProgressLine });
+    for (let ms = 1000; ms <= 5000; ms += 1000) p.update(at(ms, 9));
+    expect(text()).toBe(
+      'fetched 10  12.5 pages/s  errors 1  crawl: done 10  queued 40  in flight 3  elapsed 5s\n',
+    );
   });
 
   it('prints a plain line every few seconds elsewhere', () => {

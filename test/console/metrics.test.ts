@@ -5,7 +5,7 @@ import type { PageRecord } from '../../src/output/pages-log.js';
 import { outcomeOf } from '../../src/output/run-counts.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
-import { readPages } from '../helpers/pages.js';
+import { readAllLines } from '../helpers/pages.js';
 import { byLabel, parseMetrics, samples } from '../helpers/prometheus.js';
 
 const h = crawlHarness('metrics', { delayMs: 50, delayFactor: 0, scope: 'host', onLog: () => {} });
@@ -82,7 +82,8 @@ describe('/metrics and /status of a crawl (--http)', () => {
       const s = await status(url);
       text = await (await fetch(`${url}metrics`)).text();
       metrics = parseMetrics(text);
-      lines = readPages(join(h.dir, 'pages.jsonl'));
+      // The metrics count every line written: pages.jsonl's and refused.jsonl's.
+      lines = readAllLines(h.dir);
       const counted = Object.values(byLabel(metrics, 'cobweb_pages_fetched_total')).reduce(
         (a, b) => a + b,
         0,

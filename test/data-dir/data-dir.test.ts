@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { layoutOf } from '../../src/data-dir/layout.js';
 import { MARKER_FORMAT, type Marker } from '../../src/data-dir/marker.js';
 import { CrawlOptionError, DataDirBusyError, DataDirError } from '../../src/errors.js';
 import { VERSION } from '../../src/version.js';
@@ -112,7 +113,44 @@ describe('a folder cobweb did not make', () => {
   });
 });
 
+describe('a run given no seeds', () => {
+  it('goes on with the crawl in the folder, with the seeds its marker keeps', async () => {
+    const a = await site('127.0.0.2', { '/': page('root', ['/a', '/b']), '/a': page('a'), '/b': page('b') });
+    const first = await run([`${a.origin}/`], { maxPages: 1 });
+    expect(first.stoppedBy).toBe('max-pages');
+    logs.length = 0;
+    const second = await run([]);
+    expect(second.stoppedBy).toBe('finished');
+    expect(
+      pagesLines()
+        .map((l) => JSON.parse(l).url)
+        .sort(),
+    ).toEqual([`${a.origin}/`, `${a.origin}/a`, `${a.origin}/b`]);
+    expect(marker().settings.seeds).toEqual([`${a.origin}/`]);
+    expect(logs.find((l) => l.line.startsWith('crawl started'))?.line).toContain(
+      `(the seeds of ${join(h.dir, 'cobweb.json')})`,
+    );
+  });
+
+  it('is refused in a folder with no crawl, and with --fresh, which needs them given again', async () => {
+    await expect(run([])).rejects.toThrow(CrawlOptionError);
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    await expect(run([], { fresh: true })).rejects.toThrow(/no seed URL given/);
+  });
+});
+
 describe('--fresh', () => {
+  it('deletes the report.html cobweb report wrote', async () => {
+    const a = await twoPages();
+    await run([`${a.origin}/`]);
+    const { writeReport } = await import('../../src/console/report.js');
+    const { file } = await writeReport(layoutOf(h.dir));
+    expect(existsSync(file)).toBe(true);
+    await run([`${a.origin}/`], { fresh: true });
+    expect(existsSync(file)).toBe(false);
+  });
+
   it("deletes only cobweb's own files, in a folder cobweb made", async () => {
     const a = await twoPages();
     await run([`${a.origin}/`]);

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { crawl } from '../../src/assembly/crawl.js';
 import type { CrawlOptions } from '../../src/options/options.js';
@@ -13,7 +14,11 @@ export interface CrawlHarness {
   site(address: string, table: Parameters<typeof routes>[0]): Promise<TestServer>;
   /** crawl() into this test's folder with the file's defaults, then `extra`. */
   run(seeds: string[], extra?: Partial<CrawlOptions>): ReturnType<typeof crawl>;
+  /** pages.jsonl: what was fetched or failed. */
   pages(): PageRecord[];
+  /** refused.jsonl: the URLs refused without a request. */
+  refused(): PageRecord[];
+  /** A URL's line, in pages.jsonl or refused.jsonl. */
   recordOf(url: string): PageRecord | undefined;
 }
 
@@ -25,6 +30,11 @@ export interface CrawlHarness {
 export function crawlHarness(name: string, defaults: Partial<CrawlOptions>): CrawlHarness {
   const folder = folderAndSites(name);
   const pages = () => readPages(join(folder.dir, 'pages.jsonl'));
+  // A crawl that refused nothing has no refused.jsonl.
+  const refused = () => {
+    const file = join(folder.dir, 'refused.jsonl');
+    return existsSync(file) ? readPages(file) : [];
+  };
   return {
     get dir() {
       return folder.dir;
@@ -32,6 +42,7 @@ export function crawlHarness(name: string, defaults: Partial<CrawlOptions>): Cra
     site: (address, table) => folder.site(address, table),
     run: (seeds, extra = {}) => crawl({ seeds, data: folder.dir, ...defaults, ...extra }),
     pages,
-    recordOf: (url) => pages().find((r) => r.url === url),
+    refused,
+    recordOf: (url) => [...pages(), ...refused()].find((r) => r.url === url),
   };
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { PageRecord } from '../../src/output/pages-log.js';
 import { readJsonLines } from './json-lines.js';
 
@@ -13,4 +15,14 @@ export function fetchCounts(records: readonly PageRecord[]): Map<string, number>
     counts.set(r.url, (counts.get(r.url) ?? 0) + 1);
   }
   return counts;
+}
+
+/**
+ * Every line a crawl wrote in folder `dir`: pages.jsonl (what was fetched or failed),
+ * then refused.jsonl (what was refused without a request), which a crawl that refused
+ * nothing does not have.
+ */
+export function readAllLines(dir: string): PageRecord[] {
+  const refused = join(dir, 'refused.jsonl');
+  return [...readPages(join(dir, 'pages.jsonl')), ...(existsSync(refused) ? readPages(refused) : [])];
 }

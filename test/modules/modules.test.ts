@@ -101,7 +101,7 @@ describe('a module from a file', () => {
       };`,
     );
     await run([`${a.origin}/`], { modules: [path], builtinModules: false, scope: 'host' });
-    const pages = h.pages();
+    const pages = [...h.pages(), ...h.refused()];
     expect(pages.find((r) => r.url === `${a.origin}/hidden`)).toMatchObject({
       status: 200,
       depth: 1,

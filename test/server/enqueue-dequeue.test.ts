@@ -63,7 +63,8 @@ describe('ENQUEUE on a server with scope host', () => {
     expect(await dequeue(c)).toBe('http://site.test/ok');
     c.send(encode({ type: 'ENQUEUE', target: at('site.test', '/ok') })); // seen: queued, now leased
     expect(await dequeue(c)).toBeNull();
-    expect(readPages(join(server.dir, 'pages.jsonl'))).toEqual([
+    // Refused without a request: refused.jsonl, not pages.jsonl.
+    expect(readPages(join(server.dir, 'refused.jsonl'))).toEqual([
       expect.objectContaining({ url: 'http://other.test/x', error: 'filtered', detail: 'scope' }),
       expect.objectContaining({ url: 'http://site.test/a/b/c/d/e', error: 'filtered', detail: 'path-depth' }),
     ]);

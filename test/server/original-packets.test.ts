@@ -119,7 +119,8 @@ describe('ENQUEUE (2) and STOREURL (3)', () => {
     c.send([0x00, 11 + 9 + 8], [0x02], [0, 0, 0, 0], [0x00, 0x50], 'site.test', NUL, '/cat.jpg', NUL);
     c.send([0x00, 0x03, 0x01]);
     expect(await c.read(2)).toEqual(bytes([0x00, 0x00]));
-    const lines = readFileSync(join(server.dir, 'pages.jsonl'), 'utf8').trim().split('\n');
+    // Refused without a request: refused.jsonl, not pages.jsonl.
+    const lines = readFileSync(join(server.dir, 'refused.jsonl'), 'utf8').trim().split('\n');
     expect(lines.map((l) => JSON.parse(l))).toEqual([
       expect.objectContaining({
         url: 'http://site.test/cgi-bin/x.pl',

@@ -15,14 +15,13 @@
     Object.entries(p.statuses)
       .filter(([s]) => Number(s) >= 400)
       .reduce((a, [, n]) => a + n, 0);
-  const span = p.first && p.last ? (Date.parse(p.last) - Date.parse(p.first)) / 1000 : 0;
   const items = [
     ['lines in pages.jsonl', c.num(p.lines)],
     ['fetched', c.num(fetched)],
     ['errors', c.num(errors)],
     ['refused', c.num(total(p.refused))],
     ['hosts', c.num(p.hosts.length)],
-    ['crawl time', c.duration(span)],
+    ['crawl time', c.duration(p.crawlSeconds ?? 0)],
     ['bytes', c.bytes(p.hosts.reduce((a, h) => a + h.bytes, 0))],
   ];
   if (r.store) {
@@ -48,14 +47,7 @@
     keep: p.timeline.length + 1,
   });
   for (const point of p.timeline) timeline.push(point.t, [point.pagesPerSecond]);
-  const depth = c.chart($('chart-depth'), ['URLs'], ['#1565c0'], {
-    time: false,
-    fill: true,
-    keep: p.depths.length + 1,
-  });
-  p.depths.forEach((n, d) => {
-    depth.push(d, [n]);
-  });
+  depthBars($('chart-depth'), p.depths);
 
   const head = [['what'], ['URLs', 'num'], ['share', 'num']];
   c.table(
@@ -83,14 +75,45 @@
     [['host'], ['mean ms', 'num'], ['pages', 'num']],
     slowest.map((h) => [h.host, h.meanMs.toFixed(1), c.num(h.pages)]),
   );
+  // The URL last: it is the cell that gives way (with an ellipsis) when the table is narrow.
   c.table(
     $('biggest'),
-    [['URL'], ['size', 'num'], ['type'], ['status', 'num']],
+    [['size', 'num'], ['status', 'num'], ['type'], ['URL']],
     p.biggest.map((b) => [
-      { text: b.url, cls: 'url', title: b.url },
       c.bytes(b.bytes),
-      b.contentType ?? '',
       b.status ?? '',
+      { text: b.contentType ?? '', title: b.contentType ?? '' },
+      { text: b.url, cls: 'url', title: b.url },
     ]),
   );
+
+  /** Fetched pages per whole depth, one bar each: a depth is a count of hops, not a continuous scale. */
+  function depthBars(el, depths) {
+    const most = Math.max(1, ...depths);
+    const bars = depths.map((n, d) => {
+      const bar = document.createElement('div');
+      bar.className = 'bar';
+      bar.dataset.depth = String(d);
+      bar.dataset.pages = String(n);
+      bar.title = `depth ${d}: ${c.num(n)} ${n === 1 ? 'page' : 'pages'}`;
+      const value = document.createElement('span');
+      value.className = 'value';
+      value.textContent = c.num(n);
+      const fill = document.createElement('span');
+      fill.className = 'fill';
+      fill.style.height = `${(100 * n) / most}%`;
+      const label = document.createElement('span');
+      label.className = 'label';
+      label.textContent = String(d);
+      bar.append(value, fill, label);
+      return bar;
+    });
+    if (bars.length === 0) {
+      const none = document.createElement('span');
+      none.className = 'muted';
+      none.textContent = 'no page fetched';
+      bars.push(none);
+    }
+    el.replaceChildren(...bars);
+  }
 })();

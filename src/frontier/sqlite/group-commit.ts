@@ -121,6 +121,7 @@ export class GroupCommit {
     });
     try {
       const results = run.immediate();
+      s.wal.wrote();
       s.keptHosts?.trim();
       return results;
     } catch (err) {

@@ -17,6 +17,9 @@ export const SCHEMA_VERSION = 4;
 /** WAL pages between automatic checkpoints (see openSchema). */
 const WAL_CHECKPOINT_PAGES = 10_000;
 
+/** How long a store connection waits for another process's transaction. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
 /** SQLite's page cache for a store connection, in KiB. */
 export const STORE_CACHE_KIB = 8 * 1024;
 
@@ -42,7 +45,7 @@ export function openSchema(db: Database.Database, file: string): void {
   // alternating pairs, less in each); the WAL file grows to some 40 MB before it is reused.
   db.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
   // Several processes may share the file: a writer waits for another's transaction.
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // The page cache is memory the process holds for as long as it runs, and a growing
   // store fills whatever it is given (past the cache, pages come from the OS's file
   // cache, a copy away): 8 MiB rather than 64 keeps a crawl's memory within its 300 MB

@@ -166,7 +166,11 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     const attempt = () =>
       this.joined.ask(n, crawler, (take) => this.commit.write((tx) => claim(this.s, take(), crawler, tx)));
     const waitMs = options.waitMs ?? 0;
-    return waitMs > 0 ? longPoll(attempt, waitMs, this.waiters, this.s.now, POLL_SLICE_MS) : attempt();
+    const batch = await (waitMs > 0
+      ? longPoll(attempt, waitMs, this.waiters, this.s.now, POLL_SLICE_MS)
+      : attempt());
+    if (batch.leases.length === 0 && !this.s.closed) this.s.wal.idle();
+    return batch;
   }
 
   /**
@@ -288,6 +292,13 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     if (s.held?.size === 0) s.st.deleteMeta.run('held_leases');
     s.closed = true;
     this.waiters.notify();
+    // The last connection to close checkpoints by itself; one closing while another
+    // process (or a reader) has the file open would leave the WAL at its full size.
+    try {
+      s.wal.trim();
+    } catch {
+      // a store that cannot checkpoint now still closes; the next run's does it
+    }
     s.db.close();
     await s.gate?.release();
   }

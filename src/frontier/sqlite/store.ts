@@ -5,8 +5,10 @@ import type { CrawlerId, FrontierSettings } from '../types.js';
 import type { HeldLeases } from './held-leases.js';
 import { type HostStatements, type HostTable, prepareHostStatements } from './host-table.js';
 import type { QueueHeads } from './queue-heads.js';
+import { BUSY_TIMEOUT_MS } from './schema.js';
 import type { SeenGate } from './seen-gate.js';
 import { prepareStatements, type Statements } from './statements.js';
+import { WalTrim } from './wal-trim.js';
 
 /** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
 const RECENT_URLS_PER_GENERATION = 32_768;
@@ -21,6 +23,8 @@ export class Store {
   /** The store's own table: the seen set when no gate is given. */
   readonly seen: SqliteSeenSet;
   readonly st: Statements;
+  /** Checkpoints the WAL down to nothing at the end of a run and when idle. */
+  readonly wal: WalTrim;
   readonly hostSt: HostStatements;
   /**
    * URLs the store answered for lately. Pages' links come already thinned by the
@@ -68,6 +72,7 @@ export class Store {
     readonly gate: SeenGate | null,
   ) {
     this.seen = new SqliteSeenSet(db);
+    this.wal = new WalTrim(db, BUSY_TIMEOUT_MS, now);
     this.st = prepareStatements(db);
     this.hostSt = prepareHostStatements(db);
   }
