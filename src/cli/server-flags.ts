@@ -41,6 +41,8 @@ export const QUEUE_OPTIONS = [
   'seenFpRate',
   'recrawlAfterMs',
   'http',
+  'httpAllowHost',
+  'metricsOpen',
 ] as const;
 
 /** --crawl NAME of the control commands, read as the crawl options' --crawl is. */

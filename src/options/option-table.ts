@@ -18,6 +18,7 @@ import {
   folder,
   fraction,
   headerMap,
+  hostNameList,
   listenAddress,
   type OptionKind,
   oneOf,
@@ -511,6 +512,23 @@ export const OPTIONS = {
     docs: {
       section: 'run',
       text: 'serve the live console, `/metrics` and `/status` here (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
+    },
+  }),
+  httpAllowHost: option(hostNameList, {
+    flag: '--http-allow-host <name>',
+    help: "a name the console answers to besides its address (repeatable): the one you open it by, or a proxy's",
+    docs: {
+      section: 'run',
+      text: 'a name the console answers to besides its address (and `localhost` on loopback), repeatable; a request whose `Host` is none of them is refused (421), against DNS rebinding',
+    },
+  }),
+  metricsOpen: option(onOff, {
+    default: false,
+    flag: '--metrics-open',
+    help: 'off loopback, leave /metrics open without the token (a warning says so at start)',
+    docs: {
+      section: 'run',
+      text: 'on an `--http` address that is not loopback, leave `/metrics` open to anyone who reaches it, without the token (a warning at start); the rest still needs it',
     },
   }),
   hosts: option(hostRules, {
