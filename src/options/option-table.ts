@@ -508,10 +508,10 @@ export const OPTIONS = {
   }),
   http: option(listenAddress, {
     flag: '--http <host:port>',
-    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token',
+    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token, and off loopback every request does',
     docs: {
       section: 'run',
-      text: 'serve the live console, `/metrics` and `/status` here (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
+      text: 'serve the live console, `/metrics` and `/status` here; off loopback every request needs the token (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
     },
   }),
   httpAllowHost: option(hostNameList, {
