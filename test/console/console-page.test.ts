@@ -58,7 +58,8 @@ const RECORD_HELLOS = () => {
   const add = EventSource.prototype.addEventListener;
   function recording(this: EventSource, type: string, listener: unknown, options?: unknown): void {
     if (type !== 'hello' || typeof listener !== 'function') {
-      return add.call(this, type, listener as EventListener, options as boolean);
+      add.call(this, type, listener as EventListener, options as boolean);
+      return;
     }
     add.call(this, type, (e: Event) => {
       let error: string | null = null;
