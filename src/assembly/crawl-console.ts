@@ -10,6 +10,7 @@ import type { FrontierHosts, LocalFrontier } from '../frontier/types.js';
 import type { ModuleStats } from '../modules/api.js';
 import { parseHostPort } from '../options/option-kinds.js';
 import type { PageRecord } from '../output/pages-log.js';
+import { accessWarning, consoleAccessOf } from './console-access.js';
 import { judgeSeeds } from './revisit.js';
 
 /** The busiest hosts the page shows. */
@@ -18,6 +19,11 @@ const BUSIEST = 15;
 export interface CrawlConsoleParts {
   /** --http HOST:PORT. */
   http: string;
+  /** --http-allow-host, --metrics-open. */
+  httpAllowHost: readonly string[] | undefined;
+  metricsOpen: boolean;
+  /** Where the console's warnings go. */
+  warn(line: string): void;
   layout: DataLayout;
   frontier: LocalFrontier & FrontierHosts;
   run: Crawler;
@@ -42,6 +48,9 @@ export async function startCrawlConsole(parts: CrawlConsoleParts): Promise<Runni
   const where = parseHostPort(parts.http);
   if (where === null) throw new Error(`--http ${parts.http} is not HOST:PORT`);
   const { token } = serverToken(parts.layout.root, undefined);
+  const access = consoleAccessOf(where.host, parts);
+  const warning = accessWarning(access);
+  if (warning !== null) parts.warn(warning);
   const source: ConsoleSource = {
     kind: 'crawl',
     snapshot: async (detail) => ({
@@ -79,5 +88,7 @@ export async function startCrawlConsole(parts: CrawlConsoleParts): Promise<Runni
     port: where.port,
     token,
     tokenHint: `${parts.layout.token}, or COBWEB_TOKEN`,
+    access,
+    warn: parts.warn,
   });
 }

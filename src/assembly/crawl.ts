@@ -121,6 +121,9 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       const { startCrawlConsole } = await import('./crawl-console.js');
       live = await startCrawlConsole({
         http: o.http,
+        httpAllowHost: o.httpAllowHost,
+        metricsOpen: o.metricsOpen,
+        warn: (line) => log(line, 'warning'),
         layout,
         frontier,
         run,

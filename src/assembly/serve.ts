@@ -243,6 +243,9 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
         port: where.port,
         token,
         tokenHint: `the server's token: --token, COBWEB_TOKEN, or ${layout.token}`,
+        httpAllowHost: o.httpAllowHost,
+        metricsOpen: o.metricsOpen,
+        warn: (line) => say(line, 'warning'),
         storeCalls,
         stop: () => {
           if (stopping) return;

@@ -4,6 +4,7 @@ import type { ConsoleSource } from '../console/types.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { FrontierHosts } from '../frontier/types.js';
 import type { RunningServer } from '../server/start.js';
+import { accessWarning, consoleAccessOf } from './console-access.js';
 import { judgeSeeds } from './revisit.js';
 
 const BUSIEST = 15;
@@ -15,6 +16,11 @@ export interface ServerConsoleParts {
   /** The server's own token: the console's actions take the same one. */
   token: string;
   tokenHint: string;
+  /** --http-allow-host, --metrics-open. */
+  httpAllowHost: readonly string[] | undefined;
+  metricsOpen: boolean;
+  /** Where the console's warnings go. */
+  warn(line: string): void;
   storeCalls: Feed<StoreCall>;
   /** Stops the server cleanly, as Ctrl-C does; `stopping` says whether it was asked. */
   stop: () => void;
@@ -29,6 +35,9 @@ export interface ServerConsoleParts {
 export async function startServerConsole(parts: ServerConsoleParts): Promise<RunningConsole> {
   const { service, server } = parts.running;
   const store = service.store;
+  const access = consoleAccessOf(parts.host, parts);
+  const warning = accessWarning(access);
+  if (warning !== null) parts.warn(warning);
   const hosts = 'hostOverview' in store ? (store as typeof store & FrontierHosts) : null;
   const source: ConsoleSource = {
     kind: 'server',
@@ -72,5 +81,7 @@ export async function startServerConsole(parts: ServerConsoleParts): Promise<Run
     port: parts.port,
     token: parts.token,
     tokenHint: parts.tokenHint,
+    access,
+    warn: parts.warn,
   });
 }

@@ -42,6 +42,8 @@ export const QUEUE_OPTIONS = [
   'recrawlAfterMs',
   'leaseMs',
   'http',
+  'httpAllowHost',
+  'metricsOpen',
 ] as const;
 
 /** --crawl NAME of the control commands, read as the crawl options' --crawl is. */

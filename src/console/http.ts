@@ -1,10 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type ConsoleAccess,
+  carriesToken,
+  hostAllowed,
+  originAllowed,
+  sessionCookie,
+  TOKEN_HEADER,
+} from './access.js';
 import { assets } from './assets.js';
 import { tokenMatches } from './token.js';
 import type { ConsoleActions, SeedsAdded } from './types.js';
 
-/** The header an action carries the token in: a custom header, so another site's page cannot send it. */
-export const TOKEN_HEADER = 'x-cobweb-token';
+export { TOKEN_HEADER } from './access.js';
 
 /** The most seed URLs one request may add, and the most bytes of its body. */
 const MAX_SEEDS = 1000;
@@ -23,23 +30,72 @@ export interface Routes {
   metrics(): Promise<{ type: string; text: string }>;
   status(): Promise<unknown>;
   /** Takes the response as an event stream; false when too many watch already. */
-  events(res: ServerResponse): boolean;
+  events(res: ServerResponse): Promise<boolean>;
   actions: ConsoleActions;
   token: string;
   /** Where the token is, for the refusal's message. */
   tokenHint: string;
+  /** The address the console listens on, and the port it got. */
+  listenHost: string;
+  port: number;
+  access: ConsoleAccess;
+  /** Hears each request refused for its Host or its Origin (what, and from where). */
+  refused(what: string, from: string): void;
 }
 
-/** Answers one request: the page and its files, /metrics, /status, /events, and the actions (POST, with the token). */
+/** Where the token is, said to whoever has not got it: not the data folder's path, which is none of their business. */
+const TOKEN_WHERE = 'the file token in its data folder, or the --token or COBWEB_TOKEN it was started with';
+
+/** The page and its files: the same for every install, served to anyone the Host check lets in, so the page can ask for the token. */
+function assetOf(path: string): string | null {
+  if (path === '/') return 'index.html';
+  if (!path.startsWith('/assets/')) return null;
+  const name = path.slice('/assets/'.length);
+  return name === 'report.js' ? null : name;
+}
+
+/**
+ * Answers one request: the page and its files, /metrics, /status, /events, and the
+ * actions (POST, with the token). First the Host must name this console and a POST's
+ * Origin be its own (DNS rebinding, another site's page); then, where every request needs
+ * the token, everything but the page's own files needs it.
+ */
 export async function route(req: IncomingMessage, res: ServerResponse, r: Routes): Promise<void> {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const method = req.method ?? 'GET';
+  const from = req.socket.remoteAddress ?? '?';
+  const host = req.headers.host;
+  if (!hostAllowed(host, r.listenHost, r.access)) {
+    req.resume();
+    r.refused(`Host ${host === undefined ? '(none)' : JSON.stringify(host)}`, from);
+    return send(res, 421, {
+      error: `this console does not answer to the name ${host ?? '(none)'}: use its address, or start it with --http-allow-host NAME`,
+    });
+  }
+  const origin = req.headers.origin;
+  if (method === 'POST' && !originAllowed(origin, host)) {
+    req.resume();
+    r.refused(`Origin ${JSON.stringify(origin)} on a POST`, from);
+    return send(res, 403, { error: `a request from another page (Origin ${origin}) is refused` });
+  }
   if (path.startsWith('/api/')) {
     if (method !== 'POST') return send(res, 405, { error: 'actions are POST requests' }, { allow: 'POST' });
     return action(req, res, path.slice('/api/'.length), r);
   }
   if (method !== 'GET' && method !== 'HEAD')
     return send(res, 405, { error: 'only GET here' }, { allow: 'GET' });
+  const name = assetOf(path);
+  if (name === null && needsToken(path, r.access) && !carriesToken(req, r.token)) {
+    return send(
+      res,
+      401,
+      {
+        error: `this console needs the token (${TOKEN_WHERE}): unlock the page, or send it in the ${TOKEN_HEADER} header or as Authorization: Bearer TOKEN`,
+        tokenHint: TOKEN_WHERE,
+      },
+      { 'www-authenticate': 'Bearer realm="cobweb"' },
+    );
+  }
   if (path === '/metrics') {
     const m = await r.metrics();
     res.writeHead(200, { ...HEADERS, 'content-type': m.type, 'cache-control': 'no-store' }).end(m.text);
@@ -47,14 +103,18 @@ export async function route(req: IncomingMessage, res: ServerResponse, r: Routes
   }
   if (path === '/status') return send(res, 200, await r.status());
   if (path === '/events') {
-    if (!r.events(res)) send(res, 503, { error: 'too many pages are watching; close one' });
+    if (!(await r.events(res))) send(res, 503, { error: 'too many pages are watching; close one' });
     return;
   }
-  const name =
-    path === '/' ? 'index.html' : path.startsWith('/assets/') ? path.slice('/assets/'.length) : null;
-  const asset = name === null || name === 'report.js' ? undefined : assets().get(name);
+  const asset = name === null ? undefined : assets().get(name);
   if (asset === undefined) return send(res, 404, { error: `nothing at ${path}` });
   res.writeHead(200, { ...HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' }).end(asset.body);
+}
+
+/** Whether a read needs the token: everywhere off loopback, /metrics unless --metrics-open left it open. */
+function needsToken(path: string, access: ConsoleAccess): boolean {
+  if (!access.tokenEverywhere) return false;
+  return !(path === '/metrics' && access.metricsOpen);
 }
 
 async function action(req: IncomingMessage, res: ServerResponse, name: string, r: Routes): Promise<void> {
@@ -71,8 +131,9 @@ async function action(req: IncomingMessage, res: ServerResponse, name: string, r
   }
   switch (name) {
     case 'check':
+      // The page's unlock: the cookie lets its reads (/events, /status) in from now on.
       req.resume();
-      return send(res, 200, { ok: true });
+      return send(res, 200, { ok: true }, { 'set-cookie': sessionCookie(r.token, r.port) });
     case 'pause':
     case 'resume':
     case 'stop':

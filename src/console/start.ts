@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { StoreCall } from '../frontier/timed.js';
 import type { PageRecord } from '../output/pages-log.js';
+import type { ConsoleAccess } from './access.js';
 import type { Feed } from './feed.js';
 import { route } from './http.js';
 import { LineStats } from './line-stats.js';
@@ -23,6 +24,10 @@ export interface ConsoleSetup {
   token: string;
   /** Where the token is, for the page and for refusals. */
   tokenHint: string;
+  /** Who may read, and by which names (src/console/access.ts). */
+  access: ConsoleAccess;
+  /** Where a refused Host or Origin is told (one line each, the first time). */
+  warn(line: string): void;
 }
 
 /** A console serving; `finish()` shows the crawl's end to the pages watching, `close()` stops it. */
@@ -37,6 +42,8 @@ export interface RunningConsole {
 const TICK_MS = 1000;
 /** Lines of the live tail a page gets when it opens. */
 const FIRST_TAIL = 30;
+/** Refused Hosts and Origins told once each, up to this many: a page retrying in a loop cannot fill the log. */
+const MAX_TOLD = 100;
 
 /**
  * The console of a crawl or a server: an HTTP server on the process itself with the
@@ -72,10 +79,12 @@ export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole>
       bunnyRates: sampler.bunnyRates,
     });
   };
-  const hello = () => ({
+  // A page that opens gets the hosts at once (the ticks read them only while someone
+  // watches), not an empty Busiest hosts until the next tick.
+  const hello = async () => ({
     kind: source.kind,
     tokenHint: setup.tokenHint,
-    status: status(),
+    status: status(await source.snapshot(true)),
     history: sampler.history,
     tail: lines.tailAfter(lines.lines - FIRST_TAIL),
   });
@@ -100,14 +109,29 @@ export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole>
   const timer = setInterval(() => void tick(), TICK_MS);
   timer.unref();
 
+  const told = new Set<string>();
+  const refused = (what: string, from: string) => {
+    if (told.has(what) || told.size > MAX_TOLD) return;
+    told.add(what);
+    setup.warn(
+      told.size > MAX_TOLD
+        ? `console: refused ${MAX_TOLD} different names or origins; no more are told`
+        : `console: refused a request from ${from} for ${what}: not this console's own (a page rebinding its name to this address?); --http-allow-host NAME lets a name in`,
+    );
+  };
+  let port = setup.port;
   const server: Server = createServer((req, res) => {
     route(req, res, {
       metrics: async () => ({ type: metrics.contentType, text: await metrics.render() }),
       status: async () => status(await source.snapshot(true)),
-      events: (res) => clients.add(res, { event: 'hello', data: hello() }),
+      events: async (res) => clients.add(res, { event: 'hello', data: await hello() }),
       actions: source.actions,
       token: setup.token,
       tokenHint: setup.tokenHint,
+      listenHost: setup.host,
+      port,
+      access: setup.access,
+      refused,
     }).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
       res.end(`${JSON.stringify({ error: err instanceof Error ? err.message : String(err) })}\n`);
@@ -121,7 +145,7 @@ export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole>
   server.listen(setup.port, setup.host);
   await once(server, 'listening');
   const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : setup.port;
+  port = typeof address === 'object' && address !== null ? address.port : setup.port;
   const shown = setup.host.includes(':') ? `[${setup.host}]` : setup.host;
 
   let closed: Promise<void> | null = null;

@@ -197,6 +197,19 @@ export const fileList: OptionKind<readonly string[]> = {
   },
 };
 
+/** Repeatable host names (--http-allow-host): a name or an address, no scheme, port or path. */
+export const hostNameList: OptionKind<readonly string[]> = {
+  expected: 'a list of host names, like ["crawler.example.com"] (no scheme, port or path)',
+  check: (v): v is readonly string[] =>
+    Array.isArray(v) && v.every((s) => typeof s === 'string' && /^[\w.-]+$|^\[?[0-9a-f:.]+\]?$/i.test(s)),
+  parse(text, previous) {
+    const name = text.trim().toLowerCase();
+    if (!hostNameList.check([name])) refuse(hostNameList, text);
+    return [...(previous ?? []), name.replace(/^\[|\]$/g, '')];
+  },
+  fromFile: (value) => listFromFile(hostNameList, [])(value),
+};
+
 /** --skip-ext "jpg,png,zip": lowercase, dots and spaces dropped; "" turns the filter off. */
 export const extensionList: OptionKind<readonly string[]> = {
   expected: 'a list of file extensions, like ["jpg", "zip"]',

@@ -18,6 +18,7 @@ import {
   folder,
   fraction,
   headerMap,
+  hostNameList,
   listenAddress,
   type OptionKind,
   oneOf,
@@ -520,10 +521,27 @@ export const OPTIONS = {
   }),
   http: option(listenAddress, {
     flag: '--http <host:port>',
-    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token',
+    help: 'serve the live console, /metrics and /status here (127.0.0.1 for a port alone; port 0 picks one); its actions need the token, and off loopback every request does',
     docs: {
       section: 'run',
-      text: 'serve the live console, `/metrics` and `/status` here (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
+      text: 'serve the live console, `/metrics` and `/status` here; off loopback every request needs the token (see [Watching and steering](#watching-and-steering---http-and-cobweb-report))',
+    },
+  }),
+  httpAllowHost: option(hostNameList, {
+    flag: '--http-allow-host <name>',
+    help: "a name the console answers to besides its address (repeatable): the one you open it by, or a proxy's",
+    docs: {
+      section: 'run',
+      text: 'a name the console answers to besides its address (and `localhost` on loopback), repeatable; a request whose `Host` is none of them is refused (421), against DNS rebinding',
+    },
+  }),
+  metricsOpen: option(onOff, {
+    default: false,
+    flag: '--metrics-open',
+    help: 'off loopback, leave /metrics open without the token (a warning says so at start)',
+    docs: {
+      section: 'run',
+      text: 'on an `--http` address that is not loopback, leave `/metrics` open to anyone who reaches it, without the token (a warning at start); the rest still needs it',
     },
   }),
   hosts: option(hostRules, {

@@ -20,7 +20,8 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<TestBrowser> {
+/** `timezoneId`: the pages' time zone (an IANA name), for what they show as times of day. */
+export async function launchChromium(options: { timezoneId?: string } = {}): Promise<TestBrowser> {
   const profile = mkdtempSync(join(tmpdir(), 'cobweb-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -36,6 +37,7 @@ export async function launchChromium(): Promise<TestBrowser> {
       '--disable-sync',
     ],
     viewport: { width: 1280, height: 1000 },
+    ...options,
   });
   return {
     browser: context,

@@ -26,6 +26,14 @@
     return `${s}s`;
   }
 
+  const two = (n) => String(n).padStart(2, '0');
+
+  /** A time of day, 24-hour, in the browser's time zone: the charts' axis and the live tail say it the same way. */
+  function clock(date, seconds = true) {
+    const hm = `${two(date.getHours())}:${two(date.getMinutes())}`;
+    return seconds ? `${hm}:${two(date.getSeconds())}` : hm;
+  }
+
   /** The CSS class of a status or an error, for colour. */
   function statusClass(status, error) {
     if (status !== null && status !== undefined) return `s${Math.floor(status / 100)}xx`;
@@ -80,11 +88,14 @@
   }
 
   /**
-   * A uPlot time chart of a few series; push() adds a point, the chart keeps the last
-   * `keep` points. The element's data-points says how many it shows (for the tests).
+   * A uPlot chart of a few series over time (or over `time: false` numbers); push() adds a
+   * point, the chart keeps the last `keep` points; `zero` starts the y axis at 0. The
+   * element's data-points, data-y-min and data-x-ticks (each label with its x in CSS
+   * pixels) say what it shows, for the tests.
    */
   function chart(el, labels, colors, options = {}) {
     const height = options.height ?? 180;
+    const time = options.time !== false;
     const data = [[], ...labels.map(() => [])];
     const series = [
       {},
@@ -96,15 +107,40 @@
         points: { show: false },
       })),
     ];
+    let ticks = [];
+    // 24-hour labels, with seconds only when the ticks are less than a minute apart, and
+    // room for a whole label between ticks (uPlot's own put "12:01:05pm" 50 px apart).
+    const xAxis = time
+      ? {
+          space: 90,
+          values: (u, splits, _axis, _space, incr) => {
+            const labels = splits.map((v) => clock(new Date(v * 1000), incr < 60));
+            ticks = splits.map((v, i) => [labels[i], Math.round(u.valToPos(v, 'x'))]);
+            return labels;
+          },
+        }
+      : {};
     const u = new uPlot(
       {
         width: Math.max(200, el.clientWidth || 400),
         height,
         series,
-        scales: { x: { time: options.time !== false } },
-        axes: [{}, { size: 56 }],
+        scales: {
+          x: { time },
+          // A rate or a count starts at 0: a line at 41 of 40..42 is not a crash.
+          ...(options.zero ? { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } } : {}),
+        },
+        axes: [xAxis, { size: 56 }],
         legend: { show: true, live: false },
         cursor: { drag: { x: false, y: false } },
+        hooks: {
+          draw: [
+            (chart) => {
+              el.dataset.yMin = String(chart.scales.y.min);
+              el.dataset.xTicks = JSON.stringify(ticks);
+            },
+          ],
+        },
       },
       data,
       el,
@@ -132,5 +168,5 @@
     };
   }
 
-  window.cobweb = { num, rate, bytes, duration, statusClass, table, countRows, chart };
+  window.cobweb = { num, rate, bytes, duration, clock, statusClass, table, countRows, chart };
 })();

@@ -1,6 +1,7 @@
 // The live console: news over server-sent events (/events) once a second, actions as
 // POST requests carrying the token in the x-cobweb-token header. Without the token the
-// page only shows.
+// page only shows; on a console that is not on loopback it shows nothing until unlocked
+// (the unlock's answer sets the session cookie that /events and /status then take).
 (() => {
   const c = window.cobweb;
   const $ = (id) => document.getElementById(id);
@@ -17,14 +18,21 @@
   let unlocked = false;
   let state = 'connecting';
   let tail = [];
+  let tokenHint = 'the token file';
+  /** Whether the message shown is the lock's, which a newer hint may rewrite. */
+  let lockShown = true;
+  /** The console refused to show anything without the token. */
+  let locked = false;
+  let events = null;
 
   const charts = {
-    rate: c.chart($('chart-rate'), ['pages/s'], ['#2e7d32'], { fill: true }),
-    queue: c.chart($('chart-queue'), ['queued', 'in flight'], ['#1565c0', '#ef6c00']),
+    rate: c.chart($('chart-rate'), ['pages/s'], ['#2e7d32'], { fill: true, zero: true }),
+    queue: c.chart($('chart-queue'), ['queued', 'in flight'], ['#1565c0', '#ef6c00'], { zero: true }),
     status: c.chart(
       $('chart-status'),
       ['2xx', '3xx', '4xx', '5xx', 'failed'],
       ['#2e7d32', '#1565c0', '#c62828', '#6a1b9a', '#616161'],
+      { zero: true },
     ),
   };
 
@@ -36,6 +44,17 @@
 
   function say(text) {
     $('message').textContent = text;
+    lockShown = false;
+  }
+
+  /** What the page says while it has no token: what the token opens, and where it is. */
+  function sayLocked() {
+    say(
+      locked
+        ? `Locked: this console shows nothing without the token (${tokenHint}). Type it and press Unlock.`
+        : `Read-only: the actions need the token (${tokenHint}).`,
+    );
+    lockShown = true;
   }
 
   function setState(next) {
@@ -176,7 +195,7 @@
       $('tail'),
       [['time'], ['status'], ['ms', 'num'], ['size', 'num'], ['URL']],
       tail.map((l) => [
-        l.fetchedAt ? l.fetchedAt.slice(11, 19) : '',
+        l.fetchedAt ? c.clock(new Date(l.fetchedAt)) : '',
         { text: l.status ?? l.error ?? '', cls: c.statusClass(l.status, l.error) },
         l.durationMs === null ? '' : c.num(l.durationMs),
         c.bytes(l.bytes),
@@ -185,26 +204,50 @@
     );
   }
 
-  const events = new EventSource('/events');
-  events.addEventListener('hello', (e) => {
-    const d = JSON.parse(e.data);
-    $('token-hint').textContent = d.tokenHint;
-    for (const chart of Object.values(charts)) chart.clear();
-    for (const p of d.history) addPoint(p);
-    tail = [];
-    addTail(d.tail);
-    render(d.status);
-  });
-  events.addEventListener('tick', (e) => {
-    const d = JSON.parse(e.data);
-    if (d.point) addPoint(d.point);
-    if (d.tail.length > 0) addTail(d.tail);
-    render(d.status);
-    if (d.status?.state === 'finished') events.close();
-  });
-  events.onerror = () => {
-    if (state !== 'finished') setState('disconnected');
-  };
+  function connect() {
+    events?.close();
+    const source = new EventSource('/events');
+    events = source;
+    source.addEventListener('hello', (e) => {
+      const d = JSON.parse(e.data);
+      tokenHint = d.tokenHint;
+      if (lockShown) sayLocked();
+      for (const chart of Object.values(charts)) chart.clear();
+      for (const p of d.history) addPoint(p);
+      tail = [];
+      addTail(d.tail);
+      render(d.status);
+    });
+    source.addEventListener('tick', (e) => {
+      const d = JSON.parse(e.data);
+      if (d.point) addPoint(d.point);
+      if (d.tail.length > 0) addTail(d.tail);
+      render(d.status);
+      if (d.status?.state === 'finished') source.close();
+    });
+    source.onerror = () => {
+      if (state === 'finished') return;
+      setState('disconnected');
+      // A network error: the browser tries again by itself. A refusal closes the stream:
+      // ask /status why (the token, or too many pages watching).
+      if (source.readyState === EventSource.CLOSED) void refused(source);
+    };
+  }
+
+  async function refused(source) {
+    const res = await fetch('/status').catch(() => null);
+    if (events !== source) return;
+    if (res?.status === 401) {
+      const answer = await res.json().catch(() => ({}));
+      if (answer.tokenHint) tokenHint = answer.tokenHint;
+      locked = true;
+      sayLocked();
+      return;
+    }
+    setTimeout(() => {
+      if (events === source) connect();
+    }, 2000);
+  }
 
   async function post(action, body) {
     const res = await fetch(`/api/${action}`, {
@@ -224,10 +267,15 @@
       unlocked = true;
       sessionStorage.setItem(KEY, token);
       say('Unlocked: the actions are yours.');
+      // The answer set the session cookie: a stream refused for want of it may open now.
+      if (locked || events === null || events.readyState === EventSource.CLOSED) {
+        locked = false;
+        if (state !== 'finished') connect();
+      }
     } catch (err) {
       unlocked = false;
       sessionStorage.removeItem(KEY);
-      say(`Read-only: ${err.message}`);
+      say(`${locked ? 'Locked' : 'Read-only'}: ${err.message}`);
     }
     setState(state);
   }
@@ -269,5 +317,9 @@
       say(`Seeds refused: ${err.message}`);
     }
   });
-  if (token !== '') void unlock(token);
+  sayLocked();
+  // With a token kept for the tab, unlock first: where every request needs it, the
+  // stream opens with the cookie the unlock sets.
+  if (token !== '') void unlock(token).then(() => events ?? connect());
+  else connect();
 })();
