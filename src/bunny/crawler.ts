@@ -36,6 +36,8 @@ export interface FetchSettings {
   ignoreRobots: boolean;
   sitemaps: boolean;
   followNofollow?: boolean | undefined;
+  /** --requisites: pages' stylesheets, scripts, images and the like are fetched and archived. */
+  requisites?: boolean | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -110,6 +112,7 @@ export class Crawler {
         threads: o.parseThreads,
         rules,
         followNofollow: o.followNofollow ?? false,
+        requisites: o.requisites ?? false,
       });
       closers.push(() => parser.close());
       const seeds = await CrawlSeedList.start({

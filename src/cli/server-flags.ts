@@ -33,6 +33,7 @@ export const QUEUE_OPTIONS = [
   'sitemaps',
   'skipExtensions',
   'followNofollow',
+  'requisites',
   'maxRedirects',
   'moduleTimeoutMs',
   'builtinModules',

@@ -369,6 +369,14 @@ export const OPTIONS = {
     help: 'also follow rel=nofollow links',
     docs: { section: 'followed', text: 'also follow `rel=nofollow` links' },
   }),
+  requisites: option(onOff, {
+    flag: '--requisites',
+    help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",
+    docs: {
+      section: 'followed',
+      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, one hop below its page (past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`',
+    },
+  }),
   maxBodyBytes: option(whole(1), {
     default: 10 * 1024 * 1024,
     flag: '--max-body <bytes>',

@@ -24,6 +24,8 @@ export type ObservedFields = {
   durationMs: number | null;
   /** The page the URL was found on; null for seeds. */
   via: string | null;
+  /** A page's requisite (--requisites): fetched for the page that named it, not followed. */
+  requisite?: true;
   /** The crawler (its id from the store) that wrote the line. */
   crawler?: number;
   /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */
@@ -61,6 +63,7 @@ const OBSERVED: Record<keyof ObservedFields, true> = {
   fetchedAt: true,
   durationMs: true,
   via: true,
+  requisite: true,
   crawler: true,
   attempts: true,
   error: true,

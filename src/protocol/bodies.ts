@@ -40,7 +40,7 @@ import type {
 } from './types.js';
 import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
 
-const KINDS = ['page', 'sitemap'] as const;
+const KINDS = ['page', 'sitemap', 'requisite'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
 const OUTCOMES = ['done', 'failed', 'refused', 'retry', 'deferred'] as const;
 const SHA256 = /^[0-9a-f]{64}$/;

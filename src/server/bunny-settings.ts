@@ -21,6 +21,8 @@ export interface BunnySettings {
   maxDepth: number;
   maxRedirects: number;
   followNofollow: boolean;
+  /** --requisites: absent from a server older than the key (none then). */
+  requisites?: boolean;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -40,6 +42,7 @@ export interface BunnySettingsSource {
   maxDepth: number;
   maxRedirects: number;
   followNofollow?: boolean | undefined;
+  requisites?: boolean | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -62,6 +65,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     maxDepth: o.maxDepth,
     maxRedirects: o.maxRedirects,
     followNofollow: o.followNofollow === true,
+    requisites: o.requisites === true,
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
@@ -103,6 +107,7 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       maxDepth: s.maxDepth as number,
       maxRedirects: s.maxRedirects as number,
       followNofollow: s.followNofollow === true,
+      requisites: s.requisites === true,
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,
