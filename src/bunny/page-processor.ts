@@ -20,6 +20,7 @@ import { routeLinks } from './links.js';
 import type { PageAnalysis } from './page-analysis.js';
 import { blankDraft, failureDraft, type RecordDraft, sealed, successDraft } from './page-record.js';
 import { followedBy, type PageResult } from './page-result.js';
+import type { RenderNote } from './render-step.js';
 import { parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 /**
@@ -119,6 +120,7 @@ export function processFetch(
   found: RoutedLinks | null = null,
   analysis: PageAnalysis | null = null,
   packed: PackedExchange | null = null,
+  rendered: RenderNote | null = null,
 ): ProcessedPage {
   const { report, retryInMs } = judged;
   if (retryInMs !== null) {
@@ -155,6 +157,11 @@ export function processFetch(
     routed = stylesheetLinks(lease, outcome, opts.rules, draft);
   } else if (analysis !== null && outcome.status >= 200 && outcome.status < 300) {
     html = true;
+    if (rendered?.rendered === true) draft.rendered = true;
+    else if (rendered !== null) {
+      draft.renderError = rendered.error;
+      draft.detail = rendered.message;
+    }
     routed = pageLinks(lease, analysis, draft);
     links = analysis.links;
   } else if (analysis !== null) {

@@ -34,6 +34,7 @@ export const QUEUE_OPTIONS = [
   'skipExtensions',
   'followNofollow',
   'requisites',
+  'render',
   'maxRedirects',
   'moduleTimeoutMs',
   'builtinModules',

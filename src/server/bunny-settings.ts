@@ -23,6 +23,8 @@ export interface BunnySettings {
   followNofollow: boolean;
   /** --requisites: absent from a server older than the key (none then). */
   requisites?: boolean;
+  /** --render: absent from a server older than the key (never then). */
+  render?: 'never' | 'auto' | 'always';
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -43,6 +45,7 @@ export interface BunnySettingsSource {
   maxRedirects: number;
   followNofollow?: boolean | undefined;
   requisites?: boolean | undefined;
+  render?: 'never' | 'auto' | 'always' | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -66,6 +69,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     maxRedirects: o.maxRedirects,
     followNofollow: o.followNofollow === true,
     requisites: o.requisites === true,
+    render: o.render ?? 'never',
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
@@ -108,6 +112,7 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       maxRedirects: s.maxRedirects as number,
       followNofollow: s.followNofollow === true,
       requisites: s.requisites === true,
+      render: s.render === 'auto' || s.render === 'always' ? s.render : 'never',
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,
