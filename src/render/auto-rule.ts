@@ -49,13 +49,19 @@ export const SHELL_TEXT_CHARS = 300;
 /** With an app root, fewer links than this say the page's navigation is not in its HTML. */
 export const SHELL_ANCHORS = 5;
 
+/** A page with this many links has its navigation in its HTML, however little text it shows (a gallery). */
+export const LINKED_PAGE_ANCHORS = 10;
+
 /**
- * The rule: scripts run on the page, and either it shows almost no text, or a framework
- * mounts into it and it has almost no links. A server-rendered app (Next.js, Nuxt) has
- * its root and its text and links, and is not rendered again.
+ * The rule: scripts run on the page, and either it shows almost no text and has few
+ * links, or a framework mounts into it and it has almost no links. A server-rendered
+ * app (Next.js, Nuxt) has its root and its text and links, and is not rendered again.
  */
 export function looksScriptBuilt(html: string): boolean {
   const s = signsOf(html);
   if (s.scripts === 0) return false;
-  return s.textChars < SHELL_TEXT_CHARS || (s.appRoot && s.anchors < SHELL_ANCHORS);
+  return (
+    (s.textChars < SHELL_TEXT_CHARS && s.anchors < LINKED_PAGE_ANCHORS) ||
+    (s.appRoot && s.anchors < SHELL_ANCHORS)
+  );
 }
