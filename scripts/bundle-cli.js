@@ -90,7 +90,18 @@ await esbuild.build({
   // the parts of undici the fetcher takes file by file (src/fetch/undici-parts.ts). Loaded
   // from node_modules, these two took 45 ms of a one-page crawl; bundled (and the bundle
   // read as ASCII), the crawl starts 20 ms sooner.
-  external: ['better-sqlite3', 'lmdb', 'pg', 'pino', 'prom-client', 'tldts', 'tough-cookie', 'yaml'],
+  // playwright-core too: large, and loaded only by a crawl that renders (src/render).
+  external: [
+    'better-sqlite3',
+    'lmdb',
+    'pg',
+    'pino',
+    'playwright-core',
+    'prom-client',
+    'tldts',
+    'tough-cookie',
+    'yaml',
+  ],
   plugins: [keepModuleUrls, lazyHttp2],
   logLevel: 'warning',
 });

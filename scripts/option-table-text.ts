@@ -61,6 +61,7 @@ export const SECTIONS: readonly DocSection[] = [
   'politeness',
   'limits',
   'requests',
+  'render',
   'run',
   'seen',
   'passes',

@@ -7,6 +7,7 @@ import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { RemoteFrontier } from '../frontier/remote/remote-frontier.js';
 import { BUILTIN_NAMES } from '../modules/builtin/index.js';
 import { RunCounter } from '../output/run-counts.js';
+import { browserFor } from '../render/find-browser.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
 import type { StoreBunny } from './bunny-on-store.js';
@@ -60,6 +61,8 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
     const welcome = await frontier.welcome();
     const crawl = bunnySettingsFrom(welcome.settings);
     if (crawl === null) throw new ServerUnreachableError('the server sent settings this bunny cannot read');
+    // The crawl renders (the server's --render): this machine's Chromium, found before the folder is touched.
+    const browser = browserFor({ render: crawl.render, browser: b.own.browser });
     // Modules record nothing here: what they emit goes to the server with the pages.
     const modules = await startModules(b.own, null, b.say);
     closers.add(() => modules.close());
@@ -77,7 +80,7 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
     const crawler = await Crawler.start({
       frontier,
       name: `bunny@${hostname()}:${process.pid}`,
-      settings: { ...b.own, ...crawl, signal: b.signal },
+      settings: { ...b.own, ...crawl, browser, signal: b.signal },
       rules: linkRulesOf(crawl, allSeeds),
       seeds: allSeeds,
       modules,

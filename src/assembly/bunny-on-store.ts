@@ -11,6 +11,7 @@ import type { RequestSetup } from '../options/request-setup.js';
 import type { CrawlLog, EventLog } from '../output/crawl-log.js';
 import { PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
+import { browserFor } from '../render/find-browser.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnyStop, type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
 import { linkRulesOf, startModules } from './parts.js';
@@ -57,6 +58,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
     }
     if (frontier.joined)
       b.say(`joining the crawl "${frontier.crawlName}" with the settings it was started with`);
+    const browser = browserFor({ render: crawl.render, browser: b.own.browser });
     const modules = await startModules(b.own, b.layout.moduleData, b.say);
     closers.add(() => modules.close());
     closers.add(await lockDataDir(b.layout));
@@ -74,7 +76,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
     const crawler = await Crawler.start({
       frontier,
       name: `bunny@${hostname()}:${process.pid}`,
-      settings: { ...settings, signal: b.signal },
+      settings: { ...settings, browser, signal: b.signal },
       rules: linkRulesOf(settings, allSeeds),
       seeds: allSeeds,
       modules,

@@ -13,6 +13,7 @@ import type { CrawlOptions, CrawlProgress, CrawlSummary, LogLevel } from '../opt
 import { requestSetupOf } from '../options/request-setup.js';
 import { type PageRecord, PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
+import { browserFor } from '../render/find-browser.js';
 import { GuardedOnPage } from './on-page.js';
 import { linkRulesOf, openStore, seenOf } from './parts.js';
 import { runPasses } from './passes.js';
@@ -39,6 +40,8 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // touched, and nothing in it is touched before its lock is held.
   const o = settingsOf(options);
   checkSharedStoreOptions(o);
+  // No browser for --render: refused here, before the folder or the store is touched.
+  const browser = browserFor(o);
   // --crawl NAME: on a folder store the crawl's own folder, crawls/NAME in --data (the
   // default crawl's is --data itself); on PostgreSQL its row, the outputs in --data.
   const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
@@ -102,7 +105,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     const run = await Crawler.start({
       frontier: o.http === undefined ? frontier : timedStore(frontier, (call) => storeCalls.emit(call)),
       name: `crawl@${hostname()}:${process.pid}`,
-      settings: { ...o, signal: stop.signal },
+      settings: { ...o, browser, signal: stop.signal },
       rules,
       seeds,
       modules: moduleHost,

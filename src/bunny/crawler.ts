@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { Cookie } from 'tough-cookie';
+import { CrawlOptionError } from '../errors.js';
 import { privateAddressesOf } from '../fetch/address-policy.js';
 import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
@@ -14,12 +15,15 @@ import { DEFAULTS } from '../options/options.js';
 import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
+import { Renderer } from '../render/renderer.js';
+import { canonicalize } from '../url/canonicalize.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import { allowedFetcher, CrawlSeedList } from './crawl-seed-list.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { ParsePool } from './parse-pool.js';
+import type { RenderPart } from './render-step.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type Visit, type VisitParts, visit } from './visit.js';
 
@@ -36,6 +40,13 @@ export interface FetchSettings {
   ignoreRobots: boolean;
   sitemaps: boolean;
   followNofollow?: boolean | undefined;
+  /** --requisites: pages' stylesheets, scripts, images and the like are fetched and archived. */
+  requisites?: boolean | undefined;
+  /** --render; with 'auto' or 'always', `browser` is the Chromium found (find-browser.ts). */
+  render?: 'never' | 'auto' | 'always' | undefined;
+  browser?: string | undefined;
+  renderConcurrency?: number | undefined;
+  renderWaitMs?: number | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -110,6 +121,7 @@ export class Crawler {
         threads: o.parseThreads,
         rules,
         followNofollow: o.followNofollow ?? false,
+        requisites: o.requisites ?? false,
       });
       closers.push(() => parser.close());
       const seeds = await CrawlSeedList.start({
@@ -169,7 +181,10 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
+      const render = renderPartOf(o, rules);
+      if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {
+        render,
         fetcher: fetching,
         robots,
         gate: { maxDelayMs: o.maxDelayMs, retryDelayMs: o.retryDelayMs },
@@ -214,6 +229,32 @@ export class Crawler {
     return closeAll(this.closers.reverse());
   }
 }
+
+/** --render's part of a visit, or null; its renderer starts Chromium at the first page it renders. */
+function renderPartOf(o: FetchSettings, rules: LinkRules): (RenderPart & { renderer: Renderer }) | null {
+  if (o.render === undefined || o.render === 'never') return null;
+  if (o.browser === undefined) throw new CrawlOptionError('--render needs a browser: give --browser PATH.');
+  const renderer = new Renderer({
+    executablePath: o.browser,
+    concurrency: o.renderConcurrency ?? 1,
+    waitMs: o.renderWaitMs ?? 2_000,
+    timeoutMs: o.totalTimeoutMs,
+    recycleAfter: RECYCLE_AFTER_PAGES,
+    userAgent: o.userAgent,
+    // A rendered page reaches only what the crawl's scope would: its files are not pages,
+    // so the extension filter does not apply.
+    allowRequest: (url) => {
+      const c = canonicalize(url);
+      if (!c.ok) return false;
+      const refused = rules.filter(c.url);
+      return refused === null || refused === 'extension';
+    },
+  });
+  return { mode: o.render, renderer };
+}
+
+/** Pages a browser renders before a new one takes over (Crawlee's BrowserPool retires one after 100 too). */
+const RECYCLE_AFTER_PAGES = 100;
 
 /**
  * The crawl's cookie jar: the store's (a resumed crawl keeps its session) with

@@ -50,7 +50,7 @@ export function routeLinks(
   base: string,
   from: { url: string; depth: number; redirects?: number; kind?: UrlKind },
   rules: LinkRules,
-  how: 'link' | 'redirect' | 'sitemap' = 'link',
+  how: 'link' | 'redirect' | 'sitemap' | 'requisite' = 'link',
 ): RoutedLinks {
   const seen = new Set<string>();
   const accepted: NewLink[] = [];
@@ -59,9 +59,9 @@ export function routeLinks(
   // redirects instead, so `--max-depth` and the redirect limit each bound their own thing.
   const depth = how === 'redirect' ? from.depth : from.depth + 1;
   const redirects = how === 'redirect' ? (from.redirects ?? 0) + 1 : 0;
-  // A redirected sitemap is still a sitemap.
+  // A redirected sitemap is still a sitemap, a redirected requisite still a requisite.
   const kind: UrlKind =
-    how === 'sitemap' || (how === 'redirect' && from.kind === 'sitemap') ? 'sitemap' : 'page';
+    how === 'sitemap' || how === 'requisite' ? how : how === 'redirect' ? (from.kind ?? 'page') : 'page';
   for (const href of hrefs) {
     const c = canonicalize(href, base);
     if (!c.ok) {
@@ -106,11 +106,13 @@ export function refusal(
   rules: LinkRules,
 ): string | null {
   const filtered = rules.filter(url);
-  // A sitemap is often `sitemap.xml.gz`: the extension filter is about pages, not sitemaps.
-  if (filtered !== null && !(kind === 'sitemap' && filtered === 'extension')) return filtered;
+  // A sitemap is often `sitemap.xml.gz`, a requisite `.css` or `.png`: the extension
+  // filter is about pages, not them.
+  if (filtered !== null && !(kind !== 'page' && filtered === 'extension')) return filtered;
   const trap = trapOf(url, rules.traps);
   if (trap !== null) return trap;
-  if (depth > rules.maxDepth) return 'depth';
+  // A page at the last depth is still shown whole (wget -p does the same).
+  if (depth > rules.maxDepth && kind !== 'requisite') return 'depth';
   if (redirects > rules.maxRedirects) return 'redirects';
   return null;
 }

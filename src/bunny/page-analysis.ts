@@ -1,6 +1,6 @@
 import { type PageFacts, parseHtml } from '../parse/html.js';
 import { KnownUrls } from './known-urls.js';
-import { LinkCache } from './link-cache.js';
+import { LinkCache, type LinkVerdict } from './link-cache.js';
 import { type LinkRules, tooLong } from './links.js';
 
 /** One fetched HTML page to make sense of. */
@@ -37,6 +37,11 @@ export interface PageAnalysis {
   accepted: string[];
   /** Links the rules refuse, with why; less those sent lately. */
   rejected: { url: string; reason: string }[];
+  /**
+   * With --requisites: what the page needs to be shown (canonical, filtered but for the
+   * extension filter and --max-depth), each once; queued as requisites one hop deeper.
+   */
+  requisites: string[];
 }
 
 /**
@@ -73,12 +78,17 @@ export class PageAnalyzer {
   constructor(
     private readonly rules: LinkRules,
     private readonly followNofollow: boolean,
+    private readonly requisites = false,
   ) {
     this.cache = new LinkCache(rules, RECENT_URLS);
   }
 
   analyze(input: AnalysisInput): PageAnalysis {
-    const parsed = parseHtml(input.body, { url: input.url, contentType: input.contentType });
+    const parsed = parseHtml(input.body, {
+      url: input.url,
+      contentType: input.contentType,
+      requisites: this.requisites && !input.titleOnly,
+    });
     const analysis: PageAnalysis = {
       charset: parsed.charset,
       title: parsed.title,
@@ -89,6 +99,7 @@ export class PageAnalyzer {
       outlinks: 0,
       accepted: [],
       rejected: [],
+      requisites: [],
     };
     if (input.titleOnly) return analysis;
     const depth = input.depth + 1;
@@ -123,6 +134,31 @@ export class PageAnalyzer {
     }
     analysis.links = distinct.join('\n');
     analysis.outlinks = distinct.length;
+    if (parsed.requisites.length > 0) this.addRequisites(parsed.requisites, verdict, analysis);
     return analysis;
+  }
+
+  /**
+   * The page's requisites through the same verdicts as its links: a requisite is not
+   * refused for its extension (.css, .png are what it is), and one the page also links to
+   * is fetched as a requisite, not recorded as that link's refusal. Not subject to
+   * nofollow either: a browser loads them whatever the page says of its links.
+   */
+  private addRequisites(
+    hrefs: readonly string[],
+    verdict: (href: string) => LinkVerdict,
+    analysis: PageAnalysis,
+  ): void {
+    const met = new Set<string>();
+    for (const href of hrefs) {
+      const { canonical, refusal } = verdict(href);
+      if (!canonical.ok || met.has(canonical.url)) continue;
+      met.add(canonical.url);
+      if (refusal === null || refusal === 'extension') analysis.requisites.push(canonical.url);
+      else analysis.rejected.push({ url: canonical.url, reason: refusal });
+    }
+    if (analysis.requisites.length === 0) return;
+    const taken = new Set(analysis.requisites);
+    analysis.rejected = analysis.rejected.filter((r) => !taken.has(r.url));
   }
 }

@@ -5,18 +5,22 @@ import type {
   FetchReport,
   Lease,
   LeaseId,
+  NewLink,
   Outcome,
   Validators,
 } from '../frontier/types.js';
 import type { WirePage } from '../modules/protocol.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
+import { decodeBody } from '../parse/charset.js';
+import { cssUrls } from '../parse/css-urls.js';
 import { parseSitemap } from '../parse/sitemap.js';
 import type { LinkRules, RoutedLinks } from './links.js';
 import { routeLinks } from './links.js';
 import type { PageAnalysis } from './page-analysis.js';
 import { blankDraft, failureDraft, type RecordDraft, sealed, successDraft } from './page-record.js';
 import { followedBy, type PageResult } from './page-result.js';
+import type { RenderNote } from './render-step.js';
 import { parseRetryAfter, type RetrySettings, retryDelay } from './retries.js';
 
 /**
@@ -96,7 +100,7 @@ function reportOf(outcome: FetchOutcome, crawlDelayMs: number | null): FetchRepo
  */
 export function parseWanted(lease: Lease, outcome: FetchOutcome, judged: Judgement): 'page' | 'title' | null {
   if (!outcome.ok || !HTML_TYPES.has(mediaType(outcome.contentType) ?? '')) return null;
-  if (lease.kind === 'sitemap' || (outcome.status >= 300 && outcome.status < 400)) return null;
+  if (lease.kind !== 'page' || (outcome.status >= 300 && outcome.status < 400)) return null;
   if (outcome.status < 200) return null;
   if (judged.retryInMs !== null) return null;
   return outcome.status < 300 ? 'page' : 'title';
@@ -116,6 +120,7 @@ export function processFetch(
   found: RoutedLinks | null = null,
   analysis: PageAnalysis | null = null,
   packed: PackedExchange | null = null,
+  rendered: RenderNote | null = null,
 ): ProcessedPage {
   const { report, retryInMs } = judged;
   if (retryInMs !== null) {
@@ -148,8 +153,15 @@ export function processFetch(
   } else if (outcome.status >= 200 && outcome.status < 300 && lease.kind === 'sitemap') {
     routed = sitemapLinks(lease, outcome, opts.rules, draft);
     links = routed.urls.join('\n');
+  } else if (outcome.status >= 200 && outcome.status < 300 && lease.kind === 'requisite') {
+    routed = stylesheetLinks(lease, outcome, opts.rules, draft);
   } else if (analysis !== null && outcome.status >= 200 && outcome.status < 300) {
     html = true;
+    if (rendered?.rendered === true) draft.rendered = true;
+    else if (rendered !== null) {
+      draft.renderError = rendered.error;
+      draft.detail = rendered.message;
+    }
     routed = pageLinks(lease, analysis, draft);
     links = analysis.links;
   } else if (analysis !== null) {
@@ -333,11 +345,36 @@ function pageLinks(lease: Lease, analysis: PageAnalysis, draft: RecordDraft): Ro
   if (analysis.noindex) draft.noindex = true;
   draft.outlinks = analysis.outlinks;
   const depth = lease.depth + 1;
+  // After the page's links: within a depth the store leases in the order it was given.
+  const requisites = analysis.requisites.map(
+    (url): NewLink => ({ url, depth, via: lease.url, redirects: 0, kind: 'requisite' }),
+  );
+  const pages = analysis.accepted.map(
+    (url): NewLink => ({ url, depth, via: lease.url, redirects: 0, kind: 'page' }),
+  );
   return {
-    accepted: analysis.accepted.map((url) => ({ url, depth, via: lease.url, redirects: 0, kind: 'page' })),
+    accepted: requisites.length === 0 ? pages : [...pages, ...requisites],
     rejected: analysis.rejected.map(({ url, reason }) => ({ url, depth, via: lease.url, reason })),
     urls: [],
   };
+}
+
+/**
+ * A stylesheet fetched as a requisite: the fonts, images and stylesheets its url()s and
+ * @imports name are requisites too (resolved against the stylesheet's own URL, as a
+ * browser does). Any other requisite is archived and read no further.
+ */
+function stylesheetLinks(
+  lease: Lease,
+  outcome: FetchSuccess,
+  rules: LinkRules,
+  draft: RecordDraft,
+): RoutedLinks {
+  if (mediaType(outcome.contentType) !== 'text/css') return NO_LINKS;
+  const { text } = decodeBody(outcome.body, outcome.contentType);
+  const routed = routeLinks(cssUrls(text), outcome.url, lease, rules, 'requisite');
+  draft.outlinks = routed.urls.length;
+  return routed;
 }
 
 /** The URLs a sitemap lists go down the same path as links; nested sitemaps stay sitemaps. */

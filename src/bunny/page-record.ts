@@ -1,5 +1,5 @@
 import type { FetchFailure, FetchSuccess } from '../fetch/types.js';
-import type { CrawlerId, Lease, RejectedLink } from '../frontier/types.js';
+import type { CrawlerId, Lease, RejectedLink, UrlKind } from '../frontier/types.js';
 import type { ObservedFields, PageRecord, ReadFields } from '../output/pages-log.js';
 
 /**
@@ -10,8 +10,13 @@ import type { ObservedFields, PageRecord, ReadFields } from '../output/pages-log
 export type RecordDraft = ObservedFields & ReadFields;
 
 /** The line of a URL before anything is known of it but where it was found. */
-export function blankDraft(at: { url: string; depth: number; via: string | null }): RecordDraft {
-  return {
+export function blankDraft(at: {
+  url: string;
+  depth: number;
+  via: string | null;
+  kind?: UrlKind;
+}): RecordDraft {
+  const draft: RecordDraft = {
     url: at.url,
     status: null,
     contentType: null,
@@ -25,6 +30,8 @@ export function blankDraft(at: { url: string; depth: number; via: string | null 
     durationMs: null,
     via: at.via,
   };
+  if (at.kind === 'requisite') draft.requisite = true;
+  return draft;
 }
 
 /** A fetch that got no response: the error and its message, and the tries it took. */

@@ -10,6 +10,8 @@ export interface ParsePoolOptions {
   threads: number;
   rules: LinkRules;
   followNofollow: boolean;
+  /** --requisites: pages' requisites are read too. */
+  requisites?: boolean | undefined;
 }
 
 /**
@@ -148,14 +150,22 @@ export class ParsePool {
   }
 
   private analyzeHere(input: Omit<AnalysisInput, 'body'>, packed: PackedExchange): PageAnalysis {
-    this.inline ??= new PageAnalyzer(this.options.rules, this.options.followNofollow);
+    this.inline ??= new PageAnalyzer(
+      this.options.rules,
+      this.options.followNofollow,
+      this.options.requisites === true,
+    );
     const body = new Uint8Array(packed.buffer, packed.body.offset, packed.body.length);
     this.parsedHere += body.length;
     return this.inline.analyze({ ...input, body });
   }
 
   private spawn(rules: LinkRulesSpec): void {
-    const setup: ParseSetup = { rules, followNofollow: this.options.followNofollow };
+    const setup: ParseSetup = {
+      rules,
+      followNofollow: this.options.followNofollow,
+      requisites: this.options.requisites === true,
+    };
     const worker = startWorker(new URL('./parse-worker.js', import.meta.url), setup, {
       maxYoungGenerationSizeMb: PARSE_YOUNG_GENERATION_MB,
     });

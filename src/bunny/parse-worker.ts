@@ -12,6 +12,7 @@ import { type AnalysisInput, type PageAnalysis, PageAnalyzer } from './page-anal
 export interface ParseSetup {
   rules: LinkRulesSpec;
   followNofollow: boolean;
+  requisites: boolean;
 }
 
 /** One page to parse: its bytes in `buffer`, the body at `body`. */
@@ -43,7 +44,7 @@ export interface ParseReply {
 const port = parentPort;
 if (port === null) throw new Error('parse-worker.js runs as a worker thread');
 const setup = workerData as ParseSetup;
-const analyzer = new PageAnalyzer(linkRulesFrom(setup.rules), setup.followNofollow);
+const analyzer = new PageAnalyzer(linkRulesFrom(setup.rules), setup.followNofollow, setup.requisites);
 
 port.on('message', (msg: ParseRequest) => {
   // Answered together, as they came: one message back.

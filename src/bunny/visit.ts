@@ -15,6 +15,7 @@ import {
   processUnreachable,
 } from './page-processor.js';
 import type { ParsePool } from './parse-pool.js';
+import { type RenderPart, renderIfWanted } from './render-step.js';
 import { type GateSettings, robotsGate } from './robots-gate.js';
 import type { SitemapFinder } from './sitemaps.js';
 
@@ -35,6 +36,8 @@ export interface VisitParts {
   sitemaps: SitemapFinder | null;
   /** Parses HTML pages (and canonicalizes and filters their links), on its workers. */
   parser: Pick<ParsePool, 'analyze'>;
+  /** --render auto|always: pages rendered before they are parsed; null or absent: never. */
+  render?: RenderPart | null;
   options: ProcessOptions;
 }
 
@@ -90,23 +93,38 @@ export async function visit(
   const judged = judge(lease, outcome, crawlDelayMs, parts.options.retry);
   exchangeOver?.(judged.report, packed?.buffer.byteLength ?? 0);
   const wanted = parseWanted(lease, outcome, judged);
+  // The host was released above: rendering serves the browser this response, and asks
+  // the host for nothing more than the page's own scripts and data.
+  const shown =
+    wanted === 'page' && packed !== null && outcome.ok
+      ? await renderIfWanted(parts.render ?? null, outcome, packed)
+      : null;
   const analysis =
     wanted === null || packed === null || !outcome.ok
       ? null
       : await parts.parser.analyze(
           {
             url: outcome.url,
-            contentType: outcome.contentType,
+            contentType: shown?.contentType ?? outcome.contentType,
             depth: lease.depth,
             firstTry: lease.attempt === 1,
             titleOnly: wanted === 'title',
           },
-          packed,
+          shown?.packed ?? packed,
         );
   // Without robots.txt, a site is first met here: its sitemaps join this page's links.
   const sitemaps =
     parts.robots === null ? (parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null) : null;
-  const page = processFetch(lease, outcome, judged, parts.options, sitemaps, analysis, packed);
+  const page = processFetch(
+    lease,
+    outcome,
+    judged,
+    parts.options,
+    sitemaps,
+    analysis,
+    shown?.packed ?? packed,
+    shown?.note ?? null,
+  );
   const warc = page.record === null || packed === null ? [] : [packed];
   const previous = lease.previous;
   if (page.record?.notModified === true && previous !== undefined) {

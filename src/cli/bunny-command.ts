@@ -33,6 +33,9 @@ const FETCH_OPTIONS = [
   'caFile',
   'proxyCaFile',
   'maxTimeMs',
+  'browser',
+  'renderConcurrency',
+  'renderWaitMs',
   ...LOG_OPTIONS,
 ] as const;
 

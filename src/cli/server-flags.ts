@@ -33,6 +33,8 @@ export const QUEUE_OPTIONS = [
   'sitemaps',
   'skipExtensions',
   'followNofollow',
+  'requisites',
+  'render',
   'maxRedirects',
   'moduleTimeoutMs',
   'builtinModules',

@@ -13,8 +13,12 @@ import type { RobotsAnswer, RobotsEntry, RobotsTimes, StoredRobots } from '../fe
 import type { SeenFigures } from '../seen/describe.js';
 import type { HostRules } from './policy/host-rules.js';
 
-/** A page to parse for links, or a sitemap to read for URLs. */
-export type UrlKind = 'page' | 'sitemap';
+/**
+ * A page to parse for links, a sitemap to read for URLs, or a requisite (--requisites):
+ * a file a page needs to be shown, fetched and archived, never parsed for links (a
+ * stylesheet's url()s and @imports excepted, which are requisites too).
+ */
+export type UrlKind = 'page' | 'sitemap' | 'requisite';
 
 /** Who leased a URL: a number from the store's own sequence (registerCrawler). */
 export type CrawlerId = number;

@@ -20,5 +20,15 @@ export const URL_STATE = {
   retrying: 7,
 } as const;
 
-/** What a stored URL is: a page, or a sitemap to read for more URLs. */
-export const URL_KIND = { page: 0, sitemap: 1 } as const;
+/** What a stored URL is: a page, a sitemap to read for more URLs, or a page's requisite. */
+export const URL_KIND = { page: 0, sitemap: 1, requisite: 2 } as const;
+
+/** A kind as a store's column holds it. */
+export function kindCode(kind: 'page' | 'sitemap' | 'requisite' | undefined): number {
+  return URL_KIND[kind ?? 'page'];
+}
+
+/** A store's kind column as a lease says it (an unknown code is a page). */
+export function kindOf(code: number): 'page' | 'sitemap' | 'requisite' {
+  return code === URL_KIND.sitemap ? 'sitemap' : code === URL_KIND.requisite ? 'requisite' : 'page';
+}

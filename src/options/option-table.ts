@@ -38,6 +38,7 @@ export type DocSection =
   | 'politeness'
   | 'limits'
   | 'requests'
+  | 'render'
   | 'run'
   | 'seen'
   | 'passes'
@@ -372,6 +373,51 @@ export const OPTIONS = {
     flag: '--follow-nofollow',
     help: 'also follow rel=nofollow links',
     docs: { section: 'followed', text: 'also follow `rel=nofollow` links' },
+  }),
+  render: option(oneOf(['never', 'auto', 'always']), {
+    default: 'never',
+    flag: '--render <when>',
+    help: 'render HTML pages in Chromium before reading their links: never, auto (pages whose HTML looks built by script), always',
+    docs: {
+      section: 'render',
+      text: 'read HTML pages as Chromium shows them, scripts run: their links, title and facts come from the rendered DOM, and their pages.jsonl line says `"rendered": true`. `auto` renders a page only when its fetched HTML looks built by script (see [Rendering](#rendering-pages-in-chromium)). With a server, the crawl\'s setting, given to its bunnies',
+    },
+  }),
+  browser: option(file, {
+    flag: '--browser <path>',
+    help: 'the Chromium --render runs (default: COBWEB_BROWSER, else chromium, chromium-browser or google-chrome on PATH); never downloaded',
+    docs: {
+      section: 'render',
+      default: '`COBWEB_BROWSER`, else `chromium`, `chromium-browser`, `google-chrome` on PATH',
+      text: 'the Chromium `--render` runs. None found: the command stops before anything is touched (exit code 2). cobweb never downloads a browser',
+    },
+  }),
+  renderConcurrency: option(whole(1), {
+    default: Math.max(1, Math.min(4, availableParallelism() - 1)),
+    flag: '--render-concurrency <n>',
+    help: 'pages rendered at once, in one Chromium (default: the cores but one, 1 to 4)',
+    docs: {
+      section: 'render',
+      default: 'the cores but one, 1 to 4',
+      text: 'pages rendered at once, each in its own tab of one Chromium, a browser context per host; the browser is replaced every 100 pages',
+    },
+  }),
+  renderWaitMs: option(whole(0), {
+    default: 2_000,
+    flag: '--render-wait <ms>',
+    help: "after a rendered page's load event, how long to wait at most for its network to go quiet",
+    docs: {
+      section: 'render',
+      text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); `--timeout` caps the whole page",
+    },
+  }),
+  requisites: option(onOff, {
+    flag: '--requisites',
+    help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",
+    docs: {
+      section: 'followed',
+      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, one hop below its page (past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`',
+    },
   }),
   maxBodyBytes: option(whole(1), {
     default: 10 * 1024 * 1024,

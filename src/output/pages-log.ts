@@ -24,6 +24,12 @@ export type ObservedFields = {
   durationMs: number | null;
   /** The page the URL was found on; null for seeds. */
   via: string | null;
+  /** A page's requisite (--requisites): fetched for the page that named it, not followed. */
+  requisite?: true;
+  /** --render: the page's links and title come from its DOM as Chromium built it. */
+  rendered?: true;
+  /** --render: the page could not be rendered ('render-timeout', 'render-crash', 'render'), and was read as fetched. */
+  renderError?: string;
   /** The crawler (its id from the store) that wrote the line. */
   crawler?: number;
   /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */
@@ -62,6 +68,9 @@ const OBSERVED: Record<keyof ObservedFields, true> = {
   fetchedAt: true,
   durationMs: true,
   via: true,
+  requisite: true,
+  rendered: true,
+  renderError: true,
   crawler: true,
   attempts: true,
   error: true,

@@ -2,8 +2,10 @@
 // built, and only the handful of elements a crawler cares about are looked at.
 
 import { decodeBody } from './charset.js';
+import { cssUrls } from './css-urls.js';
 import { hasToken, namesPage, parseRefreshUrl, trimUrl } from './link-rels.js';
 import { FactsCollector, FIELDS, type PageFacts } from './page-facts.js';
+import { REQUISITE_TAGS, requisitesOf } from './requisite-tags.js';
 import { type Attributes, type TagHandler, TagReader } from './tag-reader.js';
 
 export type { MetaTag, PageFacts, PageForm } from './page-facts.js';
@@ -34,6 +36,12 @@ export interface ParsedHtml {
   hasForm: boolean;
   /** What modules read of the page instead of parsing it again. */
   facts: PageFacts;
+  /**
+   * Asked for (`requisites: true`): what the page needs to be shown (stylesheets, scripts,
+   * images and srcset candidates, icons, media and posters, url() and @import of its
+   * <style> elements), raw, in document order, duplicates kept. Else empty.
+   */
+  requisites: string[];
 }
 
 // An unclosed <title> swallows the rest of the document (it does in browsers too); keep
@@ -55,6 +63,12 @@ const TAGS = new Set([
   ...FIELDS,
 ]);
 
+/** With requisites asked for, the tags that may name one too. */
+const TAGS_AND_REQUISITES = new Set([...TAGS, ...REQUISITE_TAGS]);
+
+// A <style> element's text is kept up to this much for its url()s (css-urls.ts caps more).
+const MAX_STYLE_CHARS = 512 * 1024;
+
 /** Collects everything `parseHtml` reports while the reader streams tags at it. */
 class Collector implements TagHandler {
   base: string;
@@ -68,20 +82,31 @@ class Collector implements TagHandler {
   canonical: string | null = null;
   hasForm = false;
   readonly facts = new FactsCollector();
+  private inStyle = false;
+  private styleText = '';
 
-  constructor(private readonly pageUrl: string) {
+  constructor(
+    private readonly pageUrl: string,
+    /** null when requisites were not asked for. */
+    readonly requisites: string[] | null,
+  ) {
     this.base = pageUrl;
   }
 
   get readingText(): boolean {
-    return this.inTitle;
+    return this.inTitle || this.inStyle;
   }
 
   wantsAttributes(name: string): boolean {
+    if (this.requisites !== null && name !== 'style' && REQUISITE_TAGS.includes(name)) return true;
     return name !== 'title' && (!FIELDS.has(name) || this.facts.wantsField(name));
   }
 
   onopentag(name: string, attribs: Attributes, foreign: boolean): void {
+    if (this.requisites !== null) {
+      if (name === 'style') this.inStyle = true;
+      else this.requisites.push(...requisitesOf(name, attribs));
+    }
     switch (name) {
       case 'a':
       case 'area':
@@ -121,10 +146,13 @@ class Collector implements TagHandler {
 
   ontext(text: string): void {
     if (this.inTitle && this.titleText.length < MAX_TITLE_CHARS) this.titleText += text;
+    if (this.inStyle && this.styleText.length < MAX_STYLE_CHARS) this.styleText += text;
   }
 
   onclosetag(name: string): void {
-    if (name === 'title') {
+    if (name === 'style') {
+      if (this.inStyle) this.finishStyle();
+    } else if (name === 'title') {
       if (this.inTitle) this.finishTitle();
     } else if (name === 'form') {
       this.facts.onFormEnd();
@@ -134,6 +162,13 @@ class Collector implements TagHandler {
   /** Called after the parser stops, normally or not, so a cut-off <title> still counts. */
   finish(): void {
     if (this.inTitle) this.finishTitle();
+    if (this.inStyle) this.finishStyle();
+  }
+
+  private finishStyle(): void {
+    this.inStyle = false;
+    this.requisites?.push(...cssUrls(this.styleText));
+    this.styleText = '';
   }
 
   private finishTitle(): void {
@@ -205,11 +240,17 @@ class Collector implements TagHandler {
   }
 }
 
-export function parseHtml(body: Uint8Array, opts: { url: string; contentType: string | null }): ParsedHtml {
+export function parseHtml(
+  body: Uint8Array,
+  opts: { url: string; contentType: string | null; requisites?: boolean },
+): ParsedHtml {
   const { text, charset } = decodeBody(body, opts.contentType);
-  const collector = new Collector(opts.url);
+  const requisites = opts.requisites === true;
+  const collector = new Collector(opts.url, requisites ? [] : null);
   try {
-    new TagReader(collector, TAGS).read(text);
+    // The requisites' tags are named only when asked for: an <img> costs a crawl that
+    // does not want it nothing but the tokenizer's look at it.
+    new TagReader(collector, requisites ? TAGS_AND_REQUISITES : TAGS).read(text);
   } catch {
     // A parser bug must not cost us the page: keep whatever was gathered before it.
   }
@@ -224,5 +265,6 @@ export function parseHtml(body: Uint8Array, opts: { url: string; contentType: st
     canonical: collector.canonical,
     hasForm: collector.hasForm,
     facts: collector.facts.facts(collector.title, collector.canonical, collector.base),
+    requisites: collector.requisites ?? [],
   };
 }

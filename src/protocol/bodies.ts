@@ -47,7 +47,7 @@ import { CRAWL_NAME, CRAWL_NAME_RULE } from './types.js';
  */
 export const LEASE_LIMITS = { n: 4096, waitMs: 60_000 } as const;
 
-const KINDS = ['page', 'sitemap'] as const;
+const KINDS = ['page', 'sitemap', 'requisite'] as const;
 const ENDS = ['finished', 'max-pages'] as const;
 const OUTCOMES = ['done', 'failed', 'refused', 'retry', 'deferred'] as const;
 const SHA256 = /^[0-9a-f]{64}$/;

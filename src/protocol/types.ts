@@ -112,7 +112,7 @@ export interface DequeueReply {
 // ---------------------------------------------------------------------------------------------
 // JSON shapes of our packets
 
-export type UrlKind = 'page' | 'sitemap';
+export type UrlKind = 'page' | 'sitemap' | 'requisite';
 
 /** What a fetch taught about a host, for politeness. */
 export interface WireReport {

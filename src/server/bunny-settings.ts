@@ -21,6 +21,10 @@ export interface BunnySettings {
   maxDepth: number;
   maxRedirects: number;
   followNofollow: boolean;
+  /** --requisites: absent from a server older than the key (none then). */
+  requisites?: boolean;
+  /** --render: absent from a server older than the key (never then). */
+  render?: 'never' | 'auto' | 'always';
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -40,6 +44,8 @@ export interface BunnySettingsSource {
   maxDepth: number;
   maxRedirects: number;
   followNofollow?: boolean | undefined;
+  requisites?: boolean | undefined;
+  render?: 'never' | 'auto' | 'always' | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -62,6 +68,8 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     maxDepth: o.maxDepth,
     maxRedirects: o.maxRedirects,
     followNofollow: o.followNofollow === true,
+    requisites: o.requisites === true,
+    render: o.render ?? 'never',
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
@@ -103,6 +111,8 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       maxDepth: s.maxDepth as number,
       maxRedirects: s.maxRedirects as number,
       followNofollow: s.followNofollow === true,
+      requisites: s.requisites === true,
+      render: s.render === 'auto' || s.render === 'always' ? s.render : 'never',
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,

@@ -456,6 +456,7 @@ describe('malformed HTML', () => {
       canonical: null,
       hasForm: false,
       facts: { title: null, language: null, canonical: null, meta: [], forms: [] },
+      requisites: [],
     });
     expect(parse('just < text > & stuff <').links).toEqual([]);
   });

@@ -12,7 +12,7 @@ import {
 import { previousOf } from '../policy/recrawl.js';
 import { noCounts } from '../store-counts.js';
 import type { CrawlerId, Lease } from '../types.js';
-import { URL_KIND, URL_STATE } from '../url-state.js';
+import { kindOf, URL_STATE } from '../url-state.js';
 import { countsUpdate } from './counts.js';
 import type { HostRecord } from './host-rows.js';
 import { leaseIdSql } from './lease-ids.js';
@@ -191,7 +191,7 @@ export async function claimLeases(
     for (const r of mine) {
       const row = {
         ...r,
-        kind: r.kind === URL_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
+        kind: kindOf(r.kind),
         previous: previousOf(r),
       };
       leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy: startBy.get(host), placed }));

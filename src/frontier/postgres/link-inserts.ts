@@ -4,7 +4,7 @@ import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
-import { URL_KIND, URL_STATE } from '../url-state.js';
+import { kindCode, URL_KIND, URL_STATE } from '../url-state.js';
 import type { Params, Part } from './params.js';
 import type { Tx } from './tx.js';
 
@@ -36,7 +36,7 @@ export function candidatesOf(links: readonly NewLink[], rejected: readonly Rejec
       depth: l.depth,
       via: l.via,
       redirects: l.redirects ?? 0,
-      kind: l.kind === 'sitemap' ? URL_KIND.sitemap : URL_KIND.page,
+      kind: kindCode(l.kind),
       host: hostKey(l.url),
       fp: fingerprintText(l.url),
       reason: null,

@@ -13,7 +13,7 @@ import { passEnd } from './passes.js';
 import type { QueuedRow } from './queue-heads.js';
 import { requeueComeDue } from './recrawl.js';
 import { reclaimHeld, reclaimLease, requeueDueRetries } from './requeue.js';
-import { URL_KIND } from './schema.js';
+import { kindOf } from './schema.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
@@ -90,7 +90,7 @@ function claimFromHost(
     b = afterLease(b, settings, tx.now, placed);
     const row = {
       ...r,
-      kind: r.kind === URL_KIND.sitemap ? ('sitemap' as const) : ('page' as const),
+      kind: kindOf(r.kind),
       previous: previousOf(r),
     };
     out.push(leaseOf(id, row, host, expiresAt, { startBy, placed }));

@@ -5,7 +5,7 @@ import { settingsForHost } from '../policy/host-rules.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
 import type { QueuedRow } from './queue-heads.js';
-import { URL_KIND, URL_STATE } from './schema.js';
+import { kindCode, URL_STATE } from './schema.js';
 import { SeenSetBusyError, TABLE_SEEN } from './seen-gate.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
@@ -37,7 +37,7 @@ export function insertLinks(
       storeRecord(s, { url: l.url, depth: l.depth, via: l.via, reason: refusal }, host, crawler, tx);
       return;
     }
-    const kind = l.kind === 'sitemap' ? URL_KIND.sitemap : URL_KIND.page;
+    const kind = kindCode(l.kind);
     const redirects = l.redirects ?? 0;
     const { lastInsertRowid } = s.st.insertQueued.run(l.url, host, l.depth, l.via, redirects, kind);
     s.heads?.appended(host, newRow(Number(lastInsertRowid), l, redirects, kind));

@@ -6,7 +6,7 @@ import { URL_STATE } from '../url-state.js';
 import { TABLE_SEEN } from './seen-gate.js';
 
 // The numbering both stores share (src/frontier/url-state.ts), where the store's files import it from.
-export { URL_KIND, URL_STATE } from '../url-state.js';
+export { kindCode, kindOf, URL_KIND, URL_STATE } from '../url-state.js';
 
 /**
  * 4: the URL states numbered as PostgreSQL's (leased 2, done 1: they were 1 and 2), and
