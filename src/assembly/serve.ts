@@ -10,6 +10,8 @@ import { count } from '../english.js';
 import { CrawlOptionError } from '../errors.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
+import type { ModuleStats } from '../modules/api.js';
+import { moduleStatsText } from '../modules/module-stats-text.js';
 import { parseHostPort } from '../options/option-kinds.js';
 import { type CrawlOptions, type CrawlProgress, DEFAULTS } from '../options/options.js';
 import { RunCounter, type RunCounts } from '../output/run-counts.js';
@@ -77,6 +79,8 @@ export interface ServerSummary extends CrawlProgress {
   bunnies: number;
   /** What its own crawl's lines came to this run. */
   thisRun: RunCounts;
+  /** Per module: the calls of the server's site hooks and of its bunnies' page hooks. */
+  modules: ModuleStats[];
 }
 
 /** A server that serve() started. */
@@ -296,9 +300,11 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
           listen,
           bunnies: running.server.bunniesConnected,
           ...(await storeSummary(store, counts, started)),
+          modules: modules.stats(),
         };
+        const moduleLines = summary.modules.map((m) => `\n  module ${moduleStatsText(m)}`).join('');
         log.event(
-          `server stopped (${summary.stoppedBy}): ${count(summary.fetchedThisRun, 'URL')} fetched by its bunnies this run`,
+          `server stopped (${summary.stoppedBy}): ${count(summary.fetchedThisRun, 'URL')} fetched by its bunnies this run${moduleLines}`,
           'info',
           { event: 'stop', ...summary },
         );
