@@ -16,6 +16,7 @@ import { RunCounter } from '../output/run-counts.js';
 import { GuardedOnPage } from './on-page.js';
 import { linkRulesOf, openStore, seenOf } from './parts.js';
 import { runPasses } from './passes.js';
+import { checkPortFree } from './port-check.js';
 import { progressOf } from './progress-of.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
@@ -23,6 +24,7 @@ import { checkSharedStoreOptions, frontierSettingsOf } from './shared-store.js';
 import {
   Closers,
   canonicalSeeds,
+  hostPortOf,
   modulesStoreAndLock,
   runLog,
   StopConditions,
@@ -43,6 +45,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   // default crawl's is --data itself); on PostgreSQL its row, the outputs in --data.
   const layout = o.store === undefined ? crawlLayoutOf(o.data, o.crawl) : layoutOf(o.data);
   checkDataDir(layout);
+  if (o.http !== undefined) await checkPortFree('--http', hostPortOf('--http', o.http));
   const requests = requestSetupOf(o);
   const { log: crawlLog } = runLog(o, o.onLog);
   const log = (line: string, level: LogLevel) => crawlLog.say(line, level);

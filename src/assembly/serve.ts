@@ -22,6 +22,7 @@ import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { type RunningServer, startServer } from '../server/start.js';
 import { linkRulesOf, openStore, seenOf } from './parts.js';
+import { checkPortFree } from './port-check.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { startServerConsole } from './server-console.js';
@@ -133,6 +134,8 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
   const skipSubstrings = options.skipSubstrings ?? [];
   const layout = layoutOf(o.data);
   checkDataDir(layout);
+  await checkPortFree('--listen', listenAt);
+  if (o.http !== undefined) await checkPortFree('--http', hostPortOf('--http', o.http));
   const { log, say } = runLog(o, o.onLog);
   const closers = new Closers();
   closers.add(() => log.close());

@@ -326,7 +326,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     );
     const log = run(['log', 'again.log', ...token]);
     expect(await log.exit()).toBe(0);
-    expect(log.stdout()).toBe('cobweb: written\n');
+    expect(log.stdout()).toBe(
+      "cobweb: wrote 2 sites (one JSON line each) to again.log in the server's data folder\n",
+    );
     const logged = readFileSync(join(dir, 'server', 'again.log'), 'utf8')
       .trim()
       .split('\n')
@@ -338,7 +340,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect(logged.find((l) => l.origin === a.origin)).toMatchObject({ count: 3, info: {} });
     const read = run(['read', 'again.log', ...token]);
     expect(await read.exit()).toBe(0);
-    expect(read.stdout()).toBe('cobweb: read\n');
+    expect(read.stdout()).toBe(
+      'cobweb: read again.log: its sites count as visited; the server now knows 2 sites\n',
+    );
     const quit = run(['quit', ...token]);
     expect(await quit.exit()).toBe(0);
     expect(await s.exit()).toBe(0);
@@ -414,12 +418,21 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect([asked('/'), asked('/flaky'), asked('/1'), asked('/1/2')]).toEqual([1, 2, 1, 1]);
   });
 
-  it('QUIT without the token is refused, and the server stays up', async () => {
+  it('QUIT and log without the token are refused in command-line words, loadmod without --modules on stderr, and the server stays up', async () => {
     const s = await server([], 0);
     const port = s.port;
     const quit = run(['quit', '--server', `127.0.0.1:${port}`]);
     expect(await quit.exit()).toBe(2);
-    expect(quit.stderr()).toMatch(/the server refused quit: QUIT needs the token/);
+    expect(quit.stderr()).toBe(
+      "cobweb: cobweb quit needs the server's token: pass --token TOKEN, set COBWEB_TOKEN, or give --data the server's folder (its token file); the server printed the token when it first started\n",
+    );
+    const log = run(['log', 'sites.log', '--server', `127.0.0.1:${port}`]);
+    expect(await log.exit()).toBe(2);
+    expect(log.stderr()).toMatch(/^cobweb: cobweb log needs the server's token: pass --token TOKEN, /);
+    const loadmod = run(['loadmod', 'x', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'server')]);
+    expect(await loadmod.exit()).toBe(1);
+    expect(loadmod.stdout()).toBe('');
+    expect(loadmod.stderr()).toBe('cobweb: no module loaded: the server was started without --modules DIR\n');
     const show = run(['show', '--server', `127.0.0.1:${port}`]);
     expect(await show.exit()).toBe(0);
     s.child.kill('SIGTERM');
