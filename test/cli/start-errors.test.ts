@@ -1,11 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN } from '../helpers/cli-process.js';
+import { BIN, cobweb } from '../helpers/cli-process.js';
 import { type NodeRun, runNode } from '../helpers/run-node.js';
 
 /**
@@ -133,5 +133,71 @@ describe('a port in use', () => {
     );
     expect(http.code).toBe(2);
     expect(existsSync(data)).toBe(false);
+  });
+});
+
+describe('a PostgreSQL that cannot be reached at start', () => {
+  it('is said at once: that it is tried again, and for how long', async () => {
+    // A port nothing listens on: connections are refused.
+    const free = createServer();
+    free.listen(0, '127.0.0.1');
+    await once(free, 'listening');
+    const port = (free.address() as { port: number }).port;
+    free.close();
+    await once(free, 'close');
+    const p = cobweb([
+      'crawl',
+      'http://127.0.0.1:9/',
+      '--store',
+      `postgres://cobweb@127.0.0.1:${port}/cobweb`,
+      '--data',
+      join(dir, 'pg-away'),
+    ]);
+    try {
+      const [line] = await p.line(/^.*PostgreSQL at .* cannot be reached.*$/m);
+      expect(line).toMatch(
+        new RegExp(
+          `^cobweb: warning: PostgreSQL at postgres://cobweb@127\\.0\\.0\\.1:${port}/cobweb cannot be reached \\(.*ECONNREFUSED.*\\); trying again for up to 30 s$`,
+        ),
+      );
+    } finally {
+      p.child.kill('SIGKILL');
+      await p.exit();
+    }
+  });
+});
+
+describe('seeds as people type them', () => {
+  it('a bare host name: did you mean http://...', async () => {
+    const r = await crawl('example.com', '--data', join(dir, 'bare'));
+    expect(r.stderr).toBe(
+      'cobweb: bad seed URL "example.com": it has no http:// or https://; did you mean http://example.com/?\n',
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it('a seeds file: a bad line named by file and line number, an empty file said so', async () => {
+    const file = join(dir, 'seeds.txt');
+    writeFileSync(file, '# my sites\nhttp://127.0.0.1:9/\n\nexample.org/docs\n');
+    const bad = await runNode([BIN, 'crawl', '--seeds', file, '--data', join(dir, 'seeds-bad'), '--quiet']);
+    expect(bad.stderr).toBe(
+      `cobweb: ${file}:4: bad seed URL "example.org/docs": it has no http:// or https://; did you mean http://example.org/docs?\n`,
+    );
+    expect(bad.code).toBe(2);
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '# nothing yet\n\n');
+    const none = await runNode([
+      BIN,
+      'crawl',
+      '--seeds',
+      empty,
+      '--data',
+      join(dir, 'seeds-none'),
+      '--quiet',
+    ]);
+    expect(none.stderr).toBe(
+      `cobweb: the seeds file ${empty} holds no URL: write one http:// or https:// URL a line (# starts a comment)\n`,
+    );
+    expect(none.code).toBe(2);
   });
 });
