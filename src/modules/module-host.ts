@@ -182,7 +182,7 @@ export class ModuleHost {
       // Lines of an earlier hook that ran past its call belong to no page: the first takes them.
       if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, lateOf(answer, m.slot));
       results.forEach((r, p) => {
-        this.count(m, r);
+        this.count(m, r, batch.pages[p]?.url ?? '');
         const verdict = verdicts[p] as PageVerdict;
         keepEmitted(verdict.emitted, m.name, r.emitted);
         if (r.value !== undefined && r.value !== null && typeof r.value === 'object') {
@@ -206,7 +206,7 @@ export class ModuleHost {
       if (result === undefined) continue;
       keepEmitted(verdict.emitted, m.name, lateOf(answer, m.slot));
       keepEmitted(verdict.emitted, m.name, result.emitted);
-      this.count(m, result);
+      this.count(m, result, site.origin);
       if (result.value !== undefined) verdict.info[m.name] = result.value;
       if (result.enqueue !== undefined) verdict.enqueue.push(...result.enqueue);
     }
@@ -333,7 +333,8 @@ export class ModuleHost {
     return results;
   }
 
-  private count(m: Loaded, r: CallResult): void {
+  /** One call's result counted; an error or a timeout is said with the page (or site) it was on. */
+  private count(m: Loaded, r: CallResult, on: string): void {
     // Counted when it held the thread (and said then).
     if (r.held === true) return;
     const c = m.counts;
@@ -341,12 +342,12 @@ export class ModuleHost {
     c.ms += r.ms;
     if (r.error !== undefined) {
       c.errors++;
-      this.options.log(`module ${m.name}: ${r.error}`, 'error');
+      this.options.log(`module ${m.name} on ${on}: ${r.error}`, 'error');
     }
     if (r.timeout === true) {
       c.timeouts++;
       this.options.log(
-        `module ${m.name}: a call did not finish within ${this.options.timeoutMs} ms`,
+        `module ${m.name} on ${on}: a call did not finish within ${this.options.timeoutMs} ms`,
         'error',
       );
     }
