@@ -11,6 +11,7 @@ import { browserFor } from '../render/find-browser.js';
 import { bunnySettingsFrom } from '../server/bunny-settings.js';
 import { type BunnySummary, endBunny, runUntilOver } from './bunny-end.js';
 import type { StoreBunny } from './bunny-on-store.js';
+import { ModuleCountsReport } from './module-counts-report.js';
 import { linkRulesOf, startModules } from './parts.js';
 import { progressOf } from './progress-of.js';
 import { seedLinks } from './revisit.js';
@@ -75,6 +76,7 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
       () => {},
     );
     pushed = new ServerModules(b.layout.root, modules, b.say);
+    const moduleCounts = new ModuleCountsReport(modules, (counts) => frontier.reportModules(counts));
     for (const m of early.splice(0)) await pushed.load(m);
     const counts = new RunCounter();
     const crawler = await Crawler.start({
@@ -108,6 +110,8 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
     // The server runs a seed's checks, and records what it refuses.
     if (b.seeds.length > 0) await frontier.add(seedLinks(b.seeds), [], crawler.crawler);
     const ended = await runUntilOver(crawler.loop, b.wait, b.signal);
+    // Before the bunny leaves: its modules' last calls reach the server's counts.
+    await moduleCounts.close();
     return await endBunny(
       {
         crawler: crawler.crawler,

@@ -48,7 +48,7 @@ export interface StoreBunny {
 export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
   const closers = new Closers();
   try {
-    const frontier = await openSharedStore(b.own, b.seeds, true);
+    const frontier = await openSharedStore(b.own, b.seeds, true, (line) => b.say(line, 'warning'));
     closers.add(() => frontier.close());
     const crawl = frontier.rules === null ? null : bunnySettingsFrom(frontier.rules);
     if (crawl === null) {

@@ -17,6 +17,7 @@ import { browserFor } from '../render/find-browser.js';
 import { GuardedOnPage } from './on-page.js';
 import { linkRulesOf, openStore, seenOf } from './parts.js';
 import { runPasses } from './passes.js';
+import { checkPortFree } from './port-check.js';
 import { progressOf } from './progress-of.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
@@ -24,6 +25,7 @@ import { checkSharedStoreOptions, frontierSettingsOf } from './shared-store.js';
 import {
   Closers,
   canonicalSeeds,
+  hostPortOf,
   modulesStoreAndLock,
   runLog,
   StopConditions,
@@ -50,6 +52,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
   const resumed = options.seeds.length === 0 && o.fresh !== true;
   const seeds = canonicalSeeds(resumed ? seedsOfMarker(layout) : options.seeds);
   checkDataDir(layout);
+  if (o.http !== undefined) await checkPortFree('--http', hostPortOf('--http', o.http));
   const requests = requestSetupOf(o);
   const { log: crawlLog } = runLog(o, o.onLog);
   const log = (line: string, level: LogLevel) => crawlLog.say(line, level);

@@ -10,6 +10,8 @@ import { count } from '../english.js';
 import { CrawlOptionError } from '../errors.js';
 import type { StoreCall } from '../frontier/timed.js';
 import type { LocalFrontier } from '../frontier/types.js';
+import type { ModuleStats } from '../modules/api.js';
+import { moduleStatsText } from '../modules/module-stats-text.js';
 import { parseHostPort } from '../options/option-kinds.js';
 import type { CrawlOptions, CrawlProgress } from '../options/options.js';
 import { RunCounter, type RunCounts } from '../output/run-counts.js';
@@ -20,6 +22,7 @@ import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { type RunningServer, startServer } from '../server/start.js';
 import { linkRulesOf, openStore, seenOf } from './parts.js';
+import { checkPortFree } from './port-check.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
 import { startServerConsole } from './server-console.js';
@@ -77,6 +80,8 @@ export interface ServerSummary extends CrawlProgress {
   bunnies: number;
   /** What its own crawl's lines came to this run. */
   thisRun: RunCounts;
+  /** Per module: the calls of the server's site hooks and of its bunnies' page hooks. */
+  modules: ModuleStats[];
 }
 
 /** A server that serve() started. */
@@ -129,6 +134,8 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
   const skipSubstrings = options.skipSubstrings ?? [];
   const layout = layoutOf(o.data);
   checkDataDir(layout);
+  await checkPortFree('--listen', listenAt);
+  if (o.http !== undefined) await checkPortFree('--http', hostPortOf('--http', o.http));
   const { log, say } = runLog(o, o.onLog);
   const closers = new Closers();
   closers.add(() => log.close());
@@ -299,9 +306,11 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
           listen,
           bunnies: running.server.bunniesConnected,
           ...(await storeSummary(store, counts, started)),
+          modules: modules.stats(),
         };
+        const moduleLines = summary.modules.map((m) => `\n  module ${moduleStatsText(m)}`).join('');
         log.event(
-          `server stopped (${summary.stoppedBy}): ${count(summary.fetchedThisRun, 'URL')} fetched by its bunnies this run`,
+          `server stopped (${summary.stoppedBy}): ${count(summary.fetchedThisRun, 'URL')} fetched by its bunnies this run${moduleLines}`,
           'info',
           { event: 'stop', ...summary },
         );

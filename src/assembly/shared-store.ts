@@ -47,12 +47,14 @@ export async function openSharedStore(
   o: Settings,
   seeds: readonly string[],
   join: boolean,
+  say?: (line: string) => void,
 ): Promise<PostgresFrontier> {
   // The PostgreSQL store's code (and node-postgres) loads only for a crawl that uses it.
   const { PostgresFrontier } = await import('../frontier/postgres/postgres-frontier.js');
   return PostgresFrontier.open(o.store as string, frontierSettingsOf(o), {
     crawl: o.crawl,
     join,
+    ...(say === undefined ? {} : { onWait: say }),
     ...(seeds.length > 0 || !join ? { rules: settingsForBunnies(o, seeds) } : {}),
   });
 }

@@ -16,6 +16,7 @@ import {
 import { CrawlLog, type EventLog, type LogLevel } from '../output/crawl-log.js';
 import type { RunCounter, RunCounts } from '../output/run-counts.js';
 import { canonicalize } from '../url/canonicalize.js';
+import { seedProblem } from '../url/seed-problem.js';
 import { startModules } from './parts.js';
 import { progressOf } from './progress-of.js';
 import { openSharedStore } from './shared-store.js';
@@ -30,13 +31,7 @@ export function canonicalSeeds(seeds: readonly string[]): string[] {
   return seeds.map((seed) => {
     const c = canonicalize(seed);
     if (c.ok) return c.url;
-    const why =
-      c.reason === 'unsupported-scheme'
-        ? 'only http:// and https:// URLs can be crawled'
-        : c.reason === 'too-long'
-          ? 'it is longer than 2083 characters'
-          : 'it is not a valid absolute URL';
-    throw new CrawlOptionError(`bad seed URL "${seed}": ${why}`);
+    throw new CrawlOptionError(seedProblem(seed, c.reason));
   });
 }
 
@@ -110,7 +105,8 @@ export async function modulesStoreAndLock(
 ): Promise<{ modules: ModuleHost; shared: PostgresFrontier | null }> {
   const modules = await startModules(o, layout.moduleData, log);
   closers.add(() => modules.close());
-  const shared = o.store === undefined ? null : await openSharedStore(o, seeds, false);
+  const shared =
+    o.store === undefined ? null : await openSharedStore(o, seeds, false, (line) => log(line, 'warning'));
   if (shared !== null) closers.add(() => shared.close());
   closers.add(await lockDataDir(layout));
   return { modules, shared };

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
+import { count } from '../english.js';
 import type { OriginalPacket, TextAnswer } from '../protocol/index.js';
 import { EXIT } from './exit-codes.js';
 import { parseCrawlName, parseHostPort } from './server-flags.js';
@@ -68,11 +69,40 @@ export async function sendControl(
   });
 }
 
+/** What a command prints of the server's answer; `refused`: the server said no, in text (NEWMOD). */
+type Printed = string | { refused: string };
+
+/** A text answer's first line when it was not done (NEWMOD answers a refusal in text, as the original did). */
+function loadmodAnswer(a: { text: string }): Printed {
+  return /^module \S+ loaded /.test(a.text) ? a.text : { refused: a.text.trim() };
+}
+
+/** The sites the server's book holds for the connection's crawl: SHOWDATA's first line. */
+async function sitesOf(flags: Record<string, unknown>, token: string | undefined): Promise<number | null> {
+  const answer = await sendControl(
+    flags.server as { host: string; port: number },
+    { type: 'SHOWDATA' },
+    token,
+    typeof flags.crawl === 'string' ? flags.crawl : undefined,
+  );
+  const m = answer.kind === 'text' ? /^sites: (\d+)/.exec(answer.text) : null;
+  return m === null ? null : Number(m[1]);
+}
+
+/** What a refusal for want of the token tells a user of the command line (the server speaks of AUTH). */
+const NEEDS_TOKEN = (name: string) =>
+  `cobweb ${name} needs the server's token: pass --token TOKEN, set COBWEB_TOKEN, or give --data the server's folder (its token file); the server printed the token when it first started`;
+
 function controlCommand(
   name: string,
   description: string,
   packetOf: (arg: string | undefined) => OriginalPacket,
-  print: (answer: TextAnswer & { kind: 'text' }, flags: Record<string, unknown>) => string,
+  print: (
+    answer: TextAnswer & { kind: 'text' },
+    flags: Record<string, unknown>,
+    token: string | undefined,
+    arg: string | undefined,
+  ) => Printed | Promise<Printed>,
   outcome: { code: number },
   argument?: string,
 ): Command {
@@ -100,21 +130,29 @@ function controlCommand(
     const flags = (argument === undefined ? args[0] : args[1]) as Record<string, unknown>;
     const arg = argument === undefined ? undefined : (args[0] as string);
     try {
+      const token = tokenOf(flags);
       const answer = await sendControl(
         flags.server as { host: string; port: number },
         packetOf(arg),
-        tokenOf(flags),
+        token,
         typeof flags.crawl === 'string' ? flags.crawl : undefined,
       );
       if (answer.kind === 'error') {
-        process.stderr.write(`cobweb: the server refused ${name}: ${answer.message}\n`);
+        const message =
+          answer.code === 200 ? NEEDS_TOKEN(name) : `the server refused ${name}: ${answer.message}`;
+        process.stderr.write(`cobweb: ${message}\n`);
         outcome.code =
           answer.code === 200 || answer.code === 201 || answer.code === 204 || answer.code === 207
             ? EXIT.usage
             : EXIT.failed;
         return;
       }
-      const text = print(answer, flags);
+      const text = await print(answer, flags, token, arg);
+      if (typeof text !== 'string') {
+        process.stderr.write(`cobweb: ${text.refused}\n`);
+        outcome.code = EXIT.failed;
+        return;
+      }
       if (text !== '') process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
     } catch (err) {
       process.stderr.write(`cobweb: ${(err as Error).message}\n`);
@@ -177,7 +215,11 @@ export function controlCommands(outcome: { code: number }): Command[] {
       'log',
       "append the sites and their module info to FILE in the server's data folder",
       (file) => ({ type: 'LOGDATA', file: file ?? '' }),
-      done('written'),
+      async (_a, f, token, file) => {
+        const sites = await sitesOf(f, token);
+        const what = sites === null ? 'the sites' : count(sites, 'site');
+        return `cobweb: wrote ${what} (one JSON line each) to ${file ?? ''} in the server's data folder`;
+      },
       outcome,
       '<file>',
     ),
@@ -185,7 +227,11 @@ export function controlCommands(outcome: { code: number }): Command[] {
       'read',
       "count the sites of FILE (a log in the server's data folder) as visited",
       (file) => ({ type: 'READDATA', file: file ?? '' }),
-      done('read'),
+      async (_a, f, token, file) => {
+        const sites = await sitesOf(f, token);
+        const book = sites === null ? '' : `; the server now knows ${count(sites, 'site')}`;
+        return `cobweb: read ${file ?? ''}: its sites count as visited${book}`;
+      },
       outcome,
       '<file>',
     ),
@@ -193,7 +239,7 @@ export function controlCommands(outcome: { code: number }): Command[] {
       'loadmod',
       "load module NAME (NAME.mjs or NAME.js in the server's --modules folder) while the crawl runs",
       (name) => ({ type: 'NEWMOD', name: name ?? '' }),
-      text,
+      loadmodAnswer,
       outcome,
       '<name>',
     ),

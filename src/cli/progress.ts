@@ -1,4 +1,5 @@
 import { agree, count } from '../english.js';
+import { moduleStatsText } from '../modules/module-stats-text.js';
 import type { CrawlProgress, CrawlSummary } from '../options/options.js';
 import { describeSeen } from '../seen/describe.js';
 
@@ -163,8 +164,5 @@ export function summaryText(s: CrawlSummary): string {
 }
 
 function moduleLines(s: CrawlSummary): string[] {
-  return s.modules.map(
-    (m) =>
-      `  module ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${count(m.skipped, 'page')} skipped, ${m.meanMs.toFixed(2)} ms mean`,
-  );
+  return s.modules.map((m) => `  module ${moduleStatsText(m)}`);
 }

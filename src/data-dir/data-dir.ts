@@ -1,5 +1,16 @@
-import { closeSync, openSync, readdirSync, readSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  openSync,
+  readdirSync,
+  readSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirBusyError, DataDirError } from '../errors.js';
@@ -35,7 +46,10 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     entries = readdirSync(layout.root);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'new';
+    if (code === 'ENOENT') {
+      checkWritable(layout.root, existingAbove(layout.root));
+      return 'new';
+    }
     if (code === 'ENOTDIR') {
       throw new DataDirError(
         `--data ${layout.root} is under ${fileAbove(layout.root)}, a file, not a folder; give --data a new folder, or one cobweb made`,
@@ -43,6 +57,7 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
     }
     throw err;
   }
+  checkWritable(layout.root, layout.root);
   if (entries.includes('cobweb.json')) {
     readMarker(layout);
     return 'cobweb';
@@ -51,6 +66,40 @@ export function checkDataDir(layout: DataLayout): 'new' | 'cobweb' {
   throw new DataDirError(
     `--data ${layout.root} is not empty and has no cobweb.json, so cobweb did not make it; give --data a new or empty folder`,
   );
+}
+
+/**
+ * Whether cobweb may make and write files in `folder` (the --data folder, or for one not
+ * made yet the folder it would be made in), asked before anything is written: a folder on
+ * a read-only file system, or one this user may not write, would otherwise fail deep
+ * inside the store with a message that names neither.
+ */
+function checkWritable(root: string, folder: string): void {
+  try {
+    accessSync(folder, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const made = folder === root ? '' : ` (it would be made in ${folder})`;
+    const why =
+      code === 'EROFS'
+        ? 'is on a read-only file system'
+        : code === 'EACCES' || code === 'EPERM'
+          ? `cannot be written by this user (${userInfo().username})`
+          : `cannot be written (${(err as Error).message})`;
+    throw new DataDirError(`--data ${root}${made} ${why}; give --data a folder cobweb may write to`);
+  }
+}
+
+/** The nearest folder above a path that does not exist yet: where mkdir would make it. */
+function existingAbove(path: string): string {
+  for (let at = dirname(path); ; at = dirname(at)) {
+    try {
+      statSync(at);
+      return at;
+    } catch {
+      if (at === dirname(at)) return at;
+    }
+  }
 }
 
 /** The file a path runs into (stat said ENOTDIR): the nearest folder above it that is not one. */
@@ -85,7 +134,11 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
       `--data ${layout.root} is in use by another cobweb crawl; wait for it to end, stop it, or use another --data folder`,
     );
   if (lockedHere.has(layout.root)) throw busy();
-  await mkdir(layout.root, { recursive: true });
+  try {
+    await mkdir(layout.root, { recursive: true });
+  } catch (err) {
+    throw new DataDirError(`--data ${layout.root} cannot be made: ${(err as Error).message}`);
+  }
   for (let attempt = 1; ; attempt++) {
     const db = new Database(layout.lock, { timeout: 0 });
     try {

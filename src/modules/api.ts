@@ -97,4 +97,6 @@ export interface ModuleStats {
   skipped: number;
   /** Mean duration of a call in ms (timeouts count as the timeout). */
   meanMs: number;
+  /** Switched off for the rest of the crawl: it kept holding the modules' thread (--module-timeout). */
+  off?: boolean;
 }

@@ -176,7 +176,7 @@ export class HookRunner {
       if (hook === undefined) continue;
       const calls = args.map((arg, p) =>
         skip.has(`${slot}:${p}`)
-          ? Promise.resolve<CallResult>({ ms: this.env.timeoutMs, timeout: true })
+          ? Promise.resolve<CallResult>({ ms: this.env.timeoutMs, timeout: true, held: true })
           : this.run(slot, [msg.id, p], (ctx) =>
               (hook as (arg: unknown, ctx: ModuleContext) => unknown).call(m, arg, ctx),
             ),

@@ -50,13 +50,33 @@ export interface SiteVerdict {
 /** What the modules of one place (the thread, or the crawl's thread) made of a request; 'lost': nothing. */
 type Answer = { results: SlotResults; emitted?: Record<number, string[]> } | 'lost';
 
+/** A module's calls, errors, timeouts, pages skipped and the time its calls took (ms). */
+export interface ModuleCounts {
+  calls: number;
+  errors: number;
+  timeouts: number;
+  skipped: number;
+  ms: number;
+}
+
 interface Loaded {
   name: string;
   slot: number;
   /** Runs on the crawl's own thread (a built-in). */
   inline: boolean;
   hooks: LoadReport['hooks'];
-  counts: { calls: number; errors: number; timeouts: number; skipped: number; ms: number };
+  counts: ModuleCounts;
+}
+
+function sum(a: ModuleCounts, b: ModuleCounts | undefined): ModuleCounts {
+  if (b === undefined) return { ...a };
+  return {
+    calls: a.calls + b.calls,
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    skipped: a.skipped + b.skipped,
+    ms: a.ms + b.ms,
+  };
 }
 
 /**
@@ -77,6 +97,13 @@ export class ModuleHost {
   /** Loads sent to the modules' thread and not answered yet. */
   private pendingLoads = 0;
   private closed = false;
+  /**
+   * Calls made elsewhere and reported here (a server's bunnies run the page hooks), by
+   * module name: added to this host's own counts of the same module.
+   */
+  private readonly reported = new Map<string, ModuleCounts>();
+  /** What stats() last handed out, per module, for countsSince(). */
+  private sent = new Map<string, ModuleCounts>();
 
   /** The verdicts on the modules `options.paths` named, in that order. */
   readonly loaded: Promise<LoadReport[]>;
@@ -160,7 +187,7 @@ export class ModuleHost {
       // Lines of an earlier hook that ran past its call belong to no page: the first takes them.
       if (verdicts[0] !== undefined) keepEmitted(verdicts[0].emitted, m.name, lateOf(answer, m.slot));
       results.forEach((r, p) => {
-        this.count(m, r);
+        this.count(m, r, batch.pages[p]?.url ?? '');
         const verdict = verdicts[p] as PageVerdict;
         keepEmitted(verdict.emitted, m.name, r.emitted);
         if (r.value !== undefined && r.value !== null && typeof r.value === 'object') {
@@ -184,7 +211,7 @@ export class ModuleHost {
       if (result === undefined) continue;
       keepEmitted(verdict.emitted, m.name, lateOf(answer, m.slot));
       keepEmitted(verdict.emitted, m.name, result.emitted);
-      this.count(m, result);
+      this.count(m, result, site.origin);
       if (result.value !== undefined) verdict.info[m.name] = result.value;
       if (result.enqueue !== undefined) verdict.enqueue.push(...result.enqueue);
     }
@@ -206,15 +233,55 @@ export class ModuleHost {
     return Promise.all([inThread, inline]);
   }
 
+  /**
+   * Per module: its calls here and those reported by other processes (addReported), a
+   * module only reported included, after this host's own. Each says whether it is off.
+   */
   stats(): ModuleStats[] {
-    return this.modules.map(({ name, counts: c }) => ({
+    const own = this.modules.map((m) => ({
+      name: m.name,
+      counts: sum(m.counts, this.reported.get(m.name)),
+      off: !m.inline && this.thread?.isOff(m.slot) === true,
+    }));
+    const elsewhere = [...this.reported]
+      .filter(([name]) => !this.modules.some((m) => m.name === name))
+      .map(([name, counts]) => ({ name, counts, off: false }));
+    return [...own, ...elsewhere].map(({ name, counts: c, off }) => ({
       name,
       calls: c.calls,
       errors: c.errors,
       timeouts: c.timeouts,
       skipped: c.skipped,
       meanMs: c.calls > 0 ? c.ms / c.calls : 0,
+      ...(off ? { off: true } : {}),
     }));
+  }
+
+  /** Calls another process made (a bunny's, on its server), added to this host's counts. */
+  addReported(reports: readonly ({ name: string } & ModuleCounts)[]): void {
+    for (const { name, ...counts } of reports) this.reported.set(name, sum(counts, this.reported.get(name)));
+  }
+
+  /**
+   * This host's own counts since the last call, per module with any: what a bunny reports
+   * to its server.
+   */
+  countsSince(): ({ name: string } & ModuleCounts)[] {
+    const now = new Map(this.modules.map((m) => [m.name, { ...m.counts }]));
+    const changes: ({ name: string } & ModuleCounts)[] = [];
+    for (const [name, c] of now) {
+      const before = this.sent.get(name);
+      const d = {
+        calls: c.calls - (before?.calls ?? 0),
+        errors: c.errors - (before?.errors ?? 0),
+        timeouts: c.timeouts - (before?.timeouts ?? 0),
+        skipped: c.skipped - (before?.skipped ?? 0),
+        ms: c.ms - (before?.ms ?? 0),
+      };
+      if (d.calls + d.errors + d.timeouts + d.skipped > 0) changes.push({ name, ...d });
+    }
+    this.sent = now;
+    return changes;
   }
 
   async close(): Promise<void> {
@@ -231,6 +298,13 @@ export class ModuleHost {
       log: (slot, line) => this.options.log(`module ${this.nameOf(slot)}: ${line}`, 'info'),
       warn: (slot, line) =>
         this.options.log(slot === null ? line : `module ${this.nameOf(slot)}: ${line}`, 'error'),
+      held: (slot) => {
+        const m = this.modules.find((l) => l.slot === slot);
+        if (m === undefined) return;
+        m.counts.calls++;
+        m.counts.timeouts++;
+        m.counts.ms += this.options.timeoutMs;
+      },
     });
     return this.thread;
   }
@@ -264,18 +338,21 @@ export class ModuleHost {
     return results;
   }
 
-  private count(m: Loaded, r: CallResult): void {
+  /** One call's result counted; an error or a timeout is said with the page (or site) it was on. */
+  private count(m: Loaded, r: CallResult, on: string): void {
+    // Counted when it held the thread (and said then).
+    if (r.held === true) return;
     const c = m.counts;
     c.calls++;
     c.ms += r.ms;
     if (r.error !== undefined) {
       c.errors++;
-      this.options.log(`module ${m.name}: ${r.error}`, 'error');
+      this.options.log(`module ${m.name} on ${on}: ${r.error}`, 'error');
     }
     if (r.timeout === true) {
       c.timeouts++;
       this.options.log(
-        `module ${m.name}: a call did not finish within ${this.options.timeoutMs} ms`,
+        `module ${m.name} on ${on}: a call did not finish within ${this.options.timeoutMs} ms`,
         'error',
       );
     }

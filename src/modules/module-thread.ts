@@ -19,6 +19,8 @@ export interface ModuleThreadOptions {
   log: (slot: number, line: string) => void;
   /** What went wrong with the thread: stuck, died, a module that could not be loaded again. */
   warn: (slot: number | null, line: string) => void;
+  /** A call of the module in this slot held the thread (it counts as its timeout). */
+  held: (slot: number) => void;
 }
 
 type Reply = Extract<FromWorker, { kind: 'pages' | 'site' }>;
@@ -42,8 +44,16 @@ const STUCK_GRACE_MS = 1000;
 const WATCH_MS = 200;
 /** How long a new thread may take to start beating (Node.js boot, loading tsx in tests). */
 const BOOT_MS = 60_000;
-/** A request that went down with this many threads is given up on (its calls are skipped). */
+/**
+ * A request that went down with this many threads that no module's call was blamed for
+ * (the thread died) is given up on (its calls are skipped).
+ */
 const MAX_SENDS = 3;
+/**
+ * A module whose calls held the thread this many times is switched off, it alone: the
+ * thread is started again without it, and the other modules go on, on every page.
+ */
+export const HOLDS_BEFORE_OFF = 3;
 
 /**
  * The modules' thread: every module on one worker thread, off the crawl's thread, so
@@ -52,7 +62,8 @@ const MAX_SENDS = 3;
  * thread is terminated and started again with the same modules (their selfTests not run
  * again), and every request it held is sent again, less that one call, which counts as
  * the module's timeout. The other modules' calls thus run on every page (a call the old
- * thread had run runs again: hooks run at least once).
+ * thread had run runs again: hooks run at least once). A module that held the thread
+ * HOLDS_BEFORE_OFF times is switched off, it alone: the next thread does not load it.
  */
 export class ModuleThread {
   private worker: Worker | null = null;
@@ -62,6 +73,8 @@ export class ModuleThread {
   /** The modules loaded, by slot: what a new thread loads again. */
   private readonly loaded = new Map<number, string>();
   private readonly off = new Set<number>();
+  /** Per slot: how many times a call of that module held the thread. */
+  private readonly holds = new Map<number, number>();
   private spawnedAt = 0;
   private watchdog: NodeJS.Timeout | null = null;
   private nextId = 1;
@@ -177,6 +190,7 @@ export class ModuleThread {
     if (old === null || this.closed) return;
     this.worker = null;
     void old.terminate();
+    let blamed = false;
     if (stuck) {
       const [id, slot, page] = Array.from(this.views.call);
       const w = this.waiting.get(id ?? 0);
@@ -195,14 +209,17 @@ export class ModuleThread {
           });
         } else {
           w.msg.skip.push([slot, page] satisfies SkippedCall);
-          this.options.warn(
-            slot,
-            `did not return within ${this.options.timeoutMs} ms and held the modules thread; starting it again`,
-          );
+          blamed = true;
+          this.hold(slot);
         }
       }
     } else {
       this.options.warn(null, `${why}; starting it again`);
+    }
+    // Loads into the old thread that it never answered are sent again below, for the
+    // modules still on: none is answered twice, none switched off for the thread's loss.
+    for (const w of [...this.waiting.values()]) {
+      if (w.msg.kind === 'load' && !w.msg.selfTest) this.waiting.delete(w.msg.id);
     }
     const pending = [...this.waiting.values()].sort((a, b) => a.msg.id - b.msg.id);
     const worker = this.spawn();
@@ -210,7 +227,9 @@ export class ModuleThread {
       if (!this.off.has(slot)) this.reload(slot, path);
     }
     for (const w of pending) {
-      w.sends++;
+      // A restart that skips the call that held the thread goes forward: only a thread
+      // lost for no call's sake counts against the requests it held.
+      if (!blamed) w.sends++;
       if (w.sends > MAX_SENDS) {
         this.waiting.delete(w.msg.id);
         w.resolve('lost');
@@ -219,6 +238,23 @@ export class ModuleThread {
       }
     }
     this.startWatching();
+  }
+
+  /** A call of the module in `slot` held the thread: it is started again, without the module once it did so too often. */
+  private hold(slot: number): void {
+    this.options.held(slot);
+    const holds = (this.holds.get(slot) ?? 0) + 1;
+    this.holds.set(slot, holds);
+    const what = `did not return within ${this.options.timeoutMs} ms (--module-timeout) and held the modules thread`;
+    if (holds < HOLDS_BEFORE_OFF) {
+      this.options.warn(slot, `${what}; starting it again`);
+      return;
+    }
+    this.off.add(slot);
+    this.options.warn(
+      slot,
+      `${what} ${holds} times; it is off for the rest of the crawl, and the thread starts again without it (the other modules go on)`,
+    );
   }
 
   /** Loads a module into a new thread, without its selfTest; one that cannot be loaded is off. */

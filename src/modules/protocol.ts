@@ -49,6 +49,8 @@ export interface CallResult {
   ms: number;
   error?: string;
   timeout?: true;
+  /** The call held an earlier thread and was not run again: counted when it held it. */
+  held?: true;
   /** onPage: fields for the pages.jsonl line; onSite: the info to store (any JSON). */
   value?: unknown;
   enqueue?: string[];

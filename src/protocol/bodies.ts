@@ -27,6 +27,7 @@ import type {
   WireExtended,
   WireLease,
   WireLink,
+  WireModuleCounts,
   WireModuleRecord,
   WireOutcome,
   WireRecord,
@@ -223,6 +224,18 @@ function crawlName(o: JsonObject, where: string): string {
   return name;
 }
 
+function moduleCounts(v: unknown, where: string): WireModuleCounts {
+  const o = object(v, where);
+  return {
+    name: string(o, 'name', where, true),
+    calls: integer(o, 'calls', where),
+    errors: integer(o, 'errors', where),
+    timeouts: integer(o, 'timeouts', where),
+    skipped: integer(o, 'skipped', where),
+    ms: duration(o, 'ms', where),
+  };
+}
+
 function seenStats(v: unknown, where: string): WireSeen {
   const o = object(v, where);
   const s: WireSeen = { kind: string(o, 'kind', where, true), size: integer(o, 'size', where) };
@@ -329,6 +342,7 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
     origins: array(o, 'origins', w, stringItem),
     addresses: array(o, 'addresses', w, stringItem),
   }),
+  MODCOUNTS: (o, w) => ({ modules: array(o, 'modules', w, moduleCounts) }),
   STATSREPLY: (o, w) => {
     const s: WireStats = {
       queued: integer(o, 'queued', w),

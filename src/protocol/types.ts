@@ -47,6 +47,7 @@ export const PacketCode = {
   SAVEROBOTS: 44,
   SEEDS: 45,
   SEEDLIST: 46,
+  MODCOUNTS: 47,
 } as const;
 
 export type TypedPacketName = keyof typeof PacketCode;
@@ -256,6 +257,16 @@ export interface WireStats {
   seen?: WireSeen;
 }
 
+/** One module's calls in a bunny since its last report; `ms`: the time they took. */
+export interface WireModuleCounts {
+  name: string;
+  calls: number;
+  errors: number;
+  timeouts: number;
+  skipped: number;
+  ms: number;
+}
+
 export interface WireSeen {
   kind: string;
   size: number;
@@ -344,6 +355,8 @@ export interface Bodies {
   SEEDS: { origins: string[]; addresses: string[] };
   /** The crawl's seeds' origins (its scope) and the private addresses it may reach. */
   SEEDLIST: { origins: string[]; addresses: string[] };
+  /** A bunny's module calls since its last MODCOUNTS, added to the server's counts (modstat). */
+  MODCOUNTS: { modules: WireModuleCounts[] };
   ERROR: { code: number; message: string };
 }
 
@@ -406,6 +419,7 @@ export const SENDER: Record<TypedPacketName, 'client' | 'server'> = {
   SAVEROBOTS: 'client',
   SEEDS: 'client',
   SEEDLIST: 'server',
+  MODCOUNTS: 'client',
 };
 
 /**
@@ -445,6 +459,7 @@ export const REQUEST_ID_RULE: Record<OurPacketName, 'required' | 'optional' | 'z
   SAVEROBOTS: 'required',
   SEEDS: 'required',
   SEEDLIST: 'required',
+  MODCOUNTS: 'optional',
 };
 
 /** Packets whose message may be split over several packets (the MORE flag). */
@@ -487,6 +502,7 @@ export const REPLY_OF: Partial<Record<OurPacketName, OurPacketName>> = {
   ROBOTS: 'ROBOTSREPLY',
   SAVEROBOTS: 'ROBOTSREPLY',
   SEEDS: 'SEEDLIST',
+  MODCOUNTS: 'OK',
 };
 
 const NAME_OF_CODE = new Map<number, TypedPacketName>(

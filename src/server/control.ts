@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { count } from '../english.js';
 import type { ModuleHost } from '../modules/module-host.js';
+import { moduleStatsText } from '../modules/module-stats-text.js';
 import { type Bodies, ErrorCode } from '../protocol/index.js';
 import { describeSeen } from '../seen/describe.js';
 import type { HeldCrawl, ServerCrawls } from './crawls.js';
@@ -62,11 +63,7 @@ export class Control {
   modstat(): string {
     const stats = this.parts.modules.stats();
     const lines = [`modules: ${stats.length}`];
-    for (const m of stats) {
-      lines.push(
-        `  ${m.name}: ${count(m.calls, 'call')}, ${count(m.errors, 'error')}, ${count(m.timeouts, 'timeout')}, ${m.meanMs.toFixed(2)} ms mean`,
-      );
-    }
+    for (const m of stats) lines.push(`  ${moduleStatsText(m)}`);
     return `${lines.join('\n')}\n`;
   }
 

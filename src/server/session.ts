@@ -85,6 +85,7 @@ const BUNNY_ONLY = new Set([
   'ROBOTS',
   'SAVEROBOTS',
   'SEEDS',
+  'MODCOUNTS',
 ]);
 
 /** Connections that said HELLO for this crawl. */
@@ -337,6 +338,9 @@ export class Session {
         return { type: 'COOKIEJAR', body: { cookies: await s.cookies() } };
       case 'SAVECOOKIES':
         await s.saveCookies(m.body.cookies);
+        return ok;
+      case 'MODCOUNTS':
+        s.modules.addReported(m.body.modules);
         return ok;
       default:
         throw new ControlError(ErrorCode.WRONG_DIRECTION, `${m.type} is not a request`);

@@ -102,6 +102,7 @@ const OUR_CLIENT: OurPacketName[] = [
   'ROBOTS',
   'SAVEROBOTS',
   'SEEDS',
+  'MODCOUNTS',
 ];
 const OUR_SERVER: OurPacketName[] = [
   'WELCOME',
@@ -303,6 +304,19 @@ export function createPacketFuzzer(seed: number, options: FuzzerOptions = {}): P
     SEEDLIST: () => ({
       origins: many(() => `http://${word()}.test`, 3),
       addresses: many(() => `127.0.0.${1 + int(250)}`, 3),
+    }),
+    MODCOUNTS: () => ({
+      modules: many(
+        () => ({
+          name: word(),
+          calls: int(1000),
+          errors: int(10),
+          timeouts: int(10),
+          skipped: int(10),
+          ms: int(100_000) / 8,
+        }),
+        3,
+      ),
     }),
     ERROR: () => ({ code: pick([100, 106, 200, 304]), message: text(60) }),
   };

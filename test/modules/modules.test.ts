@@ -127,7 +127,10 @@ describe('a module that misbehaves', () => {
     expect(summary.modules).toEqual([
       expect.objectContaining({ name: 'thrower', calls: 3, errors: 3, timeouts: 0 }),
     ]);
-    expect(logs.filter((l) => l.includes('thrower') && l.includes('boom'))).toHaveLength(3);
+    // each error names the page it was on
+    expect(logs.filter((l) => l.includes('thrower') && l.includes('boom')).sort()).toEqual(
+      [`${a.origin}/`, `${a.origin}/a`, `${a.origin}/b`].map((u) => `module thrower on ${u}: boom`),
+    );
   });
 
   it('never returning is cut off after the module timeout and counted', async () => {
@@ -217,6 +220,50 @@ describe('a module that misbehaves', () => {
     expect((spin?.calls ?? 0) + (spin?.skipped ?? 0)).toBe(13);
     expect(emitted('spinner').length).toBe((spin?.calls ?? 0) - 1);
     expect(logs.some((l) => l.includes('spinner') && l.includes('starting it again'))).toBe(true);
+  });
+});
+
+describe('a module that holds its thread again after every restart', () => {
+  it('is switched off alone after a budget of restarts; the others run on every page', async () => {
+    const table: Record<string, string> = {};
+    const paths = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+    table['/'] = page('root', paths);
+    for (const p of paths) table[p] = page(p);
+    const a = await site('127.0.0.2', table);
+    // Its count starts at zero on every new thread: it holds each new thread on its first page.
+    const slowpoke = moduleFile(
+      'slowpoke',
+      `let calls = 0;
+      export default { name: 'slowpoke', onPage() {
+        if (calls++ === 0) { const end = Date.now() + 3000; while (Date.now() < end) {} }
+        return { slow: true };
+      } };`,
+    );
+    const heading = moduleFile(
+      'heading',
+      `export default { name: 'heading', onPage(p, ctx) { ctx.emit({ url: p.url }); return { heading: /<title>([^<]*)/.exec(p.html ?? '')?.[1] ?? '' }; } };`,
+    );
+    const summary = await run([`${a.origin}/`], {
+      modules: [slowpoke, heading],
+      builtinModules: false,
+      moduleTimeoutMs: 200,
+      perHost: 4,
+    });
+    expect(summary.stoppedBy).toBe('finished');
+    const all = [`${a.origin}/`, ...paths.map((p) => `${a.origin}${p}`)].sort();
+    expect(
+      emitted('heading')
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(all);
+    expect(h.pages().every((r) => typeof (r as { heading?: string }).heading === 'string')).toBe(true);
+    const stats = (name: string) => summary.modules.find((m) => m.name === name);
+    expect(stats('heading')).toMatchObject({ calls: 13, errors: 0, timeouts: 0, skipped: 0 });
+    expect(stats('heading')?.off).toBeUndefined();
+    expect(stats('slowpoke')).toMatchObject({ timeouts: 3, off: true });
+    expect(logs.filter((l) => l.includes('is off for the rest of the crawl'))).toEqual([
+      expect.stringMatching(/^module slowpoke: .* 3 times; it is off for the rest of the crawl/),
+    ]);
   });
 });
 

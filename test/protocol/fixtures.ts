@@ -706,6 +706,23 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    name: 'MODCOUNTS',
+    from: 'client',
+    packet: {
+      type: 'MODCOUNTS',
+      requestId: 15,
+      more: false,
+      body: { modules: [{ name: 'wordcount', calls: 40, errors: 1, timeouts: 0, skipped: 2, ms: 12.5 }] },
+    },
+    bytes: bytes(
+      [0x00, 0x63], // length 99 = 8 + 91
+      [0x2f], // type 47 MODCOUNTS
+      [0, 0, 0, 15], // request id 15: answered OK
+      [0x00],
+      '{"modules":[{"name":"wordcount","calls":40,"errors":1,"timeouts":0,"skipped":2,"ms":12.5}]}',
+    ),
+  },
+  {
     name: 'ERROR',
     from: 'server',
     packet: {

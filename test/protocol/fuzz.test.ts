@@ -161,7 +161,7 @@ describe('fuzzing the decoder (seeded)', { timeout: FUZZ_TIMEOUT_MS }, () => {
         seen.add(packet.type);
       }
     }
-    expect(seen.size).toBe(39);
+    expect(seen.size).toBe(40);
     const joined: Message | null = new MessageJoiner().push({
       type: 'STATS',
       requestId: 1,

@@ -112,7 +112,7 @@ const CASES: Case[] = [
     code: 'UNKNOWN_TYPE',
   },
   { name: 'type 0', bytes: bytes([0x00, 0x03], [0x00]), code: 'UNKNOWN_TYPE' },
-  { name: 'type 47 (after ours)', bytes: oursWith(47, 1, '{}'), code: 'UNKNOWN_TYPE' },
+  { name: 'type 48 (after ours)', bytes: oursWith(48, 1, '{}'), code: 'UNKNOWN_TYPE' },
   { name: 'type 255', bytes: bytes([0x00, 0x03], [0xff]), code: 'UNKNOWN_TYPE' },
   {
     name: 'a reply (LEASES) sent to the server',

@@ -15,6 +15,7 @@ import { encode } from '../../src/protocol/index.js';
 import { type CliProcess, cobweb } from '../helpers/cli-process.js';
 import { flaky, page, routes, serve, type TestServer } from '../helpers/http.js';
 import { readAllLines, readPages } from '../helpers/pages.js';
+import { parseMetrics } from '../helpers/prometheus.js';
 import { RawClient } from '../helpers/raw-socket.js';
 
 /**
@@ -200,7 +201,7 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     await second.exit();
   });
 
-  it('loadmod while a bunny crawls (it started with no modules): the page hook runs on pages fetched after, the site hook on sites first visited after', async () => {
+  it("loadmod while a bunny crawls (it started with no modules): the page hook runs on pages fetched after, the site hook on sites first visited after, and the server counts the bunnies' calls", async () => {
     // b is only linked from a's /2, which the web holds back until the module is in.
     const b = await serve(
       '127.0.0.3',
@@ -242,7 +243,11 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       '--modules',
       modules,
       '--no-builtin-modules',
+      '--http',
+      '127.0.0.1:0',
+      '--json',
     ]);
+    const [, consoleUrl] = (await s.line(/console on (http:\/\/\S+\/)/)) as RegExpMatchArray;
     const at = `127.0.0.1:${s.port}`;
     const token = ['--server', at, '--data', join(dir, 'server')];
     // not --quiet: it says when a module from the server is loaded
@@ -301,7 +306,19 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     // the control commands as a user types them
     const modstat = run(['modstat', '--server', at]);
     expect(await modstat.exit()).toBe(0);
-    expect(modstat.stdout()).toMatch(/^modules: 1\n {2}tagger: 1 call, 0 errors, 0 timeouts, /);
+    // the site hook's call on the server, and the page hook's four in the two bunnies;
+    // the later bunny ran the built-ins on its one page
+    expect(modstat.stdout()).toMatch(
+      /^modules: 3\n {2}tagger: 5 calls, 0 errors, 0 timeouts, 0 pages skipped, .*\n {2}forms: 1 call, .*\n {2}meta: 1 call, /,
+    );
+    const metrics = parseMetrics(await (await fetch(`${consoleUrl}metrics`)).text());
+    expect(metrics.get('cobweb_module_calls_total')?.metrics).toContainEqual(
+      expect.objectContaining({ labels: { module: 'tagger' }, value: '5' }),
+    );
+    const status = (await (await fetch(`${consoleUrl}status`)).json()) as {
+      modules: { name: string; calls: number }[];
+    };
+    expect(status.modules).toContainEqual(expect.objectContaining({ name: 'tagger', calls: 5 }));
     const show = run(['show', '--server', at, '--limit', '1']);
     expect(await show.exit()).toBe(0);
     expect(show.stdout()).toMatch(
@@ -309,7 +326,9 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     );
     const log = run(['log', 'again.log', ...token]);
     expect(await log.exit()).toBe(0);
-    expect(log.stdout()).toBe('cobweb: written\n');
+    expect(log.stdout()).toBe(
+      "cobweb: wrote 2 sites (one JSON line each) to again.log in the server's data folder\n",
+    );
     const logged = readFileSync(join(dir, 'server', 'again.log'), 'utf8')
       .trim()
       .split('\n')
@@ -321,10 +340,14 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect(logged.find((l) => l.origin === a.origin)).toMatchObject({ count: 3, info: {} });
     const read = run(['read', 'again.log', ...token]);
     expect(await read.exit()).toBe(0);
-    expect(read.stdout()).toBe('cobweb: read\n');
+    expect(read.stdout()).toBe(
+      'cobweb: read again.log: its sites count as visited; the server now knows 2 sites\n',
+    );
     const quit = run(['quit', ...token]);
     expect(await quit.exit()).toBe(0);
     expect(await s.exit()).toBe(0);
+    const summary = JSON.parse(s.stdout().trim().split('\n').pop() ?? '') as { modules: unknown[] };
+    expect(summary.modules).toContainEqual(expect.objectContaining({ name: 'tagger', calls: 5, skipped: 0 }));
     expect(readFileSync(join(dir, 'server', 'cobweb.log'), 'utf8')).toBe(
       readFileSync(join(dir, 'server', 'again.log'), 'utf8'),
     );
@@ -395,12 +418,21 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect([asked('/'), asked('/flaky'), asked('/1'), asked('/1/2')]).toEqual([1, 2, 1, 1]);
   });
 
-  it('QUIT without the token is refused, and the server stays up', async () => {
+  it('QUIT and log without the token are refused in command-line words, loadmod without --modules on stderr, and the server stays up', async () => {
     const s = await server([], 0);
     const port = s.port;
     const quit = run(['quit', '--server', `127.0.0.1:${port}`]);
     expect(await quit.exit()).toBe(2);
-    expect(quit.stderr()).toMatch(/the server refused quit: QUIT needs the token/);
+    expect(quit.stderr()).toBe(
+      "cobweb: cobweb quit needs the server's token: pass --token TOKEN, set COBWEB_TOKEN, or give --data the server's folder (its token file); the server printed the token when it first started\n",
+    );
+    const log = run(['log', 'sites.log', '--server', `127.0.0.1:${port}`]);
+    expect(await log.exit()).toBe(2);
+    expect(log.stderr()).toMatch(/^cobweb: cobweb log needs the server's token: pass --token TOKEN, /);
+    const loadmod = run(['loadmod', 'x', '--server', `127.0.0.1:${port}`, '--data', join(dir, 'server')]);
+    expect(await loadmod.exit()).toBe(1);
+    expect(loadmod.stdout()).toBe('');
+    expect(loadmod.stderr()).toBe('cobweb: no module loaded: the server was started without --modules DIR\n');
     const show = run(['show', '--server', `127.0.0.1:${port}`]);
     expect(await show.exit()).toBe(0);
     s.child.kill('SIGTERM');

@@ -63,8 +63,15 @@ export class Database {
    * password or a missing database is the user's to fix and fails at once; a server that
    * is not up yet is waited for, up to `waitMs`.
    */
-  async check(waitMs: number): Promise<void> {
-    await this.retrying(waitMs, () => this.withClient(async () => {}));
+  async check(waitMs: number, onWait?: (line: string) => void): Promise<void> {
+    await this.retrying(
+      waitMs,
+      () => this.withClient(async () => {}),
+      (err) =>
+        onWait?.(
+          `PostgreSQL at ${redacted(this.url)} cannot be reached (${err.message}); trying again for up to ${Math.round(waitMs / 1000)} s`,
+        ),
+    );
   }
 
   /** Runs `work` in one transaction (READ COMMITTED), again from the start if it must. */
@@ -131,7 +138,11 @@ export class Database {
   }
 
   /** Runs `attempt` until it succeeds, waiting out a server that is away for at most `budgetMs`. */
-  private async retrying<T>(budgetMs: number, attempt: () => Promise<T>): Promise<T> {
+  private async retrying<T>(
+    budgetMs: number,
+    attempt: () => Promise<T>,
+    firstFailure?: (err: Error) => void,
+  ): Promise<T> {
     const started = Date.now();
     for (let failures = 0; ; ) {
       if (this.closed) throw new Error('the PostgreSQL store is closed');
@@ -143,6 +154,7 @@ export class Database {
         if (isConflict(err)) continue;
         if (!isTransient(err)) throw err;
         failures++;
+        if (failures === 1) firstFailure?.(err as Error);
         const wait = backoffMs(FIRST_WAIT_MS, failures, MAX_WAIT_MS);
         if (Date.now() - started + wait > budgetMs) {
           throw new PostgresUnreachableError(

@@ -74,6 +74,8 @@ export interface PostgresOpenOptions {
   rules?: JsonObject;
   /** How long to wait at start for a server that is not up yet. Default 30 s. */
   connectWaitMs?: number;
+  /** Said once when the server cannot be reached at start: that it is tried again, and how long. */
+  onWait?: (line: string) => void;
   /** How long a call waits for a server that went away before it fails. Default 10 minutes. */
   outageMs?: number;
   poolSize?: number;
@@ -123,7 +125,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
       ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     });
     try {
-      await db.check(options.connectWaitMs ?? 30_000);
+      await db.check(options.connectWaitMs ?? 30_000, options.onWait);
       await migrate(db.raw);
       const now = options.now ?? Date.now;
       const name = options.crawl ?? 'default';

@@ -1,4 +1,4 @@
-import { type Bodies, LEASE_LIMITS } from '../../protocol/index.js';
+import { type Bodies, LEASE_LIMITS, type WireModuleCounts } from '../../protocol/index.js';
 import type {
   AddResult,
   CompleteResult,
@@ -262,6 +262,11 @@ export class RemoteFrontier implements Frontier {
       origins: [...add.origins],
       addresses: [...add.addresses],
     });
+  }
+
+  /** MODCOUNTS: this bunny's module calls since its last report, for the server's counts. */
+  async reportModules(modules: readonly WireModuleCounts[]): Promise<void> {
+    if (modules.length > 0) await this.anyConnection().request('MODCOUNTS', { modules: [...modules] });
   }
 
   /** Closing its connection is leaving: the server gives the crawler's leases back at once. */
