@@ -93,8 +93,11 @@ describe('serve() and bunny()', { timeout: 120_000 }, () => {
     expect(ended.fetchedThisRun).toBe(2 * PAGES);
     expect(ended.done).toBe(2 * PAGES);
     expect(ended.queued).toBe(0);
-    expect(serverLines).toContain(
-      `server stopped (signal): ${2 * PAGES} URLs fetched by its bunnies this run`,
+    // Its stop line, then the module calls its bunny made on every page, counted here.
+    const stopped = serverLines.find((l) => l.startsWith('server stopped'))?.split('\n');
+    expect(stopped?.[0]).toBe(`server stopped (signal): ${2 * PAGES} URLs fetched by its bunnies this run`);
+    expect(stopped).toContainEqual(
+      expect.stringMatching(new RegExp(`^  module meta: ${2 * PAGES} calls, 0 errors`)),
     );
     // A connection (a bunny's, a show's) is debug: the bunny said it joined, at info.
     expect(serverLines.filter((l) => l.startsWith('connection from'))).toEqual([]);

@@ -494,7 +494,7 @@ class Bunny:
 
     def record(self, lease, **fields):
         r = {'url': lease['url'], 'status': None, 'contentType': None, 'bytes': None,
-             'depth': lease['depth'], 'title': None, 'outlinks': 0, 'hasForm': False,
+             'depth': lease['depth'], 'title': None, 'outlinks': None, 'hasForm': None,
              'fetchedAt': None, 'durationMs': None, 'via': lease['via']}
         r.update(fields)
         return r
@@ -588,7 +588,9 @@ class Bunny:
             if after is not None:
                 return self.completion(lease, {'kind': 'retry', 'error': 'http-%d' % status, 'afterMs': int(after)}, report, None)
         ctype = headers.get('content-type')
+        # Only a response has links and forms: none counted yet is 0 and false, not unknown.
         fields = {'status': status, 'contentType': ctype, 'bytes': len(body),
+                  'outlinks': 0, 'hasForm': False,
                   'fetchedAt': res['startedAt'], 'durationMs': round(res['ms'])}
         if lease['attempt'] > 1:
             fields['attempts'] = lease['attempt']
