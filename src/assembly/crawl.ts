@@ -117,6 +117,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       write,
       requests,
       onSettled: (batch) => crawlLog.visits(batch),
+      onWarning: (line) => log(line, 'warning'),
     });
     closers.add(() => run.close());
     const { crawler, loop } = run;
