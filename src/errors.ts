@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   COBWEB_CONTROL: 'the server refuses a request',
   COBWEB_LATE_START: 'a robots.txt request could not go out in time',
   COBWEB_FETCH: "the fetcher's own checks ended an exchange",
+  COBWEB_DISK_FULL: 'the disk the crawl writes to is full',
 } as const;
 
 export type CobwebErrorCode = keyof typeof ERROR_CODES;
@@ -55,4 +56,13 @@ export class DataDirError extends CrawlOptionError {
 export class DataDirBusyError extends CobwebError {
   override name = 'DataDirBusyError';
   readonly code = 'COBWEB_DATA_DIR_BUSY';
+}
+
+/**
+ * The disk the crawl writes to filled up: the run ended there, and what it had written
+ * is kept. Freeing space and running the same command again goes on.
+ */
+export class DiskFullError extends CobwebError {
+  override name = 'DiskFullError';
+  readonly code = 'COBWEB_DISK_FULL';
 }

@@ -94,6 +94,7 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
         for (const line of lines) counts.count(line);
       },
       onSettled: (batch) => b.log.visits(batch),
+      onWarning: (line) => b.say(line, 'warning'),
     });
     closers.add(() => crawler.close());
     // Its own lines, and the crawl's queue as its store reports it.

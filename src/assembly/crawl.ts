@@ -3,6 +3,7 @@ import { Crawler } from '../bunny/crawler.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import { checkDataDir } from '../data-dir/data-dir.js';
+import { diskFullError, isDiskFull } from '../data-dir/disk-full.js';
 import { crawlLayoutOf, layoutOf } from '../data-dir/layout.js';
 import { linkSettingsOf, seedsOfMarker } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
@@ -59,6 +60,10 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
 
   const closers = new Closers();
   closers.add(() => crawlLog.close());
+  const counts = new RunCounter();
+  // The run's own failure, if it fails: one met while closing after it (a full disk's
+  // store cannot checkpoint either) must not hide it.
+  let failure: unknown = null;
   try {
     const { modules: moduleHost, shared } = await modulesStoreAndLock(o, layout, seeds, log, closers);
     const settings = linkSettingsOf(o, seeds);
@@ -87,7 +92,6 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
     if (shared === null) closers.add(() => frontier.close());
     const pages = new PagesLog(layout.pages, layout.refused);
     closers.add(() => pages.close());
-    const counts = new RunCounter();
     const rules = linkRulesOf(o, seeds);
     const onRecord = o.onRecord;
     // What the console hears (--http): the lines as they are written, the store's calls timed.
@@ -117,6 +121,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       write,
       requests,
       onSettled: (batch) => crawlLog.visits(batch),
+      onWarning: (line) => log(line, 'warning'),
     });
     closers.add(() => run.close());
     const { crawler, loop } = run;
@@ -219,8 +224,13 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       changedSettings,
       modules: moduleStats(),
     };
+  } catch (err) {
+    failure = isDiskFull(err) ? diskFullError(layout.root, counts.snapshot(), err) : err;
+    throw failure;
   } finally {
-    await closers.close();
+    await closers.close().catch((err: unknown) => {
+      if (failure === null) throw err;
+    });
   }
 }
 

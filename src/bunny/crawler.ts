@@ -80,6 +80,8 @@ export interface CrawlerParts {
   requests: RequestSetup;
   /** Hears each settled batch of visits, for the debug log. */
   onSettled?: ((batch: readonly Visit[]) => void) | undefined;
+  /** Says what the user must hear at once (a proxy that cannot be reached). */
+  onWarning?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -149,6 +151,10 @@ export class Crawler {
         dnsCache,
         addressPolicy: seeds.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),
+        onProxyUnreachable: (proxy, message) =>
+          parts.onWarning?.(
+            `the proxy ${proxy} could not be reached (${message}): every request through it fails until it answers; check --proxy, or HTTP_PROXY / HTTPS_PROXY`,
+          ),
       });
       closers.push(() => fetcher.close());
       const fetching = allowedFetcher(fetcher, seeds);

@@ -44,6 +44,7 @@ export const EXIT_OF_ERROR: Readonly<Record<CobwebErrorCode, ExitCode>> = {
   COBWEB_CONTROL: EXIT.failed,
   COBWEB_LATE_START: EXIT.failed,
   COBWEB_FETCH: EXIT.failed,
+  COBWEB_DISK_FULL: EXIT.failed,
 };
 
 /** The exit code of an error that ends a command, from EXIT_OF_ERROR; null for one that is not cobweb's. */

@@ -54,6 +54,9 @@ export class Fetcher {
   readonly #proxy: ProxyChoice;
   /** The proxies' dispatchers, each made at its first request. */
   readonly #proxies: ProxyAgents;
+  readonly #onProxyUnreachable: FetcherOptions['onProxyUnreachable'];
+  /** Proxies whose last connection could not be opened: told once, until one is. */
+  readonly #unreachableProxies = new Set<string>();
   #closed = false;
 
   constructor(options: FetcherOptions) {
@@ -76,6 +79,7 @@ export class Fetcher {
     this.#headersFor = options.headersFor;
     this.#cookies = options.cookies;
     this.#proxy = options.proxy ?? NO_PROXY;
+    this.#onProxyUnreachable = options.onProxyUnreachable;
     const tls = tlsOptionsOf({ allowH2: options.http2 === true, ...(options.ca ? { ca: options.ca } : {}) });
     const dialling = {
       connectTimeoutMs,
@@ -173,6 +177,7 @@ export class Fetcher {
     limits?: RequestLimits,
   ): Promise<FetchOutcome> {
     const headers = [...this.#requestHeaders(url, parsed, validators), ...route.headers];
+    const shownProxy = proxy === null ? null : proxyShown(proxy);
     return new Promise<FetchOutcome>((deliver) => {
       const taken = (outcome: FetchOutcome) => {
         // A 407 is the proxy's own answer, not the site's: a failure, as a refused CONNECT is.
@@ -190,9 +195,12 @@ export class Fetcher {
           return;
         }
         if (outcome.ok && outcome.setCookies.length > 0) this.#cookies?.take(url, outcome.setCookies);
+        if (shownProxy !== null) {
+          deliver(this.#proxyHeard(shownProxy, outcome));
+          return;
+        }
         deliver(outcome);
       };
-      const shownProxy = proxy === null ? null : proxyShown(proxy);
       const exchange = new Exchange(
         url,
         parsed,
@@ -209,6 +217,24 @@ export class Fetcher {
         exchange.failWith(error);
       }
     });
+  }
+
+  /**
+   * Through a proxy, every connection this fetcher opens is to the proxy: a connection
+   * that could not be opened is the proxy's failure, not the site's, and says so. The
+   * first of a run of them is told to onProxyUnreachable.
+   */
+  #proxyHeard(proxy: string, outcome: FetchOutcome): FetchOutcome {
+    if (outcome.ok || outcome.connectFailed !== true) {
+      this.#unreachableProxies.delete(proxy);
+      return outcome;
+    }
+    const message = `the proxy ${proxy} could not be reached: ${outcome.message}`;
+    if (!this.#unreachableProxies.has(proxy)) {
+      this.#unreachableProxies.add(proxy);
+      this.#onProxyUnreachable?.(proxy, outcome.message);
+    }
+    return { ...outcome, message };
   }
 
   /** The fetcher's own headers, the crawl's, the host's, the jar's cookies and the validators. */

@@ -48,6 +48,12 @@ export interface FetcherOptions {
   ca?: readonly string[];
   /** PEM CA certificates trusted besides Node's own, for an https:// proxy (curl's --proxy-cacert). */
   proxyCa?: readonly string[];
+  /**
+   * Hears that a proxy could not be reached (it is named without its login), once until
+   * a request through it gets through again: every request through it fails meanwhile,
+   * and each failure alone would read as its site's.
+   */
+  onProxyUnreachable?: (proxy: string, message: string) => void;
 }
 
 /** What one request asks besides the fetcher's settings. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTunnel } from '../fetch/servers.js';
 import { SITE_A_CERT, SITE_A_KEY } from '../fetch/tls-fixture.js';
-import { cobweb } from '../helpers/cli-process.js';
+import { cobweb, freePort } from '../helpers/cli-process.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { type Handler, listenOnLoopback, page } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
@@ -191,6 +191,35 @@ describe('--proxy', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  it("says at once, naming it, that a proxy cannot be reached: once, and in the failed URL's line", async () => {
+    const a = await h.site('127.0.0.3', { '/': page('a', ['/b', '/c']) });
+    // A port nothing listens on: every connection to the proxy is refused.
+    const dead = `http://user:pw@127.0.0.4:${await freePort('127.0.0.4')}`;
+    const warnings: string[] = [];
+    const summary = await h.run([`${a.origin}/`, 'http://127.0.0.5:9/'], {
+      proxy: dead,
+      retries: 0,
+      retireAfter: 1,
+      allowPrivate: true,
+      onLog: (line, level) => {
+        if (level === 'warning') warnings.push(line);
+      },
+    });
+
+    expect(summary.fetchedThisRun).toBe(0);
+    expect(a.log).toEqual([]);
+    const shown = dead.replace('user:pw@', '');
+    // Two sites' requests failed through it; the user hears it once, without its login.
+    expect(warnings.filter((w) => w.includes('could not be reached'))).toEqual([
+      expect.stringContaining(`the proxy ${shown} could not be reached (`),
+    ]);
+    expect(warnings.join('\n')).not.toContain('user:pw');
+    // robots.txt is the first request to the site: the page's line says that read failed, and why.
+    expect(h.recordOf(`${a.origin}/`)?.detail).toBe(
+      `robots.txt: the proxy ${shown} could not be reached: connect ECONNREFUSED ${shown.slice('http://'.length)}`,
+    );
   });
 
   it('tunnels https:// requests through the proxy with CONNECT, TLS still checked end to end', async () => {
