@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,20 +34,7 @@ function file(name: string, text: string): string {
 }
 
 /** `cobweb ARGS` with `input` on its standard input. */
-async function withStdin(input: string, ...args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  child.stdin.end(input);
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+const withStdin = (input: string, ...args: string[]) => runNode([BIN, ...args], { input });
 
 describe('--config', () => {
   it('takes the library keys from YAML, per-host sections too, and flags override it', async () => {

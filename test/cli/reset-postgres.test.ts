@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,20 +25,7 @@ afterEach(async () => {
 });
 
 /** `cobweb ARGS` with `input` on its standard input. */
-async function withStdin(input: string, ...args: string[]) {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  child.stdin.end(input);
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+const withStdin = (input: string, ...args: string[]) => runNode([BIN, ...args], { input });
 
 /** The crawls in the database, with the URLs each holds. */
 async function crawls(): Promise<Record<string, number>> {

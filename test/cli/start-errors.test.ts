@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -33,23 +33,8 @@ afterAll(() => {
 const crawl = (...args: string[]) => runNode([BIN, 'crawl', 'http://127.0.0.1:9/', '--quiet', ...args]);
 
 /** `node bin/cobweb.js` as the unprivileged user `nobody`: root may write anywhere. */
-async function asNobody(args: readonly string[]): Promise<NodeRun> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    uid: 65534,
-    gid: 65534,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += String(d);
-  });
-  child.stderr.on('data', (d) => {
-    stderr += String(d);
-  });
-  const [code] = await once(child, 'exit');
-  return { code: code as number | null, stdout, stderr };
-}
+const asNobody = (args: readonly string[]): Promise<NodeRun> =>
+  runNode([BIN, ...args], { uid: 65534, gid: 65534 });
 
 describe('a --data folder cobweb cannot write', () => {
   it('on a read-only file system, itself or a folder to be made in it: one line, exit 2', async (ctx) => {
