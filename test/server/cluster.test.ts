@@ -441,3 +441,52 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect(s.stderr()).toBe('cobweb: stopping: the bunnies are told, their leases go back to the queue\n');
   });
 });
+
+/**
+ * --lease-time: how long a URL handed to a bunny stays its own without word from it. A
+ * server given a short one tells its bunnies in WELCOME; a bunny whose fetch outlasts it
+ * keeps its URL by EXTEND at half the time, so a second bunny never gets the URL while
+ * the first still fetches it.
+ */
+describe('--lease-time', { timeout: 120_000 }, () => {
+  it('a fetch longer than the lease keeps its URL: the page is fetched once, by one bunny of two', async () => {
+    const SLOW_MS = 3000;
+    const site = await serve(
+      '127.0.0.2',
+      routes({
+        '/': page('home', ['/slow', '/a', '/b']),
+        '/slow': (_req, res) => {
+          setTimeout(() => res.writeHead(200, { 'content-type': 'text/html' }).end(page('slow')), SLOW_MS);
+        },
+        '/a': page('a'),
+        '/b': page('b'),
+      }),
+    );
+    sites.push(site);
+    const s = await server([`${site.origin}/`], 0, ['--lease-time', '1s', '--delay', '0', '--per-host', '4']);
+    const bunnies = ['b1', 'b2'].map((name) => bunny(name, s.port, ['--wait']));
+
+    // Until the four pages are written: the slow one some lease times after its fetch began.
+    const written = () => serverPages().filter((r) => r.status !== null);
+    for (let turn = 0; turn < 300 && written().length < 4; turn++)
+      await new Promise((r) => setTimeout(r, 100));
+    for (const b of bunnies) b.child.kill('SIGTERM');
+    await Promise.all(bunnies.map((b) => b.exit()));
+    s.child.kill('SIGTERM');
+    await s.exit();
+
+    const requested = site.log.map((r) => r.path).filter((p) => p !== '/robots.txt');
+    expect(requested.sort()).toEqual(['/', '/a', '/b', '/slow']);
+    expect(
+      written()
+        .filter((r) => r.url === `${site.origin}/slow`)
+        .map((r) => r.status),
+    ).toEqual([200]);
+  });
+
+  it("is the crawl's to set: a bunny of a server refuses it", async () => {
+    const b = bunny('b', 9, ['--lease-time', '1s']);
+    expect(await b.exit()).toBe(2);
+    expect(b.stderr()).toMatch(/--lease-time is the crawl's to set/);
+  });
+});
