@@ -27,7 +27,9 @@ import { openSharedStore } from './shared-store.js';
 /** Canonical seed URLs, or a CrawlOptionError naming the first bad one. */
 export function canonicalSeeds(seeds: readonly string[]): string[] {
   if (seeds.length === 0)
-    throw new CrawlOptionError('no seed URL given; try: cobweb crawl https://example.com');
+    throw new CrawlOptionError(
+      'no seed URL given, and no crawl in the data folder to go on with: name at least one URL to start from, such as https://example.com/',
+    );
   return seeds.map((seed) => {
     const c = canonicalize(seed);
     if (c.ok) return c.url;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { checkDataDir } from '../data-dir/data-dir.js';
 import { layoutOf } from '../data-dir/layout.js';
@@ -13,9 +14,10 @@ export function reportCommand(outcome: { code: number }): Command {
     .argument('[dir]', "the crawl's --data folder", DEFAULTS.data)
     .action(async (dir: string) => {
       const layout = layoutOf(dir);
-      if (checkDataDir(layout) !== 'cobweb') {
+      // Asked first: checkDataDir's own refusals speak of a --data to give, which report has not.
+      if (!existsSync(layout.marker) || checkDataDir(layout) !== 'cobweb') {
         throw new DataDirError(
-          `${layout.root} holds no cobweb crawl (no cobweb.json); give the --data folder of a crawl`,
+          `${layout.root} holds no cobweb crawl (no cobweb.json); give cobweb report the folder a crawl wrote (its --data)`,
         );
       }
       const { writeReport } = await import('../console/report.js');

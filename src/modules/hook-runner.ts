@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { ModuleRecordsLog } from '../output/module-records-log.js';
 import { type CobwebModule, MODULE_NAME, type ModuleContext } from './api.js';
 import { importModule } from './import-module.js';
+import { importProblem } from './import-problem.js';
 import { lazyPage } from './lazy-page.js';
 import type { CallResult, LoadReport, ModuleSite, PageBatch, SkippedCall, SlotResults } from './protocol.js';
 
@@ -99,8 +100,8 @@ export class HookRunner {
   private async check(path: string, selfTest: boolean, id: number, slot: number): Promise<LoadReport> {
     const report: LoadReport = { path, name: null, hooks: { page: false, site: false } };
     let mod: unknown;
+    const url = path.startsWith('file:') ? path : pathToFileURL(path).href;
     try {
-      const url = path.startsWith('file:') ? path : pathToFileURL(path).href;
       // A module whose code never returns at load holds its thread with this "call".
       this.env.starting(id, slot, 0);
       const limit = Math.max(this.env.timeoutMs, IMPORT_MS);
@@ -111,7 +112,7 @@ export class HookRunner {
       }
       mod = imported.default;
     } catch (err) {
-      report.refused = `cannot be imported: ${describe(err)}`;
+      report.refused = `cannot be imported: ${importProblem(err, url)}`;
       return report;
     }
     const m = mod as Partial<CobwebModule> | undefined;

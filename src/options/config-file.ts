@@ -29,7 +29,9 @@ export function readConfigFile(file: string): ConfigFile {
   try {
     data = extname(file).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (err) {
-    const message = (err as Error).message.split('\n')[0];
+    // The parser's first line says what and where ("... at line 4, column 3:"); the lines
+    // after it quote the file, which the one line cobweb prints leaves out.
+    const message = ((err as Error).message.split('\n')[0] ?? '').replace(/:\s*$/, '');
     throw new CrawlOptionError(
       `${file} is not valid ${extname(file) === '.json' ? 'JSON' : 'YAML'}: ${message}`,
     );

@@ -99,7 +99,7 @@ describe('cobweb crawl on the command line', () => {
     [['crawl', 'http://a.test/', '--scope', 'planet'], /--scope.*Allowed choices are host, domain, any/],
     [['crawl', 'http://a.test/', '--include', '(unclosed'], /not a valid regular expression/],
     [['crawl', 'http://a.test/', '--resolve', 'a.test:80'], /HOST:PORT:ADDR/],
-    [['crawl'], /no seed URL given; try: cobweb crawl https:\/\/example.com/],
+    [['crawl'], /no seed URL given, and no crawl in the data folder to go on with: name at least one URL/],
     [['crawl', 'http://a.test/', '--user-agent', ''], /--user-agent <string>.*robots.txt product token/],
     [['crawl', 'http://a.test/', '--user-agent', '/1.0'], /--user-agent <string>.*robots.txt product token/],
     [['crawl', 'http://a.test/', '--max-depth', '-1'], /--max-depth <n>.*whole number of at least 0/],

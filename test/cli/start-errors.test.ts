@@ -186,3 +186,52 @@ describe('seeds as people type them', () => {
     expect(none.code).toBe(2);
   });
 });
+
+describe('files a user wrote, and folders given by mistake', () => {
+  it('a module with a syntax error, or one whose code throws as it loads: its line is named', async () => {
+    const syntax = join(dir, 'syntax.mjs');
+    writeFileSync(
+      syntax,
+      'export default {\n  name: "syntax",\n  onPage(page) {\n    return { a: 1,, };\n  },\n};\n',
+    );
+    const bad = await crawl('--module', syntax, '--data', join(dir, 'module-syntax'));
+    expect(bad.stderr).toBe(
+      `cobweb: module ${syntax} cannot be loaded: cannot be imported: Unexpected token ',' (line 4); fix it, or leave it out\n`,
+    );
+    expect(bad.code).toBe(2);
+
+    const throwing = join(dir, 'throwing.mjs');
+    writeFileSync(throwing, 'export default { name: "throwing" };\n\nthrow new Error("no config for me");\n');
+    const thrown = await crawl('--module', throwing, '--data', join(dir, 'module-throws'));
+    expect(thrown.stderr).toBe(
+      `cobweb: module ${throwing} cannot be loaded: cannot be imported: no config for me (line 3); fix it, or leave it out\n`,
+    );
+  });
+
+  it('a YAML config file that does not parse: what and where, in one whole line', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'delayMs: 5\nheaders:\n  a: [1\n  b: 2\n');
+    const r = await crawl('--config', file, '--data', join(dir, 'yaml'));
+    expect(r.stderr).toMatch(new RegExp(`^cobweb: ${file} is not valid YAML: .+ at line 4, column 3\\n$`));
+    expect(r.code).toBe(2);
+  });
+
+  it('cobweb report on a folder no crawl wrote: says so, in the words of the report command', async () => {
+    const other = join(dir, 'photos');
+    mkdirSync(other);
+    writeFileSync(join(other, 'cat.jpg'), 'not a crawl');
+    const r = await runNode([BIN, 'report', other]);
+    expect(r.stderr).toBe(
+      `cobweb: ${other} holds no cobweb crawl (no cobweb.json); give cobweb report the folder a crawl wrote (its --data)\n`,
+    );
+    expect(r.code).toBe(2);
+  });
+
+  it('no seed and no crawl to go on with: says what to give, in words the command and the library share', async () => {
+    const r = await runNode([BIN, 'crawl', '--data', join(dir, 'no-seeds'), '--quiet']);
+    expect(r.stderr).toBe(
+      'cobweb: no seed URL given, and no crawl in the data folder to go on with: name at least one URL to start from, such as https://example.com/\n',
+    );
+    expect(r.code).toBe(2);
+  });
+});
