@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
+import { tokenNeed } from '../console/access.js';
 import { DEFAULTS } from '../options/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
@@ -48,10 +49,12 @@ export function crawlCommand(outcome: { code: number }): Command {
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),
         // The console's address is printed whatever --quiet says: with port 0 nothing else tells it.
-        onConsole: (url) => {
+        onConsole: (url, access) => {
           progress.finish();
           const token = resolve(String(given.data ?? DEFAULTS.data), 'token');
-          process.stdout.write(`cobweb: console on ${url} (its actions need the token in ${token})\n`);
+          process.stdout.write(
+            `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} in ${token})\n`,
+          );
         },
         onLog: (line, level) => {
           if (!printed(level, quiet)) return;

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../assembly/serve.js';
+import { tokenNeed } from '../console/access.js';
 import { type BackoffStep, parseBackoff } from '../server/backoff.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
@@ -98,8 +99,10 @@ export function serverCommand(outcome: { code: number }): Command {
         if (generatedToken) process.stdout.write(`cobweb: token (also in ${tokenFile}): ${token}\n`);
       },
       // On stdout whatever --quiet says: with port 0 nothing else tells the port.
-      onConsole: (url) =>
-        process.stdout.write(`cobweb: console on ${url} (its actions need the server's token)\n`),
+      onConsole: (url, access) =>
+        process.stdout.write(
+          `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} of the server)\n`,
+        ),
       signal: caller.signal,
     });
     let signal: StopSignal | null = null;

@@ -18,6 +18,11 @@ export interface ConsoleAccess {
   metricsOpen: boolean;
 }
 
+/** Who needs the token, for the line that says where the console listens. */
+export function tokenNeed(tokenOnEveryRequest: boolean): string {
+  return tokenOnEveryRequest ? 'every request needs the token' : 'its actions need the token';
+}
+
 /** The header an action carries the token in: a custom header, so another site's page cannot send it. */
 export const TOKEN_HEADER = 'x-cobweb-token';
 

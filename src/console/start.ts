@@ -34,6 +34,8 @@ export interface ConsoleSetup {
 export interface RunningConsole {
   /** http://HOST:PORT/ (the port the system picked, for port 0). */
   url: string;
+  /** Every request needs the token (an address off loopback), not only the actions. */
+  tokenOnEveryRequest: boolean;
   finish(stoppedBy: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -151,6 +153,7 @@ export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole>
   let closed: Promise<void> | null = null;
   return {
     url: `http://${shown}:${port}/`,
+    tokenOnEveryRequest: setup.access.tokenEverywhere,
     async finish(stoppedBy) {
       await sampling;
       await tick();

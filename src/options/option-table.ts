@@ -622,8 +622,8 @@ export const OPTIONS = {
   onProgress: option(callback<(progress: CrawlProgress) => void>(), {
     help: "called every progressMs with the crawl's numbers",
   }),
-  onConsole: option(callback<(url: string) => void>(), {
-    help: 'called once the console (http) listens, with its URL; default: a log line',
+  onConsole: option(callback<(url: string, access: { tokenOnEveryRequest: boolean }) => void>(), {
+    help: 'called once the console (http) listens, with its URL and whether every request needs the token (off loopback) or only its actions; default: a log line',
   }),
   signal: option(abortSignal, {
     help: 'stops the crawl cleanly: no new fetches, in-flight ones finish and are recorded',

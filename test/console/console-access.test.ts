@@ -198,7 +198,10 @@ describe('the console lets in only who belongs', { timeout: 60_000 }, () => {
       { [TEST_NOT_LOOPBACK_ENV]: '1' },
     );
     processes.push(p);
-    const [, port] = (await p.line(/console on http:\/\/127\.0\.0\.2:(\d+)\//)) as RegExpMatchArray;
+    // The line that says where it listens says that every request needs the token there.
+    const [, port] = (await p.line(
+      /console on http:\/\/127\.0\.0\.2:(\d+)\/ \(every request needs the token of the server\)/,
+    )) as RegExpMatchArray;
     const at = { host: '127.0.0.2', port: Number(port) };
     expect((await ask(at, '/status')).status).toBe(401);
     expect((await ask(at, '/metrics')).status).toBe(401);
