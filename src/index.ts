@@ -23,6 +23,7 @@ export {
   CrawlOptionError,
   DataDirBusyError,
   DataDirError,
+  DiskFullError,
   ERROR_CODES,
   ModuleLoadError,
 } from './errors.js';

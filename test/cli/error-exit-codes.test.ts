@@ -17,6 +17,7 @@ const ONE_OF_EACH: Error[] = [
   new library.ModuleLoadError('bad module'),
   new library.DataDirError('bad folder'),
   new library.DataDirBusyError('busy folder'),
+  new library.DiskFullError('disk full'),
   new library.OptionValueError('bad value'),
   new library.NotAStoreError('not a store'),
   new StoreSpecError('bad spec'),
