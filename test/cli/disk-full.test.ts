@@ -9,7 +9,7 @@ import { readPages } from '../helpers/pages.js';
 import { runNode } from '../helpers/run-node.js';
 
 /**
- * A crawl whose disk fills up, on a small tmpfs of its own: it ends with one line that
+ * A crawl whose disk fills up, on a 1 MB tmpfs of its own: it ends with one line that
  * names the folder, says what the run kept and how to go on (no stack trace), and once
  * there is room the same command goes on to every page.
  */
@@ -23,7 +23,7 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-disk-full-'));
   const at = join(dir, 'small');
   mkdirSync(at);
-  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=384k', 'tmpfs', at]).status === 0) small = at;
+  if (spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', at]).status === 0) small = at;
   else console.warn('SKIPPED: a crawl on a full disk: this machine does not let the test mount a tmpfs');
 });
 

@@ -126,6 +126,7 @@ export class GroupCommit {
       return results;
     } catch (err) {
       // What the caches remembered may not have been committed.
+      s.recountAtNextOpen = true;
       s.keptHosts?.forget();
       s.recent.clear();
       s.heads?.clear();

@@ -288,8 +288,9 @@ export class SqliteFrontier implements LocalFrontier, FrontierHosts, FrontierCoo
     this.commit.releasing.stop();
     // What waits for the next group commit is committed before the file closes.
     this.commit.commitQueued();
-    // A store closed with no lease held needs no recount at its next open.
-    if (s.held?.size === 0) s.st.deleteMeta.run('held_leases');
+    // A store closed with no lease held needs no recount at its next open, unless a
+    // rolled-back write left its memory and its file apart.
+    if (s.held?.size === 0 && !s.recountAtNextOpen) s.st.deleteMeta.run('held_leases');
     s.closed = true;
     this.waiters.notify();
     // The last connection to close checkpoints by itself; one closing while another

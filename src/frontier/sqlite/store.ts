@@ -44,6 +44,12 @@ export class Store {
    */
   held: HeldLeases | null = null;
   /**
+   * A write failed and was rolled back (a full disk): the held leases in memory may no
+   * longer match the file's counts and hosts' slots, so the file is left saying it was
+   * held, and the next open counts them again from the rows.
+   */
+  recountAtNextOpen = false;
+  /**
    * With held leases, the hosts and budgets read and written, kept from one transaction
    * to the next (host-table.ts); null: each transaction reads its own.
    */
