@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
 
@@ -285,10 +286,17 @@ function launchArgs(): string[] {
   return args;
 }
 
+/**
+ * playwright-core, loaded by a crawl that renders. Required, not imported: the command
+ * line's bundle runs as a script compiled from V8's code cache, where a dynamic import()
+ * of a package has no loader to go to (yaml and pg load the same way).
+ */
 async function loadPlaywright(): Promise<typeof import('playwright-core')> {
   try {
-    return await import('playwright-core');
-  } catch {
+    return createRequire(import.meta.url)('playwright-core') as typeof import('playwright-core');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'MODULE_NOT_FOUND' && code !== 'ERR_MODULE_NOT_FOUND') throw err;
     throw new CrawlOptionError(
       '--render needs the playwright-core package, which is not installed: npm install playwright-core (no browser is downloaded with it).',
     );
