@@ -2,13 +2,17 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { bunny, serve as serveCrawl } from '../../src/index.js';
 import { CHROMIUM, haveChromium } from '../helpers/browser.js';
 import { cobweb } from '../helpers/cli-process.js';
-import { serve, type TestServer } from '../helpers/http.js';
+import { routes, serve, type TestServer } from '../helpers/http.js';
 import { readPages } from '../helpers/pages.js';
+import { SPA_SITE } from '../helpers/spa-site.js';
 
-// kill -9 of a crawl while it renders, then the same command: nothing lost. The site's
-// pages make their one link by script, a chain of PAGES, so only rendering finds them.
+// Rendering in the processes a user runs: kill -9 of a crawl while it renders, then the
+// same command (nothing lost; the site's pages make their one link by script, a chain of
+// PAGES, so only rendering finds them); and --render as the crawl's setting, which a
+// server gives its bunnies. Fetches counted at the web server.
 
 const chromium = haveChromium();
 const PAGES = 12;
@@ -66,5 +70,43 @@ describe.runIf(chromium)('kill -9 while rendering', { timeout: 150_000 }, () => 
     expect([...new Set(urls)].sort()).toEqual([...all].sort());
     expect(urls).toHaveLength(PAGES);
     expect(written().every((r) => r.rendered === true)).toBe(true);
+  });
+});
+
+describe.runIf(chromium)('--render on a server, in Chromium', { timeout: 120_000 }, () => {
+  it("a bunny renders the server's pages: the script-made links are found, each page fetched once", async () => {
+    site = await serve('127.0.0.2', routes(SPA_SITE));
+    const stop = new AbortController();
+    const server = await serveCrawl({
+      seeds: [`${site.origin}/`],
+      data: join(dir, 'server'),
+      listen: '127.0.0.1:0',
+      delayMs: 0,
+      delayFactor: 0,
+      builtinModules: false,
+      render: 'always',
+      renderWaitMs: 500,
+      signal: stop.signal,
+    });
+    // The bunny is told to render by its server; it is given only where its browser is.
+    const summary = await bunny({
+      server: server.listen,
+      token: server.token,
+      data: join(dir, 'bunny'),
+      browser: CHROMIUM,
+    });
+    stop.abort();
+    await server.done;
+
+    expect(summary.stoppedBy).toBe('finished');
+    const lines = readPages(join(dir, 'server', 'pages.jsonl')).filter((r) => r.status !== null);
+    const origin = site.origin;
+    expect(lines.map((r) => r.url.slice(origin.length)).sort()).toEqual(['/', '/app/one', '/app/two']);
+    expect(lines.find((r) => r.url === `${origin}/`)?.rendered).toBe(true);
+    // Each page reached the web server once (the browser was given the crawl's response);
+    // the browser asked only for the page's own script besides.
+    const asked = site.log.map((r) => r.path).filter((p) => p !== '/robots.txt');
+    for (const page of ['/', '/app/one', '/app/two']) expect(asked.filter((p) => p === page)).toHaveLength(1);
+    expect(new Set(asked)).toEqual(new Set(['/', '/app/one', '/app/two', '/app.js']));
   });
 });
