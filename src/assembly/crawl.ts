@@ -227,7 +227,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       modules: moduleStats(),
     };
   } catch (err) {
-    failure = isDiskFull(err) ? diskFullError(layout.root, counts.snapshot(), err) : err;
+    failure = isDiskFull(err) ? diskFullError(layout.root, counts.fetched, err) : err;
     throw failure;
   } finally {
     await closers.close().catch((err: unknown) => {

@@ -1,5 +1,5 @@
+import { count } from '../english.js';
 import { DiskFullError } from '../errors.js';
-import type { RunCounts } from '../output/run-counts.js';
 
 /**
  * Whether an error is the disk filling up: a write of a file (ENOSPC, EDQUOT for a user
@@ -19,12 +19,10 @@ export function isDiskFull(err: unknown): boolean {
  * the store commits what it wrote, pages.jsonl and the WARC files hold whole records),
  * and how to go on.
  */
-export function diskFullError(dataDir: string, thisRun: RunCounts, cause: unknown): DiskFullError {
+export function diskFullError(dataDir: string, fetchedThisRun: number, cause: unknown): DiskFullError {
   const why = cause instanceof Error ? cause.message : String(cause);
-  const pages = Object.values(thisRun.fetched).reduce((a, b) => a + b, 0);
-  const fetched = pages === 1 ? '1 page' : `${pages} pages`;
   return new DiskFullError(
-    `the disk of ${dataDir} is full (${why}): the crawl stopped; this run fetched ${fetched}, kept there; free some space and run the same command again to go on`,
+    `the disk of ${dataDir} is full (${why}): the crawl stopped; this run fetched ${count(fetchedThisRun, 'page')}, kept there; free some space and run the same command again to go on`,
     { cause },
   );
 }
