@@ -1,5 +1,6 @@
 import { CobwebError, type CobwebErrorCode } from '../errors.js';
 import type { CrawlSummary } from '../options/options.js';
+import { sumCounts } from '../output/run-counts.js';
 
 /** What `cobweb` exits with; the README's "Exit codes" table says the same. */
 export const EXIT = {
@@ -57,7 +58,7 @@ export function exitCodeOf(summary: CrawlSummary, signal: StopSignal | null): nu
   if (summary.stoppedBy === 'signal' && signal !== null) return EXIT[signal];
   // Every URL tried this run failed without a response: the network, the name or the
   // site is down. A resumed crawl with nothing left to do tried nothing: that is fine.
-  const failed = Object.values(summary.thisRun.failed).reduce((a, b) => a + b, 0);
+  const failed = sumCounts(summary.thisRun.failed);
   if (summary.fetchedThisRun === 0 && failed > 0 && summary.thisRun.robots === 0) return EXIT.nothingFetched;
   return EXIT.ok;
 }

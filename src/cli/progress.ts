@@ -1,6 +1,7 @@
 import { agree, count } from '../english.js';
 import { moduleStatsText } from '../modules/module-stats-text.js';
 import type { CrawlProgress, CrawlSummary } from '../options/options.js';
+import { sumCounts } from '../output/run-counts.js';
 import { describeSeen } from '../seen/describe.js';
 
 function duration(ms: number): string {
@@ -116,10 +117,6 @@ function breakdown(counts: Record<string, number>): string {
     .join(', ');
 }
 
-function total(counts: Record<string, number>): number {
-  return Object.values(counts).reduce((a, b) => a + b, 0);
-}
-
 /** --json: the summary as one JSON object; a limit that is not there is null (JSON has no Infinity). */
 export function summaryJson(s: object): Record<string, unknown> {
   return JSON.parse(JSON.stringify(s, (_key, value) => (value === Number.POSITIVE_INFINITY ? null : value)));
@@ -127,8 +124,8 @@ export function summaryJson(s: object): Record<string, unknown> {
 
 export function summaryText(s: CrawlSummary): string {
   const run = s.thisRun;
-  const failed = total(run.failed);
-  const refused = total(run.refused);
+  const failed = sumCounts(run.failed);
+  const refused = sumCounts(run.refused);
   const httpErrors: Record<string, number> = {};
   for (const [status, n] of Object.entries(run.fetched)) if (status >= '4xx') httpErrors[status] = n;
   const urls = s.fetchedThisRun + failed + run.robots;

@@ -52,12 +52,12 @@ export class RunCounter {
 
   /** URLs that got a response (any status). */
   get fetched(): number {
-    return sum(this.counts.fetched);
+    return sumCounts(this.counts.fetched);
   }
 
   /** URLs that failed without a response. */
   get failed(): number {
-    return sum(this.counts.failed);
+    return sumCounts(this.counts.failed);
   }
 
   /** 4xx and 5xx responses, and failures: what the progress line and the summary call errors. */
@@ -82,7 +82,8 @@ function bump(into: Record<string, number>, key: string): void {
   into[key] = (into[key] ?? 0) + 1;
 }
 
-function sum(counts: Record<string, number>): number {
+/** The whole of a breakdown: every status class, or every reason, added up. */
+export function sumCounts(counts: Readonly<Record<string, number>>): number {
   let n = 0;
   for (const v of Object.values(counts)) n += v;
   return n;
