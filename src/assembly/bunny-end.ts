@@ -5,8 +5,11 @@ import type { CrawlLog } from '../output/crawl-log.js';
 import type { RunCounter, RunCounts } from '../output/run-counts.js';
 import { storeSummary } from './startup.js';
 
-/** Why a bunny stopped: the crawl ended (the store says how), --max-time ran out, or the caller's signal. */
-export type BunnyStop = Exclude<StopReason, 'signal'> | 'max-time' | 'signal';
+/**
+ * Why a bunny stopped: the crawl ended (the store says how), --max-time ran out, the
+ * caller's signal, or the Stop of its own console (a bunny on PostgreSQL with --http).
+ */
+export type BunnyStop = Exclude<StopReason, 'signal'> | 'max-time' | 'signal' | 'console';
 
 /** What a bunny did, when it stops: how it ended, what it fetched, the crawl's counts. */
 export interface BunnySummary extends CrawlProgress {
@@ -77,7 +80,9 @@ export async function endBunny(run: BunnyRun, stoppedBy: BunnyStop, log: CrawlLo
       ? 'stopped by signal'
       : stoppedBy === 'max-time'
         ? 'stopped at --max-time (its leases go back to the queue)'
-        : `the crawl is over (${stoppedBy})`;
+        : stoppedBy === 'console'
+          ? 'stopped from the console (its leases go back to the queue)'
+          : `the crawl is over (${stoppedBy})`;
   const where =
     run.pagesFile === undefined
       ? `WARC files: ${run.warcFiles.join(', ') || '(none)'}`

@@ -1,14 +1,20 @@
 import { hostname } from 'node:os';
 import type { StopReason } from '../bunny/crawl-loop.js';
 import { Crawler } from '../bunny/crawler.js';
+import { tokenNeed } from '../console/access.js';
+import { Feed } from '../console/feed.js';
+import type { RunningConsole } from '../console/start.js';
 import { lockDataDir } from '../data-dir/data-dir.js';
 import type { DataLayout } from '../data-dir/layout.js';
 import { linkSettingsOf } from '../data-dir/marker.js';
 import { openDataDir } from '../data-dir/open-data-dir.js';
 import { CrawlOptionError } from '../errors.js';
+import { type StoreCall, timedStore } from '../frontier/timed.js';
+import type { ModuleStats } from '../modules/api.js';
 import type { Settings } from '../options/options.js';
 import type { RequestSetup } from '../options/request-setup.js';
 import type { CrawlLog, EventLog } from '../output/crawl-log.js';
+import type { PageRecord } from '../output/pages-log.js';
 import { PagesLog } from '../output/pages-log.js';
 import { RunCounter } from '../output/run-counts.js';
 import { browserFor } from '../render/find-browser.js';
@@ -27,6 +33,8 @@ export interface StoreBunny {
   layout: DataLayout;
   wait: boolean;
   signal: AbortSignal;
+  /** The Stop of its console (--http): the same clean stop as a signal's. */
+  stopFromConsole: () => void;
   say: EventLog;
   /** The command's log: each fetch, retry, back-off and refusal at debug. */
   log: CrawlLog;
@@ -73,8 +81,11 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
     const pages = new PagesLog(b.layout.pages, b.layout.refused);
     closers.add(() => pages.close());
     const counts = new RunCounter();
+    // What the console hears (--http): the lines as they are written, the store's calls timed.
+    const written = new Feed<readonly PageRecord[]>();
+    const storeCalls = new Feed<StoreCall>();
     const crawler = await Crawler.start({
-      frontier,
+      frontier: b.own.http === undefined ? frontier : timedStore(frontier, (call) => storeCalls.emit(call)),
       name: `bunny@${hostname()}:${process.pid}`,
       settings: { ...settings, browser, signal: b.signal },
       rules: linkRulesOf(settings, allSeeds),
@@ -86,11 +97,26 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
         pages.append(lines);
         b.log.records(lines);
         for (const line of lines) counts.count(line);
+        written.emit(lines);
       },
       onSettled: (batch) => b.log.visits(batch),
       onWarning: (line) => b.say(line, 'warning'),
     });
     closers.add(() => crawler.close());
+    const live =
+      b.own.http === undefined
+        ? null
+        : await startBunnyConsole(b, {
+            http: b.own.http,
+            frontier,
+            crawler,
+            modules,
+            settings,
+            allSeeds,
+            written,
+            storeCalls,
+          });
+    if (live !== null) closers.add(() => live.close());
     // Its own lines, and the crawl's queue as its store reports it.
     tickProgress(b.own, async () => progressOf(await frontier.stats(), counts, b.started), closers, b.say);
     b.say(`bunny ${crawler.crawler} crawling "${frontier.crawlName}" on PostgreSQL`, 'info', {
@@ -110,6 +136,8 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
       for (const line of seedLines(seeded, hints)) b.say(line);
     }
     const ended = await runUntilOver(crawler.loop, b.wait, b.signal);
+    const stoppedBy = b.stoppedBy(ended);
+    await live?.finish(stoppedBy);
     return await endBunny(
       {
         crawler: crawler.crawler,
@@ -121,10 +149,49 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
         warcFiles: crawler.warcFiles,
         pagesFile: b.layout.pages,
       },
-      b.stoppedBy(ended),
+      stoppedBy,
       b.log,
     );
   } finally {
     await closers.close();
   }
+}
+
+interface ConsoleParts {
+  http: string;
+  frontier: Awaited<ReturnType<typeof openSharedStore>>;
+  crawler: Crawler;
+  modules: { stats(): ModuleStats[] };
+  settings: Settings;
+  allSeeds: readonly string[];
+  written: Feed<readonly PageRecord[]>;
+  storeCalls: Feed<StoreCall>;
+}
+
+/**
+ * `--http` on a bunny straight on PostgreSQL: the console and /metrics of cobweb crawl,
+ * for this bunny's fetches and the crawl's queue (there is no server to show them). Its
+ * token is the bunny's --data folder's, as a crawl's is.
+ */
+async function startBunnyConsole(b: StoreBunny, parts: ConsoleParts): Promise<RunningConsole> {
+  const { startCrawlConsole } = await import('./crawl-console.js');
+  const live = await startCrawlConsole({
+    http: parts.http,
+    httpAllowHost: b.own.httpAllowHost,
+    metricsOpen: b.own.metricsOpen === true,
+    warn: (line) => b.say(line, 'warning'),
+    layout: b.layout,
+    frontier: parts.frontier,
+    run: parts.crawler,
+    rules: linkRulesOf(parts.settings, parts.allSeeds),
+    modules: () => parts.modules.stats(),
+    stop: b.stopFromConsole,
+    stopping: () => b.signal.aborted,
+    lines: parts.written,
+    storeCalls: parts.storeCalls,
+  });
+  const { url, tokenOnEveryRequest } = live;
+  if (b.own.onConsole !== undefined) b.own.onConsole(url, { tokenOnEveryRequest });
+  else b.say(`console on ${url} (${tokenNeed(tokenOnEveryRequest)} in ${b.layout.token})`, 'info');
+  return live;
 }

@@ -7,6 +7,7 @@ import { requestSetupOf } from '../options/request-setup.js';
 import type { BunnyStop, BunnySummary } from './bunny-end.js';
 import { runBunnyOnServer } from './bunny-on-server.js';
 import { runBunnyOnStore } from './bunny-on-store.js';
+import { checkPortFree } from './port-check.js';
 import {
   Closers,
   type HostPort,
@@ -59,6 +60,9 @@ export async function bunny(options: BunnyOptions): Promise<BunnySummary> {
   const seeds = seedsIfAny(o.seeds);
   const layout = layoutOf(o.data);
   checkDataDir(layout);
+  // On PostgreSQL a bunny serves its own console; with a server, the server does.
+  if (server === undefined && o.http !== undefined)
+    await checkPortFree('--http', hostPortOf('--http', o.http));
   const { log, say } = runLog(o, o.onLog);
   const started = Date.now();
   const closers = new Closers();
@@ -70,13 +74,22 @@ export async function bunny(options: BunnyOptions): Promise<BunnySummary> {
       say(line),
     );
     const stoppedBy = (ended: StopReason): BunnyStop =>
-      stop.callerStopped ? 'signal' : stop.maxTimeRanOut ? 'max-time' : ended;
+      stop.callerStopped
+        ? 'signal'
+        : stop.maxTimeRanOut
+          ? 'max-time'
+          : stop.cause === 'console'
+            ? 'console'
+            : ended;
     const parts = {
       own: o,
       seeds,
       layout,
       wait: options.wait === true,
       signal: stop.signal,
+      stopFromConsole: () => {
+        if (stop.stop('console')) say('stopping (asked from the console): finishing the fetches in flight');
+      },
       say,
       log,
       requests,

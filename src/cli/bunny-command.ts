@@ -1,5 +1,7 @@
+import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { bunny } from '../assembly/bunny.js';
+import { tokenNeed } from '../console/access.js';
 import { CrawlOptionError } from '../errors.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
@@ -124,6 +126,14 @@ export function bunnyCommand(outcome: { code: number }): Command {
         ...(typeof flags.token === 'string' ? { token: flags.token } : {}),
         wait: flags.wait === true,
         onLog: stderrLog(quiet, progress),
+        // On PostgreSQL, --http's address is printed whatever --quiet says, as by cobweb crawl.
+        onConsole: (url, access) => {
+          progress.finish();
+          const token = resolve(String(gathered.options.data ?? BUNNY_DEFAULTS.data), 'token');
+          process.stdout.write(
+            `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} in ${token})\n`,
+          );
+        },
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),
         signal: stop.signal,

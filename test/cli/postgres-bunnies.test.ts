@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningWeb, startSyntheticWeb } from '../../bench/web/synthetic.js';
-import { type CliProcess, cobweb } from '../helpers/cli-process.js';
+import { type CliProcess, cobweb, freePort } from '../helpers/cli-process.js';
 import { fetchCounts, readPages } from '../helpers/pages.js';
 import { postgresPerTest } from '../helpers/postgres-per-test.js';
 
@@ -158,6 +158,48 @@ describe('bunnies straight on PostgreSQL', { timeout: 180_000 }, () => {
       expect([...fetched.values()].every((n) => n === 1)).toBe(true);
       expect(fetched.size).toBe(requests.size);
     }
+  });
+
+  it('--http gives a bunny on PostgreSQL its own console: /metrics times its leases, and Stop hands its URLs back to the next bunny', async () => {
+    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 12, minLinks: 2, maxLinks: 4 });
+    const seeds = web.sites.map((s) => `${s.origin}/`);
+    const port = await freePort();
+    const slow = ['--delay', '1000', '--delay-factor', '0'];
+    const first = run(
+      [
+        'bunny',
+        ...seeds,
+        '--store',
+        postgres.db,
+        '--data',
+        join(dir, 'b1'),
+        ...slow,
+        '--http',
+        `127.0.0.1:${port}`,
+      ],
+      { COBWEB_TOKEN: '' },
+    );
+    await first.line(/console on http:\/\/127\.0\.0\.1:\d+\//);
+    await first.line(/fetched/, 60_000);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const leases =
+      /cobweb_store_operation_duration_seconds_count\{[^}]*operation="lease(?:_wait)?"[^}]*\}\s+(\d+)/.exec(
+        metrics,
+      );
+    expect(Number(leases?.[1])).toBeGreaterThan(0);
+    const token = readFileSync(join(dir, 'b1', 'token'), 'utf8').trim();
+    const stopped = await fetch(`http://127.0.0.1:${port}/api/stop`, {
+      method: 'POST',
+      headers: { 'x-cobweb-token': token },
+    });
+    expect(stopped.status).toBe(200);
+    expect(await first.exit()).toBe(0);
+    expect(first.stderr()).toMatch(/stopped from the console/);
+    const second = bunny('b2', [], ['--delay', '0']);
+    expect(await second.exit()).toBe(0);
+    const requests = pageRequests(web);
+    expect([...requests.keys()].sort()).toEqual(reachableKeys(web).sort());
+    expect([...requests.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('cobweb crawl --store crawls on PostgreSQL; a bunny that joins the crawl after it finds it over', async () => {
