@@ -417,7 +417,7 @@ export const OPTIONS = {
     help: "the memory (MB) of the browser's processes past which a new browser takes over",
     docs: {
       section: 'render',
-      text: "the memory (MB, the PSS of the browser's processes from /proc) past which the browser gets no new page and a new one takes over; read after a page, at most once a second, and said at the info level. One page's JavaScript heap is held to half of it (at least 256 MB): a page that eats more crashes its own renderer (`render-crash`)",
+      text: "the memory (MB, the PSS of the browser's processes from /proc) past which the browser gets no new page and a new one takes over; read after a page, at most once a second, and said at the info level. One page's JavaScript heap is held to it (at least 1024 MB): a page that eats more crashes its own renderer (`render-crash`)",
     },
   }),
   requisites: option(onOff, {

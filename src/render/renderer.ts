@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
 import { browserPid, processTreeBytes } from './browser-memory.js';
-import { domLength, guardContext, guardPage } from './page-guards.js';
+import { domElements, guardContext, guardPage } from './page-guards.js';
 
 /** How a crawl renders pages. */
 export interface RenderSettings {
@@ -18,10 +18,10 @@ export interface RenderSettings {
   recycleAfter: number;
   /**
    * --render-memory, in bytes: a browser whose processes pass it (browser-memory.ts) is
-   * replaced after its open pages; one page's script heap is held to half of it.
+   * replaced after its open pages; one page's script heap is held to it (at least 1 GB).
    */
   memoryCapBytes: number;
-  /** A rendered DOM longer than this (characters) is not kept: the crawl's --max-body. */
+  /** A rendered DOM longer than this (characters) is not kept, as a body past the crawl's --max-body is not. */
   maxHtmlChars: number;
   /** Hears what the pool did that a user may want to know: a browser replaced, or lost. */
   onEvent?: ((line: string, level: 'info' | 'warning') => void) | undefined;
@@ -49,6 +49,13 @@ export type RenderResult =
 
 /** What a page never gets from the browser: the DOM is what a rendered crawl wants of it. */
 const NOT_NEEDED = new Set(['image', 'media', 'font']);
+
+/**
+ * A DOM with more elements is not read: serializing it would take the page's deadline (a
+ * million elements, about 50 MB of HTML, take half a minute), and its HTML would pass
+ * --max-body's default besides. Pages people read have a few thousand.
+ */
+const MAX_DOM_ELEMENTS = 200_000;
 
 /** Host contexts kept per browser: each keeps its cookies and cache for the host's next page. */
 const MAX_CONTEXTS = 32;
@@ -195,12 +202,16 @@ export class Renderer {
         .waitForLoadState('networkidle', { timeout: Math.min(this.s.waitMs, left()) })
         .catch(() => {});
     }
-    const length = await withDeadline(domLength(page), Math.max(left(), 1000), 'measuring the DOM');
-    if (length > this.s.maxHtmlChars) {
-      const message = `the rendered DOM is ${length} characters, more than --max-body (${this.s.maxHtmlChars})`;
+    const elements = await withDeadline(domElements(page), Math.max(left(), 1000), 'counting the DOM');
+    if (elements > MAX_DOM_ELEMENTS) {
+      const message = `the rendered DOM has ${elements} elements, more than ${MAX_DOM_ELEMENTS}: not read`;
       return { ok: false, error: 'render-too-large', message };
     }
     const html = await withDeadline(page.content(), Math.max(left(), 1000), 'reading the DOM');
+    if (html.length > this.s.maxHtmlChars) {
+      const message = `the rendered DOM is ${html.length} characters, more than --max-body (${this.s.maxHtmlChars})`;
+      return { ok: false, error: 'render-too-large', message };
+    }
     return { ok: true, html };
   }
 
@@ -329,11 +340,12 @@ function fulfilled(route: Route, doc: FetchedDocument): Promise<void> {
 }
 
 /**
- * One page's JavaScript heap, held to half the browser's memory cap (at least 256 MB): a
- * page that eats memory crashes its own renderer ('render-crash') before it takes the machine.
+ * One page's JavaScript heap, held to the browser's memory cap (at least 1024 MB; at 512 MB
+ * a page of 50 MB of DOM thrashes its collector past any deadline): a page that eats memory
+ * crashes its own renderer ('render-crash') before it takes the machine.
  */
 function scriptHeapArg(memoryCapBytes: number): string {
-  return `--js-flags=--max-old-space-size=${Math.max(256, Math.floor(memoryCapBytes / 2 / 2 ** 20))}`;
+  return `--js-flags=--max-old-space-size=${Math.max(1024, Math.floor(memoryCapBytes / 2 ** 20))}`;
 }
 
 function mb(bytes: number): number {

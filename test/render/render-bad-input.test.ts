@@ -160,7 +160,7 @@ describe.runIf(chromium)('--render always, pages that fight the browser', { time
         'leak',
         `const kept = []; setInterval(() => kept.push(new Array(250000).fill(Math.random())), 20); add('/after-leak');`,
       ),
-      // About 55 MB of DOM, built by script: more than --max-body.
+      // About 55 MB of DOM, a million elements, built by script.
       '/big': page(
         'big',
         `const row = '<div class="r"><a href="/x">' + 'w'.repeat(80) + '</a></div>';
@@ -223,7 +223,7 @@ describe.runIf(chromium)('--render always, pages that fight the browser', { time
     expect(lines.get('/oom')?.renderError).toBe('render-crash');
     expect(lines.get('/leak')?.rendered).toBe(true);
     expect(lines.get('/after-leak')?.rendered).toBe(true);
-    // 50 MB of DOM is more than --max-body: not kept, parsed as fetched, the reason said.
+    // 50 MB of DOM is not read: the page is parsed as fetched, the reason said.
     expect(lines.get('/big')?.renderError).toBe('render-too-large');
     expect(lines.get('/big')?.title).toBe('big');
     expect(lines.get('/after-plain')?.rendered).toBe(true);
