@@ -95,6 +95,7 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
       },
       onSettled: (batch) => b.log.visits(batch),
       onWarning: (line) => b.say(line, 'warning'),
+      onInfo: (line) => b.say(line, 'info'),
     });
     closers.add(() => crawler.close());
     // Its own lines, and the crawl's queue as its store reports it.

@@ -101,6 +101,7 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
       },
       onSettled: (batch) => b.log.visits(batch),
       onWarning: (line) => b.say(line, 'warning'),
+      onInfo: (line) => b.say(line, 'info'),
     });
     closers.add(() => crawler.close());
     const live =

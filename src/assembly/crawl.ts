@@ -123,6 +123,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       requests,
       onSettled: (batch) => crawlLog.visits(batch),
       onWarning: (line) => log(line, 'warning'),
+      onInfo: (line) => log(line, 'info'),
     });
     closers.add(() => run.close());
     const { crawler, loop } = run;

@@ -15,7 +15,7 @@ import { DEFAULTS } from '../options/options.js';
 import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
-import { Renderer } from '../render/renderer.js';
+import { Renderer, type RenderSettings } from '../render/renderer.js';
 import { canonicalize } from '../url/canonicalize.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
@@ -47,6 +47,8 @@ export interface FetchSettings {
   browser?: string | undefined;
   renderConcurrency?: number | undefined;
   renderWaitMs?: number | undefined;
+  /** --render-memory: the browser's processes' memory (MB) past which a new browser takes over. */
+  renderMemoryMb?: number | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -82,6 +84,8 @@ export interface CrawlerParts {
   onSettled?: ((batch: readonly Visit[]) => void) | undefined;
   /** Says what the user must hear at once (a proxy that cannot be reached). */
   onWarning?: ((line: string) => void) | undefined;
+  /** Says what the user may want to know, at the info level (a browser replaced for its memory). */
+  onInfo?: ((line: string) => void) | undefined;
 }
 
 /**
@@ -187,7 +191,9 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(o, rules);
+      const render = renderPartOf(o, rules, (line, level) =>
+        (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
+      );
       if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {
         render,
@@ -237,7 +243,11 @@ export class Crawler {
 }
 
 /** --render's part of a visit, or null; its renderer starts Chromium at the first page it renders. */
-function renderPartOf(o: FetchSettings, rules: LinkRules): (RenderPart & { renderer: Renderer }) | null {
+function renderPartOf(
+  o: FetchSettings,
+  rules: LinkRules,
+  onEvent: RenderSettings['onEvent'],
+): (RenderPart & { renderer: Renderer }) | null {
   if (o.render === undefined || o.render === 'never') return null;
   if (o.browser === undefined) throw new CrawlOptionError('--render needs a browser: give --browser PATH.');
   const renderer = new Renderer({
@@ -246,6 +256,9 @@ function renderPartOf(o: FetchSettings, rules: LinkRules): (RenderPart & { rende
     waitMs: o.renderWaitMs ?? 2_000,
     timeoutMs: o.totalTimeoutMs,
     recycleAfter: RECYCLE_AFTER_PAGES,
+    memoryCapBytes: (o.renderMemoryMb ?? 1024) * 2 ** 20,
+    maxHtmlChars: o.maxBodyBytes,
+    onEvent,
     userAgent: o.userAgent,
     // A rendered page reaches only what the crawl's scope would: its files are not pages,
     // so the extension filter does not apply.

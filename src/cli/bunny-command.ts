@@ -38,6 +38,7 @@ const FETCH_OPTIONS = [
   'browser',
   'renderConcurrency',
   'renderWaitMs',
+  'renderMemoryMb',
   ...LOG_OPTIONS,
 ] as const;
 

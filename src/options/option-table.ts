@@ -411,6 +411,15 @@ export const OPTIONS = {
       text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); `--timeout` caps the whole page",
     },
   }),
+  renderMemoryMb: option(whole(1), {
+    default: 1_024,
+    flag: '--render-memory <mb>',
+    help: "the memory (MB) of the browser's processes past which a new browser takes over",
+    docs: {
+      section: 'render',
+      text: "the memory (MB, the PSS of the browser's processes from /proc) past which the browser gets no new page and a new one takes over; read after a page, at most once a second, and said at the info level. One page's JavaScript heap is held to it (at least 1024 MB): a page that eats more crashes its own renderer (`render-crash`)",
+    },
+  }),
   requisites: option(onOff, {
     flag: '--requisites',
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
+import { browserPid, processTreeBytes } from './browser-memory.js';
+import { domElements, guardContext, guardPage } from './page-guards.js';
 
 /** How a crawl renders pages. */
 export interface RenderSettings {
@@ -14,6 +16,15 @@ export interface RenderSettings {
   timeoutMs: number;
   /** A browser serves this many pages, then a new one takes over (a leaking page costs no more). */
   recycleAfter: number;
+  /**
+   * --render-memory, in bytes: a browser whose processes pass it (browser-memory.ts) is
+   * replaced after its open pages; one page's script heap is held to it (at least 1 GB).
+   */
+  memoryCapBytes: number;
+  /** A rendered DOM longer than this (characters) is not kept, as a body past the crawl's --max-body is not. */
+  maxHtmlChars: number;
+  /** Hears what the pool did that a user may want to know: a browser replaced, or lost. */
+  onEvent?: ((line: string, level: 'info' | 'warning') => void) | undefined;
   userAgent: string;
   /**
    * Whether the page may make this request of its own (a script, a stylesheet, an XHR):
@@ -33,17 +44,29 @@ export interface FetchedDocument {
 
 export type RenderResult =
   | { ok: true; html: string }
-  /** `error`: a short reason ('render-timeout', 'render-crash', 'render'); `message`: what happened. */
+  /** `error`: a short reason ('render-timeout', 'render-crash', 'render-too-large', 'render'); `message`: what happened. */
   | { ok: false; error: string; message: string };
 
 /** What a page never gets from the browser: the DOM is what a rendered crawl wants of it. */
 const NOT_NEEDED = new Set(['image', 'media', 'font']);
 
+/**
+ * A DOM with more elements is not read: serializing it would take the page's deadline (a
+ * million elements, about 50 MB of HTML, take half a minute), and its HTML would pass
+ * --max-body's default besides. Pages people read have a few thousand.
+ */
+const MAX_DOM_ELEMENTS = 200_000;
+
 /** Host contexts kept per browser: each keeps its cookies and cache for the host's next page. */
 const MAX_CONTEXTS = 32;
 
-/** Headers that describe the bytes as they crossed the network, not the decoded body served here. */
+/**
+ * Headers not given to the browser: those that describe the bytes as they crossed the
+ * network, not the decoded body served here; and Content-Disposition, which would make an
+ * attachment a download, not a page (the crawl has its bytes already).
+ */
 const WIRE_HEADERS = new Set([
+  'content-disposition',
   'content-encoding',
   'content-length',
   'transfer-encoding',
@@ -57,6 +80,12 @@ interface BrowserEntry {
   served: number;
   open: number;
   retired: boolean;
+  /** Its process id, for its memory; null: not known, not measured. */
+  pid: number | null;
+  /** Its processes passed the memory cap: no new page goes to it. */
+  overMemory: boolean;
+  /** When its memory was last read (ms); at most once a second. */
+  measuredAt: number;
   contexts: Map<string, { context: BrowserContext; open: number }>;
 }
 
@@ -136,6 +165,7 @@ export class Renderer {
       if (page !== null) await page.close().catch(() => {});
       if (held !== null) held.open--;
       entry.open--;
+      this.measure(entry);
       if (entry.retired && entry.open === 0) this.dispose(entry);
     }
   }
@@ -145,9 +175,7 @@ export class Renderer {
     const deadline = Date.now() + this.s.timeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
     let served = false;
-    // A dialog would stop the page's scripts until answered; a pop-up is a page of its own.
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
-    page.on('popup', (popup) => void popup.close().catch(() => {}));
+    guardPage(page);
     await page.route('**/*', (route) => {
       const request = route.request();
       if (!served && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
@@ -174,7 +202,16 @@ export class Renderer {
         .waitForLoadState('networkidle', { timeout: Math.min(this.s.waitMs, left()) })
         .catch(() => {});
     }
+    const elements = await withDeadline(domElements(page), Math.max(left(), 1000), 'counting the DOM');
+    if (elements > MAX_DOM_ELEMENTS) {
+      const message = `the rendered DOM has ${elements} elements, more than ${MAX_DOM_ELEMENTS}: not read`;
+      return { ok: false, error: 'render-too-large', message };
+    }
     const html = await withDeadline(page.content(), Math.max(left(), 1000), 'reading the DOM');
+    if (html.length > this.s.maxHtmlChars) {
+      const message = `the rendered DOM is ${html.length} characters, more than --max-body (${this.s.maxHtmlChars})`;
+      return { ok: false, error: 'render-too-large', message };
+    }
     return { ok: true, html };
   }
 
@@ -182,7 +219,7 @@ export class Renderer {
   private async browserForPage(): Promise<BrowserEntry> {
     if (this.closed) throw new Error('the renderer is closed');
     const now = this.current;
-    if (now?.browser.isConnected() && now.served < this.s.recycleAfter) {
+    if (now?.browser.isConnected() && now.served < this.s.recycleAfter && !now.overMemory) {
       now.served++;
       return now;
     }
@@ -205,13 +242,27 @@ export class Renderer {
       executablePath: this.s.executablePath,
       headless: true,
       timeout: 30_000,
-      args: launchArgs(),
+      args: [...launchArgs(), scriptHeapArg(this.s.memoryCapBytes)],
     });
-    const entry: BrowserEntry = { browser, served: 0, open: 0, retired: false, contexts: new Map() };
+    const entry: BrowserEntry = {
+      browser,
+      served: 0,
+      open: 0,
+      retired: false,
+      pid: await browserPid(browser),
+      overMemory: false,
+      measuredAt: 0,
+      contexts: new Map(),
+    };
     this.everyBrowser.add(entry);
     browser.on('disconnected', () => {
       if (this.current === entry) this.current = null;
       this.everyBrowser.delete(entry);
+      if (!entry.retired && !this.closed)
+        this.s.onEvent?.(
+          `the browser quit by itself (crashed or killed) with ${entry.open} pages open: they are rendered once more in a new browser`,
+          'warning',
+        );
     });
     if (this.closed) {
       await browser.close().catch(() => {});
@@ -250,9 +301,27 @@ export class Renderer {
       this.s.timeoutMs,
       'opening a context',
     );
+    await withDeadline(guardContext(context), this.s.timeoutMs, 'setting up a context');
     const held = { context, open: 0 };
     entry.contexts.set(host, held);
     return held;
+  }
+
+  /**
+   * After a page: the browser's processes' memory, at most once a second; past the cap,
+   * the browser gets no new page and closes when its open pages are done (as at recycleAfter).
+   */
+  private measure(entry: BrowserEntry): void {
+    const now = Date.now();
+    if (entry.pid === null || entry.retired || entry.overMemory || now - entry.measuredAt < 1000) return;
+    entry.measuredAt = now;
+    const bytes = processTreeBytes(entry.pid);
+    if (bytes <= this.s.memoryCapBytes) return;
+    entry.overMemory = true;
+    this.s.onEvent?.(
+      `the browser is replaced: its processes hold ${mb(bytes)} MB, more than --render-memory ${mb(this.s.memoryCapBytes)} MB`,
+      'info',
+    );
   }
 
   private dispose(entry: BrowserEntry): void {
@@ -268,6 +337,19 @@ function fulfilled(route: Route, doc: FetchedDocument): Promise<void> {
     if (!WIRE_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
   return route.fulfill({ status: doc.status, headers, body: Buffer.from(doc.body) });
+}
+
+/**
+ * One page's JavaScript heap, held to the browser's memory cap (at least 1024 MB; at 512 MB
+ * a page of 50 MB of DOM thrashes its collector past any deadline): a page that eats memory
+ * crashes its own renderer ('render-crash') before it takes the machine.
+ */
+function scriptHeapArg(memoryCapBytes: number): string {
+  return `--js-flags=--max-old-space-size=${Math.max(1024, Math.floor(memoryCapBytes / 2 ** 20))}`;
+}
+
+function mb(bytes: number): number {
+  return Math.round(bytes / 2 ** 20);
 }
 
 function launchArgs(): string[] {
