@@ -1,6 +1,6 @@
 // `--render auto`: whether a page's fetched HTML looks built by script, so rendering it
-// would find what the HTML alone does not. Measured on the fixture set of
-// test/render/auto-rule.test.ts (docs/rendering.md gives its precision and recall).
+// would find what the HTML alone does not. Measured in test/render/auto-rule.test.ts on
+// the sets it was tuned on and on a held-out set (docs/options.md gives the figures).
 
 /** What the rule reads of a page's HTML. */
 export interface PageSigns {
