@@ -160,8 +160,10 @@ export async function runCobwebCluster(options: ClusterRunOptions): Promise<Cobw
 }
 
 export interface PagesFileSummary {
-  /** URLs of records with status 200, as written. */
+  /** URLs of page records with status 200, as written (requisites are not pages). */
   okUrls: string[];
+  /** Records of a page's requisites (--requisites), whatever their status. */
+  requisites: number;
   records: number;
   /** Lines that are not JSON objects with a string url. */
   malformed: number;
@@ -169,7 +171,7 @@ export interface PagesFileSummary {
 
 /** Reads <data>/pages.jsonl line by line (it can be large) and keeps the 200 URLs. */
 export async function summarizePagesFile(path: string): Promise<PagesFileSummary> {
-  const summary: PagesFileSummary = { okUrls: [], records: 0, malformed: 0 };
+  const summary: PagesFileSummary = { okUrls: [], requisites: 0, records: 0, malformed: 0 };
   if (!existsSync(path)) return summary;
   const file = await open(path);
   try {
@@ -178,6 +180,7 @@ export async function summarizePagesFile(path: string): Promise<PagesFileSummary
       summary.records++;
       const record = parseRecord(line);
       if (!record) summary.malformed++;
+      else if (record.requisite === true) summary.requisites++;
       else if (record.status === 200) summary.okUrls.push(record.url);
     }
   } finally {
@@ -186,12 +189,12 @@ export async function summarizePagesFile(path: string): Promise<PagesFileSummary
   return summary;
 }
 
-function parseRecord(line: string): { url: string; status: unknown } | undefined {
+function parseRecord(line: string): { url: string; status: unknown; requisite: unknown } | undefined {
   try {
     const value: unknown = JSON.parse(line);
     if (typeof value !== 'object' || value === null) return undefined;
-    const { url, status } = value as { url?: unknown; status?: unknown };
-    return typeof url === 'string' ? { url, status } : undefined;
+    const { url, status, requisite } = value as { url?: unknown; status?: unknown; requisite?: unknown };
+    return typeof url === 'string' ? { url, status, requisite } : undefined;
   } catch {
     return undefined;
   }

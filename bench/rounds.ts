@@ -131,7 +131,7 @@ export async function cobwebRound(
     },
     warnings: [],
     notes: [
-      `${(pages / run.seconds).toFixed(0)} pages/s, ${pagesFile.records} records in pages.jsonl, ${pages} with status 200`,
+      `${(pages / run.seconds).toFixed(0)} pages/s, ${pagesFile.records} records in pages.jsonl, ${pages} pages with status 200${pagesFile.requisites > 0 ? `, ${pagesFile.requisites} requisites` : ''}`,
     ],
   };
   if (run.timedOut || run.exitCode !== 0) {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { assetAt } from './assets.js';
 import {
   pageIndexOfPath,
   type ResolvedWebOptions,
@@ -116,6 +117,11 @@ function respond(
 ): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.writeHead(405, { allow: 'GET, HEAD', 'content-length': '0' }).end();
+    return;
+  }
+  const asset = assetAt(req.url ?? '');
+  if (asset !== undefined) {
+    res.writeHead(200, { 'content-type': asset.type, 'content-length': asset.body.length }).end(asset.body);
     return;
   }
   const pageIndex = pageIndexOfPath(req.url ?? '', opts.pagesPerHost);

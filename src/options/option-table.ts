@@ -408,7 +408,7 @@ export const OPTIONS = {
     help: "after a rendered page's load event, how long to wait at most for its network to go quiet",
     docs: {
       section: 'render',
-      text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); `--timeout` caps the whole page",
+      text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); 0: the load event is enough; `--timeout` caps the whole page",
     },
   }),
   renderMemoryMb: option(whole(1), {

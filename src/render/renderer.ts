@@ -197,7 +197,8 @@ export class Renderer {
       if (!isTimeout(err)) throw err;
       timedOut = true;
     }
-    if (!timedOut) {
+    // --render-wait 0: the load event is enough (Playwright would read a 0 timeout as none).
+    if (!timedOut && this.s.waitMs > 0) {
       await page
         .waitForLoadState('networkidle', { timeout: Math.min(this.s.waitMs, left()) })
         .catch(() => {});

@@ -1,8 +1,9 @@
-// The fixture set `--render auto`'s rule is measured on: pages as their kinds of site
-// send them, each marked with whether its content is built by script. Script-built: the
-// shells of the common frameworks' client-side apps, and pages a script fills. Not: pages
-// a server writes whole, with scripts (analytics, a menu, a server-rendered app) or
-// without, long and short.
+// Set A of `--render auto`'s rule, the set it was first tuned on: pages as their kinds of
+// site send them, each marked with whether its content is built by script. Script-built:
+// the shells of the common frameworks' client-side apps, and pages a script fills. Not:
+// pages a server writes whole, with scripts (analytics, a menu, a server-rendered app) or
+// without, long and short. (Sets B, C and D: auto-rule-set-*.ts; the test says which
+// were tuned on and which is held out.)
 
 const lorem = (words: number) =>
   Array.from({ length: words }, (_, i) => ['crawl', 'page', 'link', 'site', 'text', 'news'][i % 6]).join(' ');

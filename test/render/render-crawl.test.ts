@@ -1,4 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CrawlOptionError } from '../../src/errors.js';
@@ -15,6 +16,22 @@ const fetchedPaths = (origin: string) =>
     .filter((p) => p.status !== null)
     .map((p) => p.url.slice(origin.length))
     .sort();
+
+/** A page that, once loaded, asks the network for its link, which comes after a while. */
+const LATE_SITE = {
+  ...SPA_SITE,
+  '/late': `<!doctype html><title>late</title><body><script>
+    addEventListener('load', () => fetch('/slow.json').then((r) => r.json()).then((j) => {
+      document.body.insertAdjacentHTML('beforeend', '<a href="' + j.href + '">late</a>');
+    }));
+  </script></body>`,
+  '/slow.json': (_req: IncomingMessage, res: ServerResponse) => {
+    setTimeout(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"href":"/app/one"}'),
+      700,
+    );
+  },
+};
 
 describe.runIf(chromium)('--render, in Chromium', () => {
   it('finds the links a script makes, and says the page was rendered', async () => {
@@ -46,6 +63,19 @@ describe.runIf(chromium)('--render, in Chromium', () => {
     expect(h.recordOf(`${site.origin}/`)?.rendered).toBe(undefined);
     expect(h.recordOf(`${site.origin}/shell`)?.rendered).toBe(true);
     expect(fetchedPaths(site.origin)).toEqual(['/', '/app/one', '/app/two', '/shell']);
+  });
+
+  it('with --render-wait 0, reads the page at its load event, before what it asks of the network comes', async () => {
+    const site = await h.site('127.0.0.1', LATE_SITE);
+    await h.run([`${site.origin}/late`], { render: 'always', browser: CHROMIUM, renderWaitMs: 0 });
+    expect(h.recordOf(`${site.origin}/late`)?.rendered).toBe(true);
+    expect(fetchedPaths(site.origin)).toEqual(['/late']);
+  });
+
+  it('waits, by --render-wait, for what a page asks of the network after its load event', async () => {
+    const site = await h.site('127.0.0.1', LATE_SITE);
+    await h.run([`${site.origin}/late`], { render: 'always', browser: CHROMIUM, renderWaitMs: 5000 });
+    expect(fetchedPaths(site.origin)).toEqual(['/app/one', '/late']);
   });
 
   it('dismisses dialogs, and keeps what a page that never stops loading built by the deadline', async () => {

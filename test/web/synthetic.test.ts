@@ -68,6 +68,17 @@ describe('synthetic web', () => {
     }
   });
 
+  it('serves the stylesheet, script, font and icon a realistic page names, so --requisites fetches real bodies', async () => {
+    const origin = web.sites[0]?.origin ?? '';
+    const css = await get(`${origin}/assets/site.css`);
+    expect(css.status).toBe(200);
+    expect(css.type).toBe('text/css; charset=utf-8');
+    expect(css.body.length).toBeGreaterThan(1000);
+    for (const path of ['/assets/app.js', '/assets/font.woff2', '/favicon.ico']) {
+      expect((await get(origin + path)).status, path).toBe(200);
+    }
+  });
+
   it('has reachable() equal to a BFS that fetches pages over HTTP and follows their links', async () => {
     const origins = new Set(web.sites.map((site) => site.origin));
     const seen = new Set(web.sites.map((site) => `${site.origin}/`));
