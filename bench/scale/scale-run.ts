@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { robotsRetryMsOf } from '../../src/options/options.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
 import { runSetup, type SetupResult } from './run-setup.js';
 import type { CrawlFlags, SetupName } from './setups.js';
@@ -37,8 +38,10 @@ export interface ScaleRun {
 /** Slack for a gap measured at the web: its clock, timers, and the loopback between a crawler's start and the arrival. */
 export const GAP_SLACK_MS = 5;
 const MAX_DELAY_MS = 30_000;
-/** --retry-delay: also how long the crawl keeps an unreachable robots.txt (docs/robots.md). */
+/** --retry-delay: a page's first retry; an unreachable robots.txt waits at least a minute (docs/robots.md). */
 export const RETRY_DELAY_MS = 1000;
+/** How long the crawl keeps an unreachable robots.txt first, then doubling (docs/robots.md). */
+export const ROBOTS_RETRY_MS = robotsRetryMsOf({ retryDelayMs: RETRY_DELAY_MS });
 
 export function crawlFlagsFor(delayMs: number, resolve: readonly string[]): CrawlFlags {
   return {
@@ -69,7 +72,7 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
       delayMs: o.delayMs,
       maxDelayMs: MAX_DELAY_MS,
       slackMs: GAP_SLACK_MS,
-      robotsRetryMs: RETRY_DELAY_MS,
+      robotsRetryMs: ROBOTS_RETRY_MS,
     },
   });
   o.onStarted?.(web);

@@ -13,9 +13,10 @@ export interface GapRule {
   /** Slack for the web's clock and the network between a request's start and its arrival. */
   slackMs: number;
   /**
-   * How long the crawl keeps an unreachable (5xx) robots.txt before asking again: its
-   * --retry-delay (docs/robots.md). A readable one (2xx, 4xx) keeps 24 hours, longer
-   * than any run here: asked again at all, it was asked before it expired.
+   * How long the crawl keeps an unreachable (5xx) robots.txt before its first retry: its
+   * --retry-delay, at least a minute; then as long as it has been unreachable plus that,
+   * so the waits double, up to 24 hours (docs/robots.md). A readable one (2xx, 4xx) keeps
+   * 24 hours, longer than any run here: asked again at all, it was asked before it expired.
    */
   robotsRetryMs: number;
 }
@@ -63,6 +64,7 @@ export interface TallyReport {
 }
 
 const EXAMPLES = 5;
+const ROBOTS_TTL_MS = 24 * 60 * 60_000;
 
 export class Tally {
   private answers: Uint8Array;
@@ -70,6 +72,7 @@ export class Tally {
   private lastWasRobots: Uint8Array;
   private robots: Uint16Array;
   private robotsAt: Float64Array;
+  private robotsFirstAt: Float64Array;
   private robotsEarly: Uint16Array;
   requests = 0;
   /** 200s for pages: the crawl's progress, read often. */
@@ -91,6 +94,7 @@ export class Tally {
     this.lastWasRobots = new Uint8Array(web.o.hosts);
     this.robots = new Uint16Array(web.o.hosts);
     this.robotsAt = new Float64Array(web.o.hosts);
+    this.robotsFirstAt = new Float64Array(web.o.hosts);
     this.robotsEarly = new Uint16Array(web.o.hosts);
   }
 
@@ -125,12 +129,17 @@ export class Tally {
 
   private robotsAsked(host: number, at: number): void {
     const before = this.robots[host] as number;
+    const last = this.robotsAt[host] as number;
     if (before > 0) {
       const expiry =
-        this.web.robots[host] === Robots.ServerError ? this.rule.robotsRetryMs : Number.POSITIVE_INFINITY;
-      if (at - (this.robotsAt[host] as number) < expiry - this.rule.slackMs) {
+        this.web.robots[host] === Robots.ServerError
+          ? Math.min(ROBOTS_TTL_MS, last - (this.robotsFirstAt[host] as number) + this.rule.robotsRetryMs)
+          : Number.POSITIVE_INFINITY;
+      if (at - last < expiry - this.rule.slackMs) {
         this.robotsEarly[host] = Math.min(65_535, (this.robotsEarly[host] as number) + 1);
       }
+    } else {
+      this.robotsFirstAt[host] = at;
     }
     this.robots[host] = Math.min(65_535, before + 1);
     this.robotsAt[host] = at;

@@ -1,7 +1,7 @@
 import { CrawlOptionError } from '../errors.js';
 import type { PostgresFrontier } from '../frontier/postgres/postgres-frontier.js';
 import type { FrontierSettings } from '../frontier/types.js';
-import { DEFAULTS, type Settings } from '../options/options.js';
+import { DEFAULTS, robotsRetryMsOf, type Settings } from '../options/options.js';
 import { settingsForBunnies } from '../server/bunny-settings.js';
 
 /** The store's settings from the crawl options: politeness, retirement, the budgets. */
@@ -17,8 +17,9 @@ export function frontierSettingsOf(o: Settings): FrontierSettings {
     key: o.politenessKey,
     maxPagesPerHost: o.maxPagesPerHost,
     leaseMs: o.leaseMs,
-    // A robots.txt that could not be read is tried again after the retry delay, as the page was.
-    robots: { ttlMs: DEFAULTS.robotsTtlMs, unavailableRetryMs: o.retryDelayMs },
+    // A robots.txt that could not be read is tried again after the retry delay (at least a
+    // minute), doubling while it stays unreachable (docs/robots.md).
+    robots: { ttlMs: DEFAULTS.robotsTtlMs, unavailableRetryMs: robotsRetryMsOf(o) },
     maxPages: o.maxPages,
     ...(o.hosts === undefined ? {} : { hosts: o.hosts }),
     ...(o.recrawlAfterMs === undefined ? {} : { recrawlAfterMs: o.recrawlAfterMs }),

@@ -11,7 +11,7 @@ import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
-import { DEFAULTS } from '../options/options.js';
+import { DEFAULTS, robotsRetryMsOf } from '../options/options.js';
 import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
@@ -174,7 +174,7 @@ export class Crawler {
             },
             userAgent: o.userAgent,
             ttlMs: DEFAULTS.robotsTtlMs,
-            unavailableRetryMs: o.retryDelayMs,
+            unavailableRetryMs: robotsRetryMsOf(o),
           });
       // A server's crawler always has the step: the server runs site hooks on the sites it
       // claims (its own modules, and loadmod's), and modules it loads later reach this

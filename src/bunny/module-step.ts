@@ -1,4 +1,5 @@
 import type { RobotsCache } from '../fetch/robots/robots-cache.js';
+import { RecentUrls } from '../frontier/recent-urls.js';
 import type { SiteFacts } from '../frontier/types.js';
 import type { ModulePage, ModuleSite } from '../modules/api.js';
 import { lazyPage } from '../modules/lazy-page.js';
@@ -42,14 +43,21 @@ export interface PreparedPages {
   batch: PageBatch;
 }
 
+/** Origins kept per generation (two are kept): a crawl's busy hosts stay met. */
+const ORIGINS_PER_GENERATION = 16_384;
+
 /**
  * The "modules" step, between parse and write: page hooks on every fetched page, site
  * hooks on each site the crawl loop claimed as new. It returns what the hooks found and
  * changes nothing itself.
  */
 export class ModuleStep {
-  /** Origins this crawler has met; only their first page can make a site new. */
-  private readonly met = new Set<string>();
+  /**
+   * Origins this crawler met lately; only their first page can make a site new. The
+   * store's claimSite is what decides, so forgetting one costs a question to it, not a
+   * site hook run twice: two generations keep the memory flat over 10^5 sites and more.
+   */
+  private readonly met = new RecentUrls(ORIGINS_PER_GENERATION);
 
   constructor(private readonly parts: ModuleStepParts) {}
 
@@ -85,8 +93,7 @@ export class ModuleStep {
     const out: ModuleSite[] = [];
     prepared.visits.forEach((v, i) => {
       const origin = originOf(v.lease.url);
-      if (this.met.has(origin)) return;
-      this.met.add(origin);
+      if (!this.met.add(origin)) return;
       out.push(this.siteOf(origin, v, prepared.batch.pages[i] as WirePage));
     });
     return out;

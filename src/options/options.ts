@@ -26,7 +26,18 @@ type DefaultedKey = {
 const FIXED = {
   maxHostBackoffMs: 10 * 60_000,
   robotsTtlMs: 24 * 60 * 60_000,
+  /**
+   * The least wait before an unreachable robots.txt is asked again (then doubling, up to
+   * robotsTtlMs): a failing robots.txt closes its whole site, and every URL of the site
+   * would otherwise ask again each --retry-delay.
+   */
+  robotsRetryMs: 60_000,
 };
+
+/** How long a crawl keeps an unreachable robots.txt before its first retry: --retry-delay, at least a minute. */
+export function robotsRetryMsOf(o: { retryDelayMs: number }): number {
+  return Math.max(o.retryDelayMs, FIXED.robotsRetryMs);
+}
 
 /** What an option is when not given (docs/options.md and --help say the same): the table's defaults. */
 export const OPTION_DEFAULTS = Object.fromEntries(

@@ -66,6 +66,35 @@ describe('a robots.txt that never answers', () => {
   });
 });
 
+describe('a robots.txt answering 500', () => {
+  it('is asked once while its pages wait and are tried again: disallowed (RFC 9309), then recorded', async () => {
+    const good = await goodSite(2);
+    const pages = ['/', '/a', '/b', '/c', '/d'];
+    const bad = await harness.site(BAD, {
+      '/robots.txt': (_req, res) => res.writeHead(500).end('down'),
+      ...Object.fromEntries(pages.map((p) => [p, page('never to be fetched')])),
+    });
+
+    // Each URL is tried again 20 ms, then 40 ms after its last try: a robots.txt kept only
+    // as long as that would be asked again at every retry of every URL.
+    const summary = await harness.run([...pages.map((p) => `${bad.origin}${p}`), good.urls[0] as string], {
+      retries: 2,
+      retryDelayMs: 20,
+    });
+
+    expect(summary.stoppedBy).toBe('finished');
+    expect(bad.log.map((r) => r.path)).toEqual(['/robots.txt']);
+    for (const p of pages) {
+      expect(harness.recordOf(`${bad.origin}${p}`)).toMatchObject({
+        status: null,
+        error: 'robots-unavailable',
+        fetchedAt: null,
+      });
+    }
+    for (const url of good.urls) expect(harness.recordOf(url)).toMatchObject({ status: 200 });
+  });
+});
+
 describe('a 50 MB robots.txt', () => {
   /** 50 MB: the rules first, then comment lines, then a rule 1 MB in that a reader of 500 KiB never sees. */
   function hugeRobots(res: ServerResponse, sent: Array<() => number>, announceLength: boolean) {

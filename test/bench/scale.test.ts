@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSetup, type SetupResult } from '../../bench/scale/run-setup.js';
-import { crawlFlagsFor, GAP_SLACK_MS, RETRY_DELAY_MS } from '../../bench/scale/scale-run.js';
+import { crawlFlagsFor, GAP_SLACK_MS, ROBOTS_RETRY_MS } from '../../bench/scale/scale-run.js';
 import type { SetupName } from '../../bench/scale/setups.js';
 import { findings } from '../../bench/scale/table.js';
 import { type ScaleWebProcess, startScaleWeb } from '../../bench/scale/web-process.js';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cobweb-scale-test-'));
   web = await startScaleWeb(repoDir, {
     web: { hosts: 500, pages: 10_000, seed: 1, crawlDelaySeconds: 0.02, slowMs: 1000 },
-    gaps: { delayMs: DELAY_MS, maxDelayMs: 30_000, slackMs: GAP_SLACK_MS, robotsRetryMs: RETRY_DELAY_MS },
+    gaps: { delayMs: DELAY_MS, maxDelayMs: 30_000, slackMs: GAP_SLACK_MS, robotsRetryMs: ROBOTS_RETRY_MS },
   });
 }, 120_000);
 
@@ -76,7 +76,8 @@ function expectPoliteAndComplete(r: SetupResult): void {
   expect(r.web.shortGaps).toBe(0);
   // A crawl asks each host for robots.txt once per expiry, whatever the number of
   // processes: a readable one (2xx, 4xx) keeps 24 hours, so once in the run; an
-  // unreachable one (5xx) is asked again after the crawl's --retry-delay, not sooner.
+  // unreachable one (5xx) is asked again after a minute at the soonest, then after waits
+  // that double (docs/robots.md), not sooner.
   expect(r.web.robotsEarlyExamples).toEqual([]);
   expect(r.web.robotsEarly).toBe(0);
 }

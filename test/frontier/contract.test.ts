@@ -707,6 +707,40 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect(await f.robots('http://b.test', b)).toEqual({ kind: 'read' });
     });
 
+    it('asks an unreachable robots.txt again after doubling delays, up to the TTL, whoever reads it', async () => {
+      const times = { ttlMs: 16 * 60_000, unavailableRetryMs: 60_000 };
+      const f = await store({ robots: times });
+      const a = await f.registerCrawler('a');
+      const b = await f.registerCrawler('b');
+      const held: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        const reader = i % 2 === 0 ? a : b;
+        expect(await f.robots('http://a.test', reader)).toEqual({ kind: 'read' });
+        const kept = await f.recordRobots('http://a.test', DOWN, reader);
+        expect(kept?.entry).toEqual(DOWN);
+        const validForMs = kept?.validForMs ?? 0;
+        held.push(validForMs);
+        // Until then, every crawler gets the failure as it is, no read.
+        clock += validForMs - 1;
+        expect(await f.robots('http://a.test', a)).toMatchObject({ kind: 'known', robots: { entry: DOWN } });
+        clock += 1;
+      }
+      expect(held).toEqual([1, 2, 4, 8, 16, 16, 16].map((m) => m * 60_000));
+      // A file read again ends the back-off; a failure after it keeps its rules, the
+      // back-off starting over from when they expired.
+      expect(await f.robots('http://a.test', a)).toEqual({ kind: 'read' });
+      expect(await f.recordRobots('http://a.test', FILE, a)).toEqual({
+        entry: FILE,
+        validForMs: times.ttlMs,
+      });
+      clock += times.ttlMs;
+      expect(await f.robots('http://a.test', b)).toEqual({ kind: 'read' });
+      expect(await f.recordRobots('http://a.test', DOWN, b)).toEqual({ entry: FILE, validForMs: 60_000 });
+      clock += 60_000;
+      expect(await f.robots('http://a.test', a)).toEqual({ kind: 'read' });
+      expect(await f.recordRobots('http://a.test', DOWN, a)).toEqual({ entry: FILE, validForMs: 120_000 });
+    });
+
     it('a read given back, held past a lease time, or held by a crawler gone, goes to another crawler', async () => {
       const f = await store({ leaseMs: 60_000 });
       const a = await f.registerCrawler('a');

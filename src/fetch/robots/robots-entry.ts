@@ -36,7 +36,11 @@ export interface StoredRobots {
  */
 export type RobotsAnswer = { kind: 'known'; robots: StoredRobots } | { kind: 'read' } | { kind: 'busy' };
 
-/** How long entries hold: a file read, 24 h by default; an unreachable one, until it is tried again. */
+/**
+ * How long entries hold: a file read, 24 h by default; an unreachable one, until it is
+ * tried again: `unavailableRetryMs` after the first failure, then doubling while the file
+ * stays unreachable, up to `ttlMs` (keptAfterRead).
+ */
 export interface RobotsTimes {
   ttlMs: number;
   unavailableRetryMs: number;
@@ -45,7 +49,11 @@ export interface RobotsTimes {
 export const DEFAULT_ROBOTS_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_UNAVAILABLE_RETRY_MS = 60 * 60 * 1000;
 
-/** An entry (or the rules parsed from one) held since `fetchedAt`, good until `expiresAt` (epoch ms of whoever holds it). */
+/**
+ * An entry (or the rules parsed from one) held since `fetchedAt`, good until `expiresAt`
+ * (epoch ms of whoever holds it). An unreachable entry's `fetchedAt` is when the file was
+ * first found unreachable in the failures in a row it stands for.
+ */
 export interface HeldRobots<T extends { state: RobotsState } = RobotsEntry> {
   entry: T;
   fetchedAt: number;
@@ -56,6 +64,14 @@ export interface HeldRobots<T extends { state: RobotsState } = RobotsEntry> {
  * What a crawl keeps after a read: a file read (or a 4xx) for the TTL; an unreachable
  * one until it is tried again, with yesterday's rules kept meanwhile if there were some
  * (RFC 9309 2.4: better the rules of yesterday than closing a site over one failed refresh).
+ *
+ * A file that stays unreachable is asked again after as long as it has been unreachable,
+ * plus the first delay: the delays double (1, 2, 4, 8... times `unavailableRetryMs`) up
+ * to the TTL. Every URL of the host would otherwise ask again each `unavailableRetryMs`
+ * for as long as the server fails (RFC 9309 2.3.1.4 leaves the schedule to the crawler;
+ * 2.4 caps a cached answer at 24 hours). How long is read from the times kept, so the
+ * back-off needs no count of its own in any store: an unreachable entry keeps the time
+ * of the first failure; kept rules have been unreachable since they expired.
  */
 export function keptAfterRead<T extends { state: RobotsState }>(
   previous: HeldRobots<T> | undefined,
@@ -64,14 +80,20 @@ export function keptAfterRead<T extends { state: RobotsState }>(
   times: RobotsTimes,
 ): HeldRobots<T> {
   if (read.state !== 'unavailable') return { entry: read, fetchedAt: now, expiresAt: now + times.ttlMs };
+  const since =
+    previous === undefined
+      ? now
+      : previous.entry.state === 'unavailable'
+        ? previous.fetchedAt
+        : previous.fetchedAt + times.ttlMs;
+  const delay = Math.min(
+    times.ttlMs,
+    Math.max(times.unavailableRetryMs, now - since + times.unavailableRetryMs),
+  );
   if (previous !== undefined && previous.entry.state !== 'unavailable') {
-    return {
-      entry: previous.entry,
-      fetchedAt: previous.fetchedAt,
-      expiresAt: now + times.unavailableRetryMs,
-    };
+    return { entry: previous.entry, fetchedAt: previous.fetchedAt, expiresAt: now + delay };
   }
-  return { entry: read, fetchedAt: now, expiresAt: now + times.unavailableRetryMs };
+  return { entry: read, fetchedAt: Math.min(since, now), expiresAt: now + delay };
 }
 
 /** The entry to keep of a load. */

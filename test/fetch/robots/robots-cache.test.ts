@@ -162,6 +162,29 @@ describe('RobotsCache', () => {
     expect(cache.summaryOf(server.origin)).toMatchObject({ status: 200, state: 'parsed' });
   });
 
+  it('asks an unreachable robots.txt again after waits that double, up to the TTL', async () => {
+    const server = await start('127.0.0.2', (_req, res) => text(res, 503, 'down'));
+    const clock = testClock();
+    const retry = 60 * 1000;
+    const cache = cacheWith({ now: clock.now, ttlMs: 8 * retry, unavailableRetryMs: retry });
+    const url = `${server.origin}/page`;
+    const waits: number[] = [];
+    let since = clock.now();
+    expect(await cache.check(url)).toMatchObject({ reason: 'robots-unavailable', fetched: true });
+    while (waits.length < 6) {
+      // Every check meanwhile is answered from the cache; the first one after the wait asks.
+      clock.advance(1000);
+      const verdict = await cache.check(url);
+      expect(verdict).toMatchObject({ allowed: false, reason: 'robots-unavailable' });
+      if (verdict.fetched) {
+        waits.push((clock.now() - since) / retry);
+        since = clock.now();
+      }
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 8, 8]);
+    expect(server.log).toHaveLength(7);
+  });
+
   it('treats 429 like a server error', async () => {
     const server = await start('127.0.0.2', (_req, res) => text(res, 429, 'slow down'));
     const verdict = await cacheWith().check(`${server.origin}/page`);
