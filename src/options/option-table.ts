@@ -411,6 +411,15 @@ export const OPTIONS = {
       text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); `--timeout` caps the whole page",
     },
   }),
+  renderRequests: option(whole(0), {
+    default: 100,
+    flag: '--render-requests <n>',
+    help: 'most requests a rendered page makes of its own (scripts, stylesheets, XHR); the rest are refused',
+    docs: {
+      section: 'render',
+      text: "most requests a rendered page makes of its own (scripts, stylesheets, XHR), all hosts together; the rest are refused, and the page's `subrequests` says how many of each. Each goes out in its host's turn: one at a time per host, `--delay` / Crawl-delay after the last one ended",
+    },
+  }),
   requisites: option(onOff, {
     flag: '--requisites',
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",
