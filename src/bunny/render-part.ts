@@ -24,6 +24,8 @@ export interface RenderOptions {
   delayFactor?: number | undefined;
   maxDelayMs: number;
   hosts?: HostRules | undefined;
+  /** --header: a Cookie among them goes into the browser too. */
+  headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Pages a browser renders before a new one takes over (Crawlee's BrowserPool retires one after 100 too). */
@@ -78,6 +80,13 @@ export function gatedFetcher(
   };
 }
 
+/** The Cookie header the fetcher sends `url`'s host from --header and the host's section, as it merges them. */
+function configuredCookie(o: RenderOptions, url: string): string | null {
+  const headers = { ...o.headers, ...ruleFor(o.hosts, URL.parse(url)?.host ?? '')?.headers };
+  const name = Object.keys(headers).find((n) => n.toLowerCase() === 'cookie');
+  return name === undefined ? null : (headers[name] ?? null);
+}
+
 /** --render's part of a visit, or null; its renderer starts Chromium at the first page it renders. */
 export function renderPartOf(
   o: RenderOptions,
@@ -103,7 +112,11 @@ export function renderPartOf(
       return refused === null || refused === 'extension';
     },
     subresources: { gate, perPage: o.renderRequests ?? DEFAULT_RENDER_REQUESTS },
-    cookies,
+    cookies: {
+      cookiesOfHost: (url) => cookies.cookiesOfHost(url),
+      merge: (held) => cookies.merge(held),
+      configured: (url) => configuredCookie(o, url),
+    },
   });
   return { mode: o.render, renderer };
 }

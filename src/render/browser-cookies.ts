@@ -3,8 +3,13 @@ import type { Cookie } from 'tough-cookie';
 import type { CrawlCookies } from '../fetch/cookie-jar.js';
 import { toughCookie } from '../fetch/tough-cookie.js';
 
-/** The parts of the crawl's cookie jar a browser context shares. */
-export type SharedJar = Pick<CrawlCookies, 'cookiesOfHost' | 'merge'>;
+/**
+ * The parts of the crawl's cookie jar a browser context shares, and `configured(url)`:
+ * the Cookie header --header (or the host's config section) sends to `url`'s host.
+ */
+export type SharedJar = Pick<CrawlCookies, 'cookiesOfHost' | 'merge'> & {
+  configured?: ((url: string) => string | null) | undefined;
+};
 
 /**
  * The crawl's cookies and a browser context's kept as one session: a host's context is
@@ -16,6 +21,8 @@ export type SharedJar = Pick<CrawlCookies, 'cookiesOfHost' | 'merge'>;
  */
 export class PageCookies {
   private readonly given = new Set<string>();
+  /** The configured cookies given (host, name, value): they stay out of the jar, as the fetcher keeps them. */
+  private readonly fromConfig = new Set<string>();
 
   constructor(
     private readonly jar: SharedJar,
@@ -27,7 +34,12 @@ export class PageCookies {
     const parsed = URL.parse(url);
     if (parsed === null || this.given.has(parsed.hostname)) return;
     this.given.add(parsed.hostname);
-    const cookies = this.jar.cookiesOfHost(url).map((c) => forBrowser(c, parsed.protocol));
+    const cookies = this.jar.cookiesOfHost(url).map(forBrowser);
+    // A configured Cookie header is sent before the jar's cookies, so it goes in after them.
+    for (const { name, value } of cookiePairs(this.jar.configured?.(url) ?? null)) {
+      cookies.push({ name, value, domain: parsed.hostname, path: '/' });
+      this.fromConfig.add(configKey(parsed.hostname, name, value));
+    }
     if (cookies.length > 0) await this.context.addCookies(cookies);
   }
 
@@ -36,30 +48,29 @@ export class PageCookies {
    * path's, which a list of URLs would not give.
    */
   async toJar(): Promise<void> {
-    const held = await this.context.cookies();
+    const held = (await this.context.cookies()).filter(
+      (c) => !this.fromConfig.has(configKey(c.domain, c.name, c.value)),
+    );
     if (held.length > 0) this.jar.merge(held.map(fromBrowser));
   }
 }
 
 type NewCookie = Parameters<BrowserContext['addCookies']>[0][number];
 
-/** A jar cookie as Chromium takes it: a host-only one by its URL, a domain one by `.domain`. */
-export function forBrowser(c: Cookie, protocol: string): NewCookie {
-  const domain = c.domain ?? '';
-  const path = c.path ?? '/';
+/** A jar cookie as Chromium takes it: a domain without a leading dot is a host-only cookie there. */
+export function forBrowser(c: Cookie): NewCookie {
   const expiry = c.expiryTime();
   const sameSite = sameSiteOf(c);
-  const common = {
+  return {
     name: c.key,
     value: c.value,
+    domain: c.hostOnly === true ? (c.domain ?? '') : `.${c.domain ?? ''}`,
+    path: c.path ?? '/',
     httpOnly: c.httpOnly,
     secure: c.secure,
     ...(expiry === undefined || !Number.isFinite(expiry) ? {} : { expires: expiry / 1000 }),
     ...(sameSite === undefined ? {} : { sameSite }),
   };
-  // A host-only cookie must stay host-only: Chromium makes one from a URL, not from a domain.
-  if (c.hostOnly === true) return { ...common, url: `${c.secure ? 'https:' : protocol}//${domain}${path}` };
-  return { ...common, domain: `.${domain}`, path };
 }
 
 /** A browser's cookie as the jar keeps it. */
@@ -76,6 +87,22 @@ export function fromBrowser(b: BrowserCookie): Cookie {
     secure: b.secure,
     sameSite: b.sameSite.toLowerCase(),
   });
+}
+
+/** A Cookie header's name=value pairs. */
+export function cookiePairs(header: string | null): { name: string; value: string }[] {
+  if (header === null) return [];
+  const out: { name: string; value: string }[] = [];
+  for (const part of header.split(';')) {
+    const at = part.indexOf('=');
+    const name = (at === -1 ? '' : part.slice(0, at)).trim();
+    if (name !== '') out.push({ name, value: part.slice(at + 1).trim() });
+  }
+  return out;
+}
+
+function configKey(host: string, name: string, value: string): string {
+  return `${host}\t${name}\t${value}`;
 }
 
 /** Chromium drops SameSite=None without Secure: such a cookie goes as the default (Lax) does. */
