@@ -65,6 +65,19 @@ describe.runIf(chromium)("a rendered page's own requests", () => {
     for (const gap of gapsOf(site.log)) expect(gap).toBeGreaterThanOrEqual(delayMs);
   });
 
+  it("keep to the host's Crawl-delay too", async () => {
+    const site = await h.site('127.0.0.1', {
+      ...GREEDY_SITE,
+      '/robots.txt': (_req: IncomingMessage, res: ServerResponse) => {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('User-agent: *\nCrawl-delay: 0.3\n');
+      },
+    });
+    await h.run([`${site.origin}/`], { ...rendering, renderRequests: 4, renderWaitMs: 5_000 });
+    expect(h.recordOf(`${site.origin}/`)?.subrequests?.made).toBe(4);
+    expect(site.log.length).toBe(4 + 2);
+    for (const gap of gapsOf(site.log)) expect(gap).toBeGreaterThanOrEqual(300);
+  });
+
   it("are sent whatever the host's robots.txt says: they are the page's, which robots.txt allowed", async () => {
     const site = await h.site('127.0.0.1', GREEDY_SITE);
     await h.run([`${site.origin}/`], { ...rendering, renderRequests: 1, renderWaitMs: 2_000 });
