@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import type { Cookie } from 'tough-cookie';
-import { CrawlOptionError } from '../errors.js';
 import { privateAddressesOf } from '../fetch/address-policy.js';
 import { CrawlCookies } from '../fetch/cookie-jar.js';
 import { DnsCache } from '../fetch/dns-cache.js';
@@ -15,15 +14,13 @@ import { DEFAULTS, robotsRetryMsOf } from '../options/options.js';
 import type { RequestSetup } from '../options/request-setup.js';
 import type { PageRecord } from '../output/pages-log.js';
 import { WarcThread } from '../output/warc-thread.js';
-import { Renderer, type RenderSettings } from '../render/renderer.js';
-import { canonicalize } from '../url/canonicalize.js';
 import { VERSION } from '../version.js';
 import { CrawlLoop } from './crawl-loop.js';
 import { allowedFetcher, CrawlSeedList } from './crawl-seed-list.js';
 import type { LinkRules } from './links.js';
 import { ModuleStep } from './module-step.js';
 import { ParsePool } from './parse-pool.js';
-import type { RenderPart } from './render-step.js';
+import { gatedFetcher, renderPartOf, subresourceGateOf } from './render-part.js';
 import { SitemapFinder } from './sitemaps.js';
 import { type Visit, type VisitParts, visit } from './visit.js';
 
@@ -49,6 +46,11 @@ export interface FetchSettings {
   renderWaitMs?: number | undefined;
   /** --render-memory: the browser's processes' memory (MB) past which a new browser takes over. */
   renderMemoryMb?: number | undefined;
+  /** --render-requests: most requests a rendered page makes of its own. */
+  renderRequests?: number | undefined;
+  /** --delay and --delay-factor: the store spaces the crawl's fetches; a rendered page's own requests are spaced here. */
+  delayMs?: number | undefined;
+  delayFactor?: number | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -161,7 +163,10 @@ export class Crawler {
           ),
       });
       closers.push(() => fetcher.close());
-      const fetching = allowedFetcher(fetcher, seeds);
+      // --render: rendered pages' own requests take turns with this process's fetches, host by host.
+      let robotsCache: RobotsCache | null = null;
+      const gate = subresourceGateOf(o, () => robotsCache);
+      const fetching = gatedFetcher(allowedFetcher(fetcher, seeds), gate);
       // robots.txt is the crawl's: the store says whose read an origin's file is, and
       // every crawler obeys what that one read (FrontierHostDecisions).
       const robots = o.ignoreRobots
@@ -176,6 +181,7 @@ export class Crawler {
             ttlMs: DEFAULTS.robotsTtlMs,
             unavailableRetryMs: robotsRetryMsOf(o),
           });
+      robotsCache = robots;
       // A server's crawler always has the step: the server runs site hooks on the sites it
       // claims (its own modules, and loadmod's), and modules it loads later reach this
       // host while the crawl runs, however many it started with (maybe none).
@@ -191,7 +197,7 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(o, rules, (line, level) =>
+      const render = renderPartOf(o, rules, gate, cookies.jar, (line, level) =>
         (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
       );
       if (render !== null) closers.push(() => render.renderer.close());
@@ -241,39 +247,6 @@ export class Crawler {
     return closeAll(this.closers.reverse());
   }
 }
-
-/** --render's part of a visit, or null; its renderer starts Chromium at the first page it renders. */
-function renderPartOf(
-  o: FetchSettings,
-  rules: LinkRules,
-  onEvent: RenderSettings['onEvent'],
-): (RenderPart & { renderer: Renderer }) | null {
-  if (o.render === undefined || o.render === 'never') return null;
-  if (o.browser === undefined) throw new CrawlOptionError('--render needs a browser: give --browser PATH.');
-  const renderer = new Renderer({
-    executablePath: o.browser,
-    concurrency: o.renderConcurrency ?? 1,
-    waitMs: o.renderWaitMs ?? 2_000,
-    timeoutMs: o.totalTimeoutMs,
-    recycleAfter: RECYCLE_AFTER_PAGES,
-    memoryCapBytes: (o.renderMemoryMb ?? 1024) * 2 ** 20,
-    maxHtmlChars: o.maxBodyBytes,
-    onEvent,
-    userAgent: o.userAgent,
-    // A rendered page reaches only what the crawl's scope would: its files are not pages,
-    // so the extension filter does not apply.
-    allowRequest: (url) => {
-      const c = canonicalize(url);
-      if (!c.ok) return false;
-      const refused = rules.filter(c.url);
-      return refused === null || refused === 'extension';
-    },
-  });
-  return { mode: o.render, renderer };
-}
-
-/** Pages a browser renders before a new one takes over (Crawlee's BrowserPool retires one after 100 too). */
-const RECYCLE_AFTER_PAGES = 100;
 
 /**
  * The crawl's cookie jar: the store's (a resumed crawl keeps its session) with

@@ -162,6 +162,7 @@ export function processFetch(
       draft.renderError = rendered.error;
       draft.detail = rendered.message;
     }
+    if (rendered?.subrequests !== undefined) draft.subrequests = rendered.subrequests;
     routed = pageLinks(lease, analysis, draft);
     links = analysis.links;
   } else if (analysis !== null) {

@@ -1,6 +1,7 @@
 import type { FetchSuccess } from '../fetch/types.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import { looksScriptBuilt } from '../render/auto-rule.js';
+import type { SubrequestCounts } from '../render/page-requests.js';
 import type { Renderer } from '../render/renderer.js';
 
 /** --render: which pages, and who renders them. */
@@ -10,7 +11,10 @@ export interface RenderPart {
 }
 
 /** What rendering made of a page, for its pages.jsonl line. */
-export type RenderNote = { rendered: true } | { rendered: false; error: string; message: string };
+export type RenderNote = ({ rendered: true } | { rendered: false; error: string; message: string }) & {
+  /** The page's own requests: sent, and not sent (page-requests.ts). */
+  subrequests?: SubrequestCounts;
+};
 
 /** What a page is parsed from: its rendered DOM, or (not rendered) its fetched bytes. */
 export interface RenderedPage {
@@ -23,30 +27,44 @@ export interface RenderedPage {
 const UTF8_HTML = 'text/html; charset=utf-8';
 
 /**
- * fetch -> render -> parse: a 2xx HTML page is rendered when --render says so (`auto`:
- * when its fetched HTML looks built by script, so the plain fetch is the first step of
- * a rendered page, not a waste). The page's links, title and facts then come from the
- * rendered DOM; a page whose rendering fails is parsed as fetched, its line says why.
+ * Whether a 2xx HTML page is rendered: when --render says so (`auto`: when its fetched
+ * HTML looks built by script, so the plain fetch is the first step of a rendered page,
+ * not a waste).
  */
-export async function renderIfWanted(
-  part: RenderPart | null,
+export function wantsRender(part: RenderPart | null, outcome: FetchSuccess): part is RenderPart {
+  if (part === null) return false;
+  // The signs are ASCII markup: latin1 reads them from any charset's bytes, cheaply.
+  return part.mode === 'always' || looksScriptBuilt(Buffer.from(outcome.body).toString('latin1'));
+}
+
+/**
+ * fetch -> render -> parse, for a page wantsRender chose. The page's links, title and
+ * facts then come from the rendered DOM; a page whose rendering fails is parsed as
+ * fetched, its line says why.
+ */
+export async function renderPage(
+  part: RenderPart,
   outcome: FetchSuccess,
   packed: PackedExchange,
 ): Promise<RenderedPage> {
   const asFetched: RenderedPage = { packed, contentType: outcome.contentType, note: null };
-  if (part === null) return asFetched;
-  // The signs are ASCII markup: latin1 reads them from any charset's bytes, cheaply.
-  if (part.mode === 'auto' && !looksScriptBuilt(Buffer.from(outcome.body).toString('latin1')))
-    return asFetched;
   const result = await part.renderer.render({
     url: outcome.url,
     status: outcome.status,
     headers: outcome.headers,
     body: outcome.body,
   });
+  const counts = result.subrequests === undefined ? {} : { subrequests: result.subrequests };
   if (!result.ok)
-    return { ...asFetched, note: { rendered: false, error: result.error, message: result.message } };
-  return { packed: packedText(packed, result.html), contentType: UTF8_HTML, note: { rendered: true } };
+    return {
+      ...asFetched,
+      note: { rendered: false, error: result.error, message: result.message, ...counts },
+    };
+  return {
+    packed: packedText(packed, result.html),
+    contentType: UTF8_HTML,
+    note: { rendered: true, ...counts },
+  };
 }
 
 /** The rendered DOM as a packed exchange of its own (only its body is read), named like the fetch's. */

@@ -15,7 +15,7 @@ import {
   processUnreachable,
 } from './page-processor.js';
 import type { ParsePool } from './parse-pool.js';
-import { type RenderPart, renderIfWanted } from './render-step.js';
+import { type RenderPart, renderPage, wantsRender } from './render-step.js';
 import { type GateSettings, robotsGate } from './robots-gate.js';
 import type { SitemapFinder } from './sitemaps.js';
 
@@ -91,14 +91,16 @@ export async function visit(
   if (!outcome.ok && outcome.error === 'late') return tooLate(lease);
   const packed = outcome.ok ? packExchange(outcome) : null;
   const judged = judge(lease, outcome, crawlDelayMs, parts.options.retry);
-  exchangeOver?.(judged.report, packed?.buffer.byteLength ?? 0);
   const wanted = parseWanted(lease, outcome, judged);
-  // The host was released above: rendering serves the browser this response, and asks
-  // the host for nothing more than the page's own scripts and data.
-  const shown =
-    wanted === 'page' && packed !== null && outcome.ok
-      ? await renderIfWanted(parts.render ?? null, outcome, packed)
-      : null;
+  const render = parts.render ?? null;
+  const renders = wanted === 'page' && packed !== null && outcome.ok && wantsRender(render, outcome);
+  // A page to render keeps its host until the browser is done with it: the page's own
+  // requests to its host are part of its turn, so the host's next fetch (from any
+  // crawler) waits the gap after them. Any other page lets the host go now.
+  if (!renders) exchangeOver?.(judged.report, packed?.buffer.byteLength ?? 0);
+  // Rendering serves the browser this response: the host is asked for nothing more
+  // than the page's own scripts and data.
+  const shown = renders ? await renderPage(render, outcome, packed) : null;
   const analysis =
     wanted === null || packed === null || !outcome.ok
       ? null

@@ -39,6 +39,7 @@ const FETCH_OPTIONS = [
   'renderConcurrency',
   'renderWaitMs',
   'renderMemoryMb',
+  'renderRequests',
   ...LOG_OPTIONS,
 ] as const;
 

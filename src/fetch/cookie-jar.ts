@@ -102,6 +102,44 @@ export class CrawlCookies {
     this.changed(changed);
   }
 
+  /**
+   * Every cookie the jar holds for `url`'s host, on any path, secure or not: what a
+   * browser context for the host is given, to send by its own rules.
+   */
+  cookiesOfHost(url: string): Cookie[] {
+    if (this.held === null) return [];
+    const host = URL.parse(url)?.hostname ?? '';
+    const index = this.index;
+    const now = Date.now();
+    const out: Cookie[] = [];
+    for (let at = 0; at !== -1; at = host.indexOf('.', at + 1)) {
+      const domain = at === 0 ? host : host.slice(at + 1);
+      for (const byName of Object.values(index[domain] ?? {})) {
+        for (const cookie of Object.values(byName)) {
+          if (cookie.hostOnly === true && domain !== host) continue;
+          if (cookie.TTL(now) <= 0) continue;
+          out.push(cookie);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Cookies a browser holds now: those the jar has not, or has otherwise (another value
+   * or expiry), go in and count as changes. Their domains were checked by the browser.
+   */
+  merge(cookies: readonly Cookie[]): void {
+    const index = this.index;
+    const fresh: Cookie[] = [];
+    for (const cookie of cookies) {
+      const held = index[cookie.domain ?? '']?.[cookie.path ?? '/']?.[cookie.key];
+      if (held !== undefined && held.value === cookie.value && sameSecond(held, cookie)) continue;
+      fresh.push(cookie);
+    }
+    this.add(fresh);
+  }
+
   /** Domains whose cookies were just set: counted again, last in the order of use, and the jar held to its size. */
   private changed(domains: ReadonlySet<string>): void {
     for (const domain of domains) {
@@ -189,6 +227,15 @@ export class CrawlCookies {
     }
     return n;
   }
+}
+
+/** Same expiry, to the second (a browser keeps seconds); a session cookie's is none. */
+function sameSecond(a: Cookie, b: Cookie): boolean {
+  const seconds = (c: Cookie) => {
+    const at = c.expiryTime();
+    return at === undefined || !Number.isFinite(at) ? null : Math.round(at / 1000);
+  };
+  return seconds(a) === seconds(b);
 }
 
 function cookieKey(c: Record<string, unknown>): string {

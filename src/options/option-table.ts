@@ -420,6 +420,15 @@ export const OPTIONS = {
       text: "the memory (MB, the PSS of the browser's processes from /proc) past which the browser gets no new page and a new one takes over; read after a page, at most once a second, and said at the info level. One page's JavaScript heap is held to it (at least 1024 MB): a page that eats more crashes its own renderer (`render-crash`)",
     },
   }),
+  renderRequests: option(whole(0), {
+    default: 100,
+    flag: '--render-requests <n>',
+    help: 'most requests a rendered page makes of its own (scripts, stylesheets, XHR); the rest are refused',
+    docs: {
+      section: 'render',
+      text: "most requests a rendered page makes of its own (scripts, stylesheets, XHR), all hosts together; the rest are refused, and the page's `subrequests` says how many of each. Each goes out in its host's turn: one at a time per host, `--delay` / Crawl-delay after the last one ended",
+    },
+  }),
   requisites: option(onOff, {
     flag: '--requisites',
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",

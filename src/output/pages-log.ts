@@ -30,6 +30,8 @@ export type ObservedFields = {
   rendered?: true;
   /** --render: the page could not be rendered ('render-timeout', 'render-crash', 'render'), and was read as fetched. */
   renderError?: string;
+  /** --render: the requests the page made of its own (scripts, stylesheets, XHR): sent, and refused (not sent). */
+  subrequests?: { made: number; refused: number };
   /** The crawler (its id from the store) that wrote the line. */
   crawler?: number;
   /** Tries it took, when more than one (earlier tries failed transiently and are not recorded). */
@@ -71,6 +73,7 @@ const OBSERVED: Record<keyof ObservedFields, true> = {
   requisite: true,
   rendered: true,
   renderError: true,
+  subrequests: true,
   crawler: true,
   attempts: true,
   error: true,

@@ -1,8 +1,11 @@
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
+import { PageCookies, type SharedJar } from './browser-cookies.js';
 import { browserPid, processTreeBytes } from './browser-memory.js';
 import { domElements, guardContext, guardPage } from './page-guards.js';
+import { PageRequests, type SubrequestCounts } from './page-requests.js';
+import type { SubresourceGate } from './subresource-gate.js';
 
 /** How a crawl renders pages. */
 export interface RenderSettings {
@@ -31,6 +34,10 @@ export interface RenderSettings {
    * the crawl's scope, so a rendered page reaches no host the crawl would not.
    */
   allowRequest: (url: string) => boolean;
+  /** The page's own requests: their hosts' turns and the page's cap (page-requests.ts); none: sent as the page asks. */
+  subresources?: { gate: SubresourceGate; perPage: number } | undefined;
+  /** The crawl's cookie jar, one session with each host's context (browser-cookies.ts). */
+  cookies?: SharedJar | undefined;
 }
 
 /** The page as the crawl fetched it: the browser is served this instead of asking the host again. */
@@ -42,10 +49,11 @@ export interface FetchedDocument {
   body: Uint8Array;
 }
 
-export type RenderResult =
+export type RenderResult = (
   | { ok: true; html: string }
   /** `error`: a short reason ('render-timeout', 'render-crash', 'render-too-large', 'render'); `message`: what happened. */
-  | { ok: false; error: string; message: string };
+  | { ok: false; error: string; message: string }
+) & { subrequests?: SubrequestCounts };
 
 /** What a page never gets from the browser: the DOM is what a rendered crawl wants of it. */
 const NOT_NEEDED = new Set(['image', 'media', 'font']);
@@ -117,20 +125,26 @@ export class Renderer {
    */
   async render(doc: FetchedDocument): Promise<RenderResult> {
     await this.slot();
+    const sub = this.s.subresources;
+    const requests =
+      sub === undefined ? null : new PageRequests(sub.gate, sub.perPage, Date.now() + this.s.timeoutMs);
+    let result: RenderResult;
     try {
       try {
-        return await this.renderOnce(doc);
+        result = await this.renderOnce(doc, requests);
       } catch (err) {
         if (!this.browserGone()) throw err;
         // The browser died under the page (not the page's fault, maybe): once more on a new one.
-        return await this.renderOnce(doc);
+        result = await this.renderOnce(doc, requests);
       }
     } catch (err) {
-      return failure(err);
+      result = failure(err);
     } finally {
+      requests?.end();
       this.active--;
       this.waiting.shift()?.();
     }
+    return requests === null ? result : { ...result, subrequests: { ...requests.counts } };
   }
 
   async close(): Promise<void> {
@@ -150,7 +164,7 @@ export class Renderer {
     return this.current === null || !this.current.browser.isConnected();
   }
 
-  private async renderOnce(doc: FetchedDocument): Promise<RenderResult> {
+  private async renderOnce(doc: FetchedDocument, requests: PageRequests | null): Promise<RenderResult> {
     const entry = await this.browserForPage();
     const host = new URL(doc.url).host;
     entry.open++;
@@ -159,8 +173,14 @@ export class Renderer {
     try {
       held = await this.contextFor(entry, host);
       held.open++;
+      const cookies = this.s.cookies === undefined ? null : new PageCookies(this.s.cookies, held.context);
+      await cookies?.toBrowser(doc.url);
       page = await withDeadline(held.context.newPage(), this.s.timeoutMs, 'opening a page');
-      return await this.drive(page, doc);
+      try {
+        return await this.drive(page, doc, requests, cookies);
+      } finally {
+        await cookies?.toJar().catch(() => {});
+      }
     } finally {
       if (page !== null) await page.close().catch(() => {});
       if (held !== null) held.open--;
@@ -171,12 +191,21 @@ export class Renderer {
   }
 
   /** Navigation served from the fetch, load, a quiet network for at most waitMs, the DOM: within timeoutMs. */
-  private async drive(page: Page, doc: FetchedDocument): Promise<RenderResult> {
+  private async drive(
+    page: Page,
+    doc: FetchedDocument,
+    requests: PageRequests | null,
+    cookies: PageCookies | null,
+  ): Promise<RenderResult> {
     const deadline = Date.now() + this.s.timeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
     let served = false;
     guardPage(page);
-    await page.route('**/*', (route) => {
+    if (requests !== null) {
+      page.on('requestfinished', (request) => requests.over(request));
+      page.on('requestfailed', (request) => requests.over(request));
+    }
+    await page.route('**/*', async (route) => {
       const request = route.request();
       if (!served && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
         served = true;
@@ -185,9 +214,14 @@ export class Renderer {
       // The page sending its window elsewhere is a navigation the crawl did not ask for.
       if (request.isNavigationRequest() && request.frame() === page.mainFrame())
         return route.abort('aborted');
-      if (NOT_NEEDED.has(request.resourceType()) || !this.s.allowRequest(request.url()))
+      if (NOT_NEEDED.has(request.resourceType()) || !this.s.allowRequest(request.url())) {
+        requests?.refuse();
         return route.abort('blockedbyclient');
-      return route.continue();
+      }
+      await cookies?.toBrowser(request.url()).catch(() => {});
+      if (requests !== null && !(await requests.admit(request)))
+        return route.abort('blockedbyclient').catch(() => {});
+      return route.continue().catch(() => {});
     });
     // A page that never stops loading keeps what its scripts built by the deadline.
     let timedOut = false;

@@ -28,6 +28,9 @@ export interface BunnySettings {
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
+  /** --delay and --delay-factor: a rendering bunny spaces its pages' own requests by them (absent from an older server: the bunny's). */
+  delayMs?: number;
+  delayFactor?: number;
   ignoreRobots: boolean;
   sitemaps: boolean;
 }
@@ -49,6 +52,8 @@ export interface BunnySettingsSource {
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
+  delayMs?: number | undefined;
+  delayFactor?: number | undefined;
   ignoreRobots: boolean;
   sitemaps: boolean;
 }
@@ -73,6 +78,8 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
+    ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
+    ...(o.delayFactor === undefined ? {} : { delayFactor: o.delayFactor }),
     ignoreRobots: o.ignoreRobots,
     sitemaps: o.sitemaps,
   };
@@ -116,6 +123,8 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,
+      ...(whole(s.delayMs) ? { delayMs: s.delayMs } : {}),
+      ...(whole(s.delayFactor) ? { delayFactor: s.delayFactor } : {}),
       ignoreRobots: s.ignoreRobots === true,
       sitemaps: s.sitemaps === true,
     };

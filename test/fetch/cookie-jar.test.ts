@@ -106,3 +106,39 @@ describe('CrawlCookies.changes()', () => {
     expect(jar.header('http://old.example.com/')).toBeNull();
   });
 });
+
+describe('CrawlCookies shared with a browser', () => {
+  it("gives a host's cookies on every path, its parent domain's, and no other host's", () => {
+    const jar = new CrawlCookies();
+    jar.take('http://a.example.com/', ['sid=1; Path=/', 'deep=2; Path=/api', 'wide=3; Domain=example.com']);
+    jar.take('http://b.example.com/', ['other=4']);
+    const names = (url: string) =>
+      jar
+        .cookiesOfHost(url)
+        .map((c) => c.key)
+        .sort();
+    expect(names('http://a.example.com/page')).toEqual(['deep', 'sid', 'wide']);
+    expect(names('http://c.example.com/')).toEqual(['wide']);
+  });
+
+  it('takes back only what the browser changed or added: a cookie it holds as the jar does is no change', () => {
+    const jar = new CrawlCookies();
+    jar.take('http://a.example.com/', ['sid=1; Path=/']);
+    jar.changes();
+    const { Cookie } = toughCookie();
+    const same = new Cookie({ key: 'sid', value: '1', domain: 'a.example.com', hostOnly: true, path: '/' });
+    jar.merge([same]);
+    expect(jar.changes()).toEqual([]);
+    const changed = new Cookie({
+      key: 'sid',
+      value: '2',
+      domain: 'a.example.com',
+      hostOnly: true,
+      path: '/',
+    });
+    const added = new Cookie({ key: 'js', value: 'x', domain: 'a.example.com', hostOnly: true, path: '/' });
+    jar.merge([changed, added]);
+    expect(values(jar.changes())).toEqual({ 'a.example.com;/;sid': '2', 'a.example.com;/;js': 'x' });
+    expect(jar.header('http://a.example.com/')).toBe('sid=2; js=x');
+  });
+});

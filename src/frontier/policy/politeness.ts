@@ -116,7 +116,11 @@ export function afterLease(
  * Heritrix's rule: a host that answers slowly is asked less often.
  * gap = min(maxDelay, max(delay, delayFactor x fetch time, Crawl-delay)).
  */
-export function gapAfterFetch(settings: PolitenessSettings, fetchMs: number, crawlDelayMs = 0): number {
+export function gapAfterFetch(
+  settings: Pick<PolitenessSettings, 'delayMs' | 'delayFactor' | 'maxDelayMs'>,
+  fetchMs: number,
+  crawlDelayMs = 0,
+): number {
   // Whole milliseconds: every time a store keeps or sends is one.
   return Math.ceil(
     Math.min(settings.maxDelayMs, Math.max(settings.delayMs, settings.delayFactor * fetchMs, crawlDelayMs)),
