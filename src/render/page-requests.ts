@@ -61,10 +61,18 @@ export class PageRequests {
     this.gate.done(held.url, held.startedAt);
   }
 
+  /**
+   * The requests under way are over, reported or not: a browser that died under the page
+   * never says so, and the page's next try must not wait behind turns no one will give back.
+   */
+  abandon(): void {
+    for (const held of this.open.values()) this.gate.done(held.url, held.startedAt);
+    this.open.clear();
+  }
+
   /** The page is done: what it still waited for is refused, what it had under way is over. */
   end(): void {
     this.giveup.end();
-    for (const held of this.open.values()) this.gate.done(held.url, held.startedAt);
-    this.open.clear();
+    this.abandon();
   }
 }

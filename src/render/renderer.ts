@@ -135,6 +135,7 @@ export class Renderer {
       } catch (err) {
         if (!this.browserGone()) throw err;
         // The browser died under the page (not the page's fault, maybe): once more on a new one.
+        requests?.abandon();
         result = await this.renderOnce(doc, requests);
       }
     } catch (err) {
