@@ -47,6 +47,8 @@ export interface FetchSettings {
   browser?: string | undefined;
   renderConcurrency?: number | undefined;
   renderWaitMs?: number | undefined;
+  /** --screenshot: each rendered page's picture in the WARC. */
+  screenshot?: boolean | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -187,7 +189,7 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(o, rules);
+      const render = renderPartOf(o, rules, frontier.keepsOutputs === true);
       if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {
         render,
@@ -237,7 +239,11 @@ export class Crawler {
 }
 
 /** --render's part of a visit, or null; its renderer starts Chromium at the first page it renders. */
-function renderPartOf(o: FetchSettings, rules: LinkRules): (RenderPart & { renderer: Renderer }) | null {
+function renderPartOf(
+  o: FetchSettings,
+  rules: LinkRules,
+  serverWrites: boolean,
+): (RenderPart & { renderer: Renderer }) | null {
   if (o.render === undefined || o.render === 'never') return null;
   if (o.browser === undefined) throw new CrawlOptionError('--render needs a browser: give --browser PATH.');
   const renderer = new Renderer({
@@ -247,6 +253,10 @@ function renderPartOf(o: FetchSettings, rules: LinkRules): (RenderPart & { rende
     timeoutMs: o.totalTimeoutMs,
     recycleAfter: RECYCLE_AFTER_PAGES,
     userAgent: o.userAgent,
+    // --requisites: what the page loads is taken from the browser, not fetched again. Not
+    // for a server's bunny: its server writes the lines, and has no capture to write.
+    capture: o.requisites === true && !serverWrites,
+    screenshot: o.screenshot === true,
     // A rendered page reaches only what the crawl's scope would: its files are not pages,
     // so the extension filter does not apply.
     allowRequest: (url) => {

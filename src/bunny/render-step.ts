@@ -1,7 +1,9 @@
 import type { FetchSuccess } from '../fetch/types.js';
-import type { PackedExchange } from '../output/packed-exchange.js';
+import { type PackedExchange, packResource } from '../output/packed-exchange.js';
 import { looksScriptBuilt } from '../render/auto-rule.js';
+import type { CapturedResponse } from '../render/capture.js';
 import type { Renderer } from '../render/renderer.js';
+import { screenshotUri } from '../render/screenshot.js';
 
 /** --render: which pages, and who renders them. */
 export interface RenderPart {
@@ -18,6 +20,10 @@ export interface RenderedPage {
   packed: PackedExchange;
   contentType: string | null;
   note: RenderNote | null;
+  /** --requisites: what the browser loaded for the page (capture.ts). */
+  captured: readonly CapturedResponse[];
+  /** --screenshot: the page's picture, as a WARC resource record of its own. */
+  screenshot: PackedExchange | null;
 }
 
 const UTF8_HTML = 'text/html; charset=utf-8';
@@ -33,7 +39,13 @@ export async function renderIfWanted(
   outcome: FetchSuccess,
   packed: PackedExchange,
 ): Promise<RenderedPage> {
-  const asFetched: RenderedPage = { packed, contentType: outcome.contentType, note: null };
+  const asFetched: RenderedPage = {
+    packed,
+    contentType: outcome.contentType,
+    note: null,
+    captured: [],
+    screenshot: null,
+  };
   if (part === null) return asFetched;
   // The signs are ASCII markup: latin1 reads them from any charset's bytes, cheaply.
   if (part.mode === 'auto' && !looksScriptBuilt(Buffer.from(outcome.body).toString('latin1')))
@@ -46,7 +58,16 @@ export async function renderIfWanted(
   });
   if (!result.ok)
     return { ...asFetched, note: { rendered: false, error: result.error, message: result.message } };
-  return { packed: packedText(packed, result.html), contentType: UTF8_HTML, note: { rendered: true } };
+  return {
+    packed: packedText(packed, result.html),
+    contentType: UTF8_HTML,
+    note: { rendered: true },
+    captured: result.captured ?? [],
+    screenshot:
+      result.screenshot === undefined
+        ? null
+        : packResource(screenshotUri(outcome.url), new Date(), 'image/png', result.screenshot),
+  };
 }
 
 /** The rendered DOM as a packed exchange of its own (only its body is read), named like the fetch's. */

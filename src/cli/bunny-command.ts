@@ -36,6 +36,7 @@ const FETCH_OPTIONS = [
   'browser',
   'renderConcurrency',
   'renderWaitMs',
+  'screenshot',
   ...LOG_OPTIONS,
 ] as const;
 

@@ -411,6 +411,14 @@ export const OPTIONS = {
       text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); `--timeout` caps the whole page",
     },
   }),
+  screenshot: option(onOff, {
+    flag: '--screenshot',
+    help: 'with --render: keep a PNG of each rendered page in the WARC (a resource record, urn:screenshot:URL)',
+    docs: {
+      section: 'render',
+      text: "a PNG of each rendered page (its first 1280x1000 pixels) in the WARC, as a `resource` record whose `WARC-Target-URI` is `urn:screenshot:` and the page's URL (Browsertrix's form). Only with `--render`: without it the command stops before anything is touched (exit code 2)",
+    },
+  }),
   requisites: option(onOff, {
     flag: '--requisites',
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
+import { type CapturedResponse, PageCapture } from './capture.js';
+import { screenshotOf } from './screenshot.js';
 
 /** How a crawl renders pages. */
 export interface RenderSettings {
@@ -20,6 +22,13 @@ export interface RenderSettings {
    * the crawl's scope, so a rendered page reaches no host the crawl would not.
    */
   allowRequest: (url: string) => boolean;
+  /**
+   * --requisites with --render: what the page loads within the scope is captured from the
+   * browser (capture.ts), images, media and fonts included, rather than fetched again.
+   */
+  capture?: boolean;
+  /** --screenshot: a PNG of the rendered page comes with its DOM. */
+  screenshot?: boolean;
 }
 
 /** The page as the crawl fetched it: the browser is served this instead of asking the host again. */
@@ -32,7 +41,7 @@ export interface FetchedDocument {
 }
 
 export type RenderResult =
-  | { ok: true; html: string }
+  | { ok: true; html: string; captured?: CapturedResponse[]; screenshot?: Uint8Array }
   /** `error`: a short reason ('render-timeout', 'render-crash', 'render'); `message`: what happened. */
   | { ok: false; error: string; message: string };
 
@@ -145,6 +154,7 @@ export class Renderer {
     const deadline = Date.now() + this.s.timeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
     let served = false;
+    const capture = this.s.capture === true ? await PageCapture.start(page, this.s.allowRequest) : null;
     // A dialog would stop the page's scripts until answered; a pop-up is a page of its own.
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
     page.on('popup', (popup) => void popup.close().catch(() => {}));
@@ -157,8 +167,9 @@ export class Renderer {
       // The page sending its window elsewhere is a navigation the crawl did not ask for.
       if (request.isNavigationRequest() && request.frame() === page.mainFrame())
         return route.abort('aborted');
-      if (NOT_NEEDED.has(request.resourceType()) || !this.s.allowRequest(request.url()))
-        return route.abort('blockedbyclient');
+      // Kept out unless captured: a crawl that only reads the DOM has no use for them.
+      const unneeded = capture === null && NOT_NEEDED.has(request.resourceType());
+      if (unneeded || !this.s.allowRequest(request.url())) return route.abort('blockedbyclient');
       return route.continue();
     });
     // A page that never stops loading keeps what its scripts built by the deadline.
@@ -175,7 +186,14 @@ export class Renderer {
         .catch(() => {});
     }
     const html = await withDeadline(page.content(), Math.max(left(), 1000), 'reading the DOM');
-    return { ok: true, html };
+    const shot = this.s.screenshot === true ? await screenshotOf(page, left()) : null;
+    const captured = capture === null ? null : await capture.finish(left());
+    return {
+      ok: true,
+      html,
+      ...(captured === null ? {} : { captured }),
+      ...(shot === null ? {} : { screenshot: shot }),
+    };
   }
 
   /** The browser the next page goes to: a new one once the current has served its pages, or died. */
