@@ -255,7 +255,7 @@ function renderPartOf(
     userAgent: o.userAgent,
     // --requisites: what the page loads is taken from the browser, not fetched again. Not
     // for a server's bunny: its server writes the lines, and has no capture to write.
-    capture: o.requisites === true && !serverWrites,
+    capture: o.requisites === true && !serverWrites ? { maxBodyBytes: o.maxBodyBytes } : null,
     screenshot: o.screenshot === true,
     // A rendered page reaches only what the crawl's scope would: its files are not pages,
     // so the extension filter does not apply.

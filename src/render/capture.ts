@@ -21,10 +21,18 @@ export interface CapturedResponse {
   body: Uint8Array;
 }
 
+/** What Chromium may hold of one page's bodies until they are read. */
+const TOTAL_BUFFER_BYTES = 64 * 1024 * 1024;
+
+/** A transfer's heads, counted in encodedDataLength along with its body. */
+const HEADS_ALLOWANCE = 64 * 1024;
+
 interface Pending {
   url: string;
   startedAt: Date;
   requestHeaders: Record<string, string>;
+  /** Body bytes the browser received, decoded (Network.dataReceived): what a whole body holds. */
+  received: number;
   response?: {
     status: number;
     statusText: string;
@@ -45,6 +53,11 @@ interface RequestWillBeSent {
 interface RequestExtraInfo {
   requestId: string;
   headers: Record<string, string>;
+}
+interface LoadingFinished {
+  requestId: string;
+  /** Bytes on the wire, heads included. */
+  encodedDataLength: number;
 }
 interface ResponseReceived {
   requestId: string;
@@ -74,20 +87,30 @@ export class PageCapture {
   private constructor(
     private readonly session: CDPSession,
     private readonly keep: (url: string) => boolean,
+    private readonly maxBodyBytes: number,
   ) {}
 
   /** Starts listening on `page`: before its navigation, so nothing it loads is missed. */
-  static async start(page: Page, keep: (url: string) => boolean): Promise<PageCapture> {
+  static async start(
+    page: Page,
+    keep: (url: string) => boolean,
+    limits: { maxBodyBytes: number },
+  ): Promise<PageCapture> {
     const session = await page.context().newCDPSession(page);
-    const capture = new PageCapture(session, keep);
+    const capture = new PageCapture(session, keep, limits.maxBodyBytes);
     session.on('Network.requestWillBeSent', (e) => capture.requested(e as RequestWillBeSent));
     session.on('Network.requestWillBeSentExtraInfo', (e) => capture.requestExtra(e as RequestExtraInfo));
     session.on('Network.responseReceived', (e) => capture.responded(e as ResponseReceived));
-    session.on('Network.loadingFinished', (e) => capture.finished((e as { requestId: string }).requestId));
+    session.on('Network.dataReceived', (e) =>
+      capture.received(e as { requestId: string; dataLength: number }),
+    );
+    session.on('Network.loadingFinished', (e) => capture.finished(e as LoadingFinished));
     session.on('Network.loadingFailed', (e) =>
       capture.pending.delete((e as { requestId: string }).requestId),
     );
-    await session.send('Network.enable', { maxTotalBufferSize: 64 * 1024 * 1024 });
+    await session.send('Network.enable', {
+      maxTotalBufferSize: Math.max(TOTAL_BUFFER_BYTES, limits.maxBodyBytes),
+    });
     return capture;
   }
 
@@ -115,6 +138,7 @@ export class PageCapture {
       url,
       startedAt: new Date(e.wallTime * 1000),
       requestHeaders: { ...e.request.headers },
+      received: 0,
     });
   }
 
@@ -128,7 +152,8 @@ export class PageCapture {
     const p = this.pending.get(e.requestId);
     if (p === undefined) return;
     const r = e.response;
-    if (r.status >= 300 && r.status < 400) return void this.pending.delete(e.requestId);
+    // A redirect is followed under the same id; a part of a file (media asks by Range) is not the file.
+    if ((r.status >= 300 && r.status < 400) || r.status === 206) return void this.pending.delete(e.requestId);
     p.response = {
       status: r.status,
       statusText: r.statusText,
@@ -138,21 +163,36 @@ export class PageCapture {
     };
   }
 
-  private finished(requestId: string): void {
+  private received(e: { requestId: string; dataLength: number }): void {
+    const p = this.pending.get(e.requestId);
+    if (p !== undefined) p.received += e.dataLength;
+  }
+
+  /**
+   * A body past --max-body is not kept (not even read when its transfer was already
+   * bigger): the crawl fetches the file itself if its parse found it, and records it as
+   * too large, as it does any.
+   */
+  private finished({ requestId, encodedDataLength }: LoadingFinished): void {
     const p = this.pending.get(requestId);
     this.pending.delete(requestId);
-    if (p?.response === undefined) return;
+    if (p?.response === undefined || encodedDataLength > this.maxBodyBytes + HEADS_ALLOWANCE) return;
     const response = p.response;
     this.reading.push(
       this.session
         .send('Network.getResponseBody', { requestId })
         .then(({ body, base64Encoded }) => {
+          const bytes = Buffer.from(body, base64Encoded ? 'base64' : 'utf8');
+          // Chromium keeps no body of an image it could not decode, and answers with an
+          // empty one: a body shorter than what arrived is not archived, and the crawl
+          // fetches the file itself if its parse found it.
+          if (bytes.length > this.maxBodyBytes || bytes.length !== p.received) return;
           this.done.push({
             url: p.url,
             startedAt: p.startedAt,
             requestHeaders: p.requestHeaders,
             ...response,
-            body: Buffer.from(body, base64Encoded ? 'base64' : 'utf8'),
+            body: bytes,
           });
         })
         // Evicted from the browser's buffer, or the page went: not captured, fetched by the crawl if named.

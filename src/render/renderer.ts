@@ -24,9 +24,10 @@ export interface RenderSettings {
   allowRequest: (url: string) => boolean;
   /**
    * --requisites with --render: what the page loads within the scope is captured from the
-   * browser (capture.ts), images, media and fonts included, rather than fetched again.
+   * browser (capture.ts), images, media and fonts included, rather than fetched again;
+   * bodies past `maxBodyBytes` (--max-body) are not kept, and left to the crawl.
    */
-  capture?: boolean;
+  capture?: { maxBodyBytes: number } | null;
   /** --screenshot: a PNG of the rendered page comes with its DOM. */
   screenshot?: boolean;
 }
@@ -154,7 +155,9 @@ export class Renderer {
     const deadline = Date.now() + this.s.timeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
     let served = false;
-    const capture = this.s.capture === true ? await PageCapture.start(page, this.s.allowRequest) : null;
+    const capture = this.s.capture
+      ? await PageCapture.start(page, this.s.allowRequest, this.s.capture)
+      : null;
     // A dialog would stop the page's scripts until answered; a pop-up is a page of its own.
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => {}));
     page.on('popup', (popup) => void popup.close().catch(() => {}));

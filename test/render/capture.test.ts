@@ -4,6 +4,7 @@ import { CrawlOptionError } from '../../src/errors.js';
 import { CHROMIUM, haveChromium } from '../helpers/browser.js';
 import { CAPTURE_PATHS, CAPTURE_SITE, NOT_LOADED_BY_BROWSER } from '../helpers/capture-site.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
+import type { Handler } from '../helpers/http.js';
 import { readWarcDir } from '../helpers/warc.js';
 
 // --render with --requisites: what the browser loaded for a page is taken from the
@@ -18,6 +19,16 @@ function requestCounts(log: readonly { path: string }[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const { path } of log) if (path !== '/robots.txt') counts.set(path, (counts.get(path) ?? 0) + 1);
   return counts;
+}
+
+// A 1x1 PNG, what a browser decodes (and keeps the body of).
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+function png(body: Buffer): Handler {
+  return (_req, res) => void res.writeHead(200, { 'content-type': 'image/png' }).end(body);
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -65,6 +76,35 @@ describe.runIf(chromium)('--render with --requisites', () => {
     }
     const lines = h.pages().filter((p) => p.url === `${site.origin}/css/site.css`);
     expect(lines.length).toBe(1);
+  });
+
+  it('leaves a body past --max-body to the crawl, which records it as too large', async () => {
+    const site = await h.site('127.0.0.1', {
+      '/': '<!doctype html><title>big</title><img src="/img/big.png"><img src="/img/small.png">',
+      '/img/big.png': png(Buffer.concat([PNG, Buffer.alloc(4000)])),
+      '/img/small.png': png(PNG),
+    });
+    await h.run([`${site.origin}/`], { ...RENDER, requisites: true, maxBodyBytes: 1000 });
+    expect(h.recordOf(`${site.origin}/img/small.png`)?.captured).toBe(true);
+    const big = h.recordOf(`${site.origin}/img/big.png`);
+    expect(big?.captured).toBe(undefined);
+    expect(big?.error).toBe('too-large');
+  });
+
+  it('fetches what the browser kept no whole body of (an image it could not decode)', async () => {
+    const site = await h.site('127.0.0.1', {
+      '/': '<!doctype html><title>broken</title><img src="/img/broken.png">',
+      '/img/broken.png': png(Buffer.alloc(300)),
+    });
+    await h.run([`${site.origin}/`], { ...RENDER, requisites: true });
+    const line = h.recordOf(`${site.origin}/img/broken.png`);
+    expect(line?.captured).toBe(undefined);
+    expect(line?.bytes).toBe(300);
+    const responses = (await readWarcDir(join(h.dir, 'warc'))).filter(
+      (r) => r.type === 'response' && r.uri === `${site.origin}/img/broken.png`,
+    );
+    expect(responses.length).toBe(1);
+    expect(responses[0]?.block.length).toBeGreaterThan(300);
   });
 
   it('without --requisites, loads no image and archives nothing but the page', async () => {
