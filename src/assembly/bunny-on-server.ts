@@ -63,7 +63,11 @@ export async function runBunnyOnServer(b: ServerBunny): Promise<BunnySummary> {
     const crawl = bunnySettingsFrom(welcome.settings);
     if (crawl === null) throw new ServerUnreachableError('the server sent settings this bunny cannot read');
     // The crawl renders (the server's --render): this machine's Chromium, found before the folder is touched.
-    const browser = browserFor({ render: crawl.render, browser: b.own.browser });
+    const browser = browserFor({
+      render: crawl.render,
+      browser: b.own.browser,
+      screenshot: b.own.screenshot,
+    });
     // Modules record nothing here: what they emit goes to the server with the pages.
     const modules = await startModules(b.own, null, b.say);
     closers.add(() => modules.close());

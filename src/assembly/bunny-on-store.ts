@@ -66,7 +66,11 @@ export async function runBunnyOnStore(b: StoreBunny): Promise<BunnySummary> {
     }
     if (frontier.joined)
       b.say(`joining the crawl "${frontier.crawlName}" with the settings it was started with`);
-    const browser = browserFor({ render: crawl.render, browser: b.own.browser });
+    const browser = browserFor({
+      render: crawl.render,
+      browser: b.own.browser,
+      screenshot: b.own.screenshot,
+    });
     const modules = await startModules(b.own, b.layout.moduleData, b.say);
     closers.add(() => modules.close());
     closers.add(await lockDataDir(b.layout));

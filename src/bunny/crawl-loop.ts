@@ -13,6 +13,7 @@ import type { ModuleSite } from '../modules/api.js';
 import type { PackedExchange } from '../output/packed-exchange.js';
 import type { PageRecord } from '../output/pages-log.js';
 import type { WarcThread } from '../output/warc-thread.js';
+import { CAPTURED, type CapturedRequisite, capturedLine } from './captured.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import type { ModuleResults, ModuleStep, PreparedPages } from './module-step.js';
 import { givenBack, processCrash } from './page-processor.js';
@@ -88,6 +89,11 @@ export class CrawlLoop {
   errors = 0;
   readonly outcomes: Record<string, number> = {};
   private pending: Visit[] = [];
+  /**
+   * What the batch being completed captured in the browser, by URL: written when the store
+   * hands a capture back as new to the crawl (record()), dropped after the batch.
+   */
+  private readonly captures = new Map<string, CapturedRequisite>();
   /** Each settling visit's bytes, counted when its fetch ended (they move on from there). */
   private readonly bytesOf = new Map<Visit, number>();
   private releases: Release[] = [];
@@ -279,10 +285,30 @@ export class CrawlLoop {
     await this.record(added.records);
   }
 
-  /** Writes lines the store handed back (refused URLs and the like), then tells it they are written. */
+  /**
+   * Writes lines the store handed back (refused URLs and the like), then tells it they
+   * are written. A requisite captured in the browser that the store found new to the
+   * crawl is written here, its WARC records first: the store marked it seen with the
+   * page's completion, so no crawler fetches it. One whose capture this process no longer
+   * holds (a killed run's, handed back at the start) is written as refused.
+   */
   async record(records: readonly PendingRecord[]): Promise<void> {
     if (records.length === 0) return;
-    this.parts.write(records.map((r) => refusedRecord(r, this.settings.crawler)));
+    const { crawler } = this.settings;
+    const lines: PageRecord[] = [];
+    const exchanges: PackedExchange[] = [];
+    for (const r of records) {
+      const c = r.reason === CAPTURED ? this.captures.get(r.url) : undefined;
+      if (c === undefined) lines.push(refusedRecord(r, crawler));
+      else {
+        // Its bytes move to the WARC thread: written once, whatever else names it.
+        this.captures.delete(r.url);
+        exchanges.push(c.packed);
+        lines.push(capturedLine(r, c, crawler));
+      }
+    }
+    await this.parts.warc.write(exchanges);
+    this.parts.write(lines);
     await this.parts.frontier.acknowledge(records.map((r) => r.id));
   }
 
@@ -315,6 +341,7 @@ export class CrawlLoop {
     // What the page holds now: its exchange, and any robots.txt exchanges of its visit.
     let bytes = 0;
     for (const x of done.warc) bytes += x.buffer.byteLength;
+    for (const c of done.captured ?? []) bytes += c.packed.buffer.byteLength;
     this.heldBytes += bytes - held;
     this.bytesOf.set(done, bytes);
     this.pending.push(done);
@@ -405,6 +432,8 @@ export class CrawlLoop {
       // A site is recorded only after its hooks ran: a crash in between runs them again, not never.
       for (const site of results?.sites ?? []) await frontier.recordSite(site);
       this.releaseFinished();
+      for (const f of batch)
+        for (const c of f.captured ?? []) if (!this.captures.has(c.url)) this.captures.set(c.url, c);
       await this.parts.beforeComplete?.();
       const done = await frontier.complete(completions, this.settings.crawler);
       // The pages' links are in the store now: it may have URLs to give at once.
@@ -416,6 +445,8 @@ export class CrawlLoop {
     } catch (err) {
       this.fatal = err;
     }
+    // What the store did not hand back was seen before: another page's capture, or a fetch, holds it.
+    this.captures.clear();
     this.settling -= batch.length;
     for (const f of batch) {
       this.heldBytes -= this.bytesOf.get(f) ?? 0;

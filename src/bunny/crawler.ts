@@ -51,6 +51,8 @@ export interface FetchSettings {
   /** --delay and --delay-factor: the store spaces the crawl's fetches; a rendered page's own requests are spaced here. */
   delayMs?: number | undefined;
   delayFactor?: number | undefined;
+  /** --screenshot: each rendered page's picture in the WARC. */
+  screenshot?: boolean | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -197,8 +199,13 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(o, rules, gate, cookies.jar, (line, level) =>
-        (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
+      const render = renderPartOf(
+        o,
+        rules,
+        gate,
+        cookies.jar,
+        frontier.keepsOutputs === true,
+        (line, level) => (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
       );
       if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {

@@ -19,7 +19,11 @@ export interface RenderOptions {
   renderRequests?: number | undefined;
   /** --render-memory: the browser's processes' memory (MB) past which a new browser takes over. */
   renderMemoryMb?: number | undefined;
-  /** --max-body: a rendered DOM longer than this is not kept. */
+  /** --requisites: what a rendered page loads is captured from the browser. */
+  requisites?: boolean | undefined;
+  /** --screenshot: each rendered page's picture in the WARC. */
+  screenshot?: boolean | undefined;
+  /** --max-body: a rendered DOM, or a captured body, longer than this is not kept. */
   maxBodyBytes: number;
   totalTimeoutMs: number;
   userAgent: string;
@@ -97,6 +101,7 @@ export function renderPartOf(
   rules: LinkRules,
   gate: SubresourceGate | null,
   cookies: CrawlCookies,
+  serverWrites: boolean,
   onEvent: RenderSettings['onEvent'],
 ): (RenderPart & { renderer: Renderer }) | null {
   if (o.render === undefined || o.render === 'never' || gate === null) return null;
@@ -111,6 +116,10 @@ export function renderPartOf(
     maxHtmlChars: o.maxBodyBytes,
     onEvent,
     userAgent: o.userAgent,
+    // --requisites: what the page loads is taken from the browser, not fetched again. Not
+    // for a server's bunny: its server writes the lines, and has no capture to write.
+    capture: o.requisites === true && !serverWrites ? { maxBodyBytes: o.maxBodyBytes } : null,
+    screenshot: o.screenshot === true,
     // A rendered page reaches only what the crawl's scope would: its files are not pages,
     // so the extension filter does not apply. robots.txt is not asked (docs/architecture.md).
     allowRequest: (url) => {

@@ -1,8 +1,10 @@
 import type { FetchSuccess } from '../fetch/types.js';
-import type { PackedExchange } from '../output/packed-exchange.js';
+import { type PackedExchange, packResource } from '../output/packed-exchange.js';
 import { looksScriptBuilt } from '../render/auto-rule.js';
+import type { CapturedResponse } from '../render/capture.js';
 import type { SubrequestCounts } from '../render/page-requests.js';
 import type { Renderer } from '../render/renderer.js';
+import { screenshotUri } from '../render/screenshot.js';
 
 /** --render: which pages, and who renders them. */
 export interface RenderPart {
@@ -22,6 +24,10 @@ export interface RenderedPage {
   packed: PackedExchange;
   contentType: string | null;
   note: RenderNote | null;
+  /** --requisites: what the browser loaded for the page (capture.ts). */
+  captured: readonly CapturedResponse[];
+  /** --screenshot: the page's picture, as a WARC resource record of its own. */
+  screenshot: PackedExchange | null;
 }
 
 const UTF8_HTML = 'text/html; charset=utf-8';
@@ -47,7 +53,13 @@ export async function renderPage(
   outcome: FetchSuccess,
   packed: PackedExchange,
 ): Promise<RenderedPage> {
-  const asFetched: RenderedPage = { packed, contentType: outcome.contentType, note: null };
+  const asFetched: RenderedPage = {
+    packed,
+    contentType: outcome.contentType,
+    note: null,
+    captured: [],
+    screenshot: null,
+  };
   const result = await part.renderer.render({
     url: outcome.url,
     status: outcome.status,
@@ -64,6 +76,11 @@ export async function renderPage(
     packed: packedText(packed, result.html),
     contentType: UTF8_HTML,
     note: { rendered: true, ...counts },
+    captured: result.captured ?? [],
+    screenshot:
+      result.screenshot === undefined
+        ? null
+        : packResource(screenshotUri(outcome.url), new Date(), 'image/png', result.screenshot),
   };
 }
 

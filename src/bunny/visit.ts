@@ -4,6 +4,7 @@ import type { FetchOutcome } from '../fetch/types.js';
 import type { FetchReport, Lease } from '../frontier/types.js';
 import { type PackedExchange, packExchange } from '../output/packed-exchange.js';
 import { originOf } from '../url/host.js';
+import { type CapturedRequisite, withCaptured } from './captured.js';
 import {
   judge,
   type ProcessedPage,
@@ -25,6 +26,11 @@ export interface Visit {
   page: ProcessedPage;
   /** Exchanges to archive: robots.txt requests made for this lease, and the page's final try. */
   warc: PackedExchange[];
+  /**
+   * --render with --requisites: what the page loaded in the browser, handed to the store
+   * as 'captured'; the loop writes those the store says are new (captured.ts).
+   */
+  captured?: CapturedRequisite[];
 }
 
 export interface VisitParts {
@@ -117,7 +123,7 @@ export async function visit(
   // Without robots.txt, a site is first met here: its sitemaps join this page's links.
   const sitemaps =
     parts.robots === null ? (parts.sitemaps?.linksFor(originOf(lease.url), undefined) ?? null) : null;
-  const page = processFetch(
+  const processed = processFetch(
     lease,
     outcome,
     judged,
@@ -127,13 +133,15 @@ export async function visit(
     shown?.packed ?? packed,
     shown?.note ?? null,
   );
+  const { page, captured } = withCaptured(lease, processed, shown?.captured ?? [], parts.options.rules);
   const warc = page.record === null || packed === null ? [] : [packed];
+  if (page.record !== null && shown?.screenshot) warc.push(shown.screenshot);
   const previous = lease.previous;
   if (page.record?.notModified === true && previous !== undefined) {
     const refersTo = new Date(previous.capturedAt ?? previous.fetchedAt);
     for (const x of warc) x.notModified = { refersToDate: refersTo };
   }
-  return { lease, page, warc };
+  return captured.length === 0 ? { lease, page, warc } : { lease, page, warc, captured };
 }
 
 function late(startBy: number | null): boolean {

@@ -40,6 +40,7 @@ const FETCH_OPTIONS = [
   'renderWaitMs',
   'renderMemoryMb',
   'renderRequests',
+  'screenshot',
   ...LOG_OPTIONS,
 ] as const;
 

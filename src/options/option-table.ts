@@ -429,12 +429,20 @@ export const OPTIONS = {
       text: "most requests a rendered page makes of its own (scripts, stylesheets, XHR), all hosts together; the rest are refused, and the page's `subrequests` says how many of each. Each goes out in its host's turn: one at a time per host, `--delay` / Crawl-delay after the last one ended",
     },
   }),
+  screenshot: option(onOff, {
+    flag: '--screenshot',
+    help: 'with --render: keep a PNG of each rendered page in the WARC (a resource record, urn:screenshot:URL)',
+    docs: {
+      section: 'render',
+      text: "a PNG of each rendered page (its first 1280x1000 pixels) in the WARC, as a `resource` record whose `WARC-Target-URI` is `urn:screenshot:` and the page's URL (Browsertrix's form). Only with `--render`: without it the command stops before anything is touched (exit code 2)",
+    },
+  }),
   requisites: option(onOff, {
     flag: '--requisites',
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",
     docs: {
       section: 'followed',
-      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, one hop below its page (past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`',
+      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, one hop below its page (past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`. With `--render`, what the browser loaded is taken from it instead of fetched again (`"captured": true`; see [Rendering](#rendering-pages-in-chromium))',
     },
   }),
   maxBodyBytes: option(whole(1), {

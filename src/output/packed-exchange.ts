@@ -24,6 +24,58 @@ export interface PackedExchange {
   protocol?: 'http/1.1' | 'h2';
   notModified?: { refersToDate: Date };
   truncated?: 'length';
+  /** Not an exchange: one `resource` record of this Content-Type, its block the body (a screenshot). */
+  resource?: { contentType: string };
+}
+
+/** A resource the crawl made itself (a screenshot): one record, no request, no HTTP head. */
+export function packResource(url: string, date: Date, contentType: string, body: Uint8Array): PackedExchange {
+  const bytes = new Uint8Array(body.length);
+  bytes.set(body);
+  const none = { offset: 0, length: 0 };
+  const all = { offset: 0, length: body.length };
+  return {
+    url,
+    date,
+    remoteAddress: null,
+    buffer: bytes.buffer,
+    requestHead: none,
+    responseHead: none,
+    rawBody: all,
+    body: all,
+    resource: { contentType },
+  };
+}
+
+/**
+ * An exchange the crawl did not make but saw (a browser's, --render with --requisites):
+ * its heads as written out in HTTP/1.1 form, its body as the browser decoded it.
+ */
+export function packParts(parts: {
+  url: string;
+  date: Date;
+  remoteAddress: string | null;
+  protocol: 'http/1.1' | 'h2';
+  requestHead: Uint8Array;
+  responseHead: Uint8Array;
+  body: Uint8Array;
+}): PackedExchange {
+  const bytes = new Uint8Array(parts.requestHead.length + parts.responseHead.length + parts.body.length);
+  bytes.set(parts.requestHead, 0);
+  bytes.set(parts.responseHead, parts.requestHead.length);
+  bytes.set(parts.body, parts.requestHead.length + parts.responseHead.length);
+  const body = { offset: parts.requestHead.length + parts.responseHead.length, length: parts.body.length };
+  return {
+    url: parts.url,
+    date: parts.date,
+    remoteAddress: parts.remoteAddress,
+    protocol: parts.protocol,
+    buffer: bytes.buffer,
+    requestHead: { offset: 0, length: parts.requestHead.length },
+    responseHead: { offset: parts.requestHead.length, length: parts.responseHead.length },
+    rawBody: body,
+    body,
+  };
 }
 
 export function packExchange(outcome: FetchSuccess): PackedExchange {
@@ -74,5 +126,6 @@ export function warcExchangeOf(packed: PackedExchange): WarcExchange {
     protocol: packed.protocol ?? 'http/1.1',
     ...(packed.notModified === undefined ? {} : { notModified: packed.notModified }),
     ...(packed.truncated === undefined ? {} : { truncated: packed.truncated }),
+    ...(packed.resource === undefined ? {} : { resource: packed.resource }),
   };
 }

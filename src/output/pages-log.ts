@@ -28,6 +28,8 @@ export type ObservedFields = {
   requisite?: true;
   /** --render: the page's links and title come from its DOM as Chromium built it. */
   rendered?: true;
+  /** --render with --requisites: a requisite the rendered page loaded, taken from Chromium rather than fetched again. */
+  captured?: true;
   /** --render: the page could not be rendered ('render-timeout', 'render-crash', 'render'), and was read as fetched. */
   renderError?: string;
   /** --render: the requests the page made of its own (scripts, stylesheets, XHR): sent, and refused (not sent). */
@@ -72,6 +74,7 @@ const OBSERVED: Record<keyof ObservedFields, true> = {
   via: true,
   requisite: true,
   rendered: true,
+  captured: true,
   renderError: true,
   subrequests: true,
   crawler: true,

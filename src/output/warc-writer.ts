@@ -37,6 +37,11 @@ export interface WarcExchange {
   notModified?: { refersToDate: Date };
   /** 'length': the body was cut at a size limit (a robots.txt past 500 KiB); said in WARC-Truncated. */
   truncated?: 'length';
+  /**
+   * Not an exchange: one `resource` record whose block is `rawBody`, of this Content-Type
+   * (a page's screenshot, `urn:screenshot:URL`, as Browsertrix writes it). The heads are empty.
+   */
+  resource?: { contentType: string };
 }
 
 const SERVER_NOT_MODIFIED = 'http://netpreserve.org/warc/1.1/revisit/server-not-modified';
@@ -200,6 +205,8 @@ export class WarcWriter {
   }
 
   #serializeExchange(exchange: WarcExchange): Buffer {
+    if (exchange.resource !== undefined)
+      return this.#serializeResource(exchange, exchange.resource.contentType);
     const requestId = newRecordId();
     const responseId = newRecordId();
     const shared: WarcField[] = [
@@ -251,6 +258,23 @@ export class WarcWriter {
     );
     // One buffer so that one writeSync puts the whole exchange in the file.
     return Buffer.concat([request, response], request.length + response.length);
+  }
+
+  #serializeResource(exchange: WarcExchange, contentType: string): Buffer {
+    return gzipRecord(
+      [
+        ['WARC-Type', 'resource'],
+        ['WARC-Record-ID', newRecordId()],
+        ['WARC-Date', warcDate(exchange.date)],
+        ['WARC-Target-URI', exchange.url],
+        ['WARC-Warcinfo-ID', this.#warcinfoId],
+        ['Content-Type', contentType],
+        ['WARC-Block-Digest', sha1Digest(exchange.rawBody)],
+        ['WARC-Payload-Digest', sha1Digest(exchange.rawBody)],
+      ],
+      [exchange.rawBody],
+      this.#zlib,
+    );
   }
 
   /** Closes the current file (if any) and opens a new one, starting with its warcinfo record. */

@@ -43,10 +43,20 @@ export function findBrowser(given: string | undefined, env: NodeJS.ProcessEnv = 
   );
 }
 
-/** The Chromium a crawl with these options renders with: undefined when it does not render. */
+/**
+ * The Chromium a crawl with these options renders with: undefined when it does not
+ * render. A screenshot is a picture of a rendered page: asked for without rendering, it
+ * is refused here, before anything is touched, rather than silently never taken.
+ */
 export function browserFor(o: {
   render?: string | undefined;
   browser?: string | undefined;
+  screenshot?: boolean | undefined;
 }): string | undefined {
-  return o.render === undefined || o.render === 'never' ? undefined : findBrowser(o.browser);
+  const renders = o.render !== undefined && o.render !== 'never';
+  if (o.screenshot === true && !renders)
+    throw new CrawlOptionError(
+      '--screenshot takes a picture of each rendered page, and this crawl renders none: add --render always (or auto), or leave --screenshot out.',
+    );
+  return renders ? findBrowser(o.browser) : undefined;
 }

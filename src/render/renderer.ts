@@ -3,8 +3,10 @@ import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { CrawlOptionError } from '../errors.js';
 import { PageCookies, type SharedJar } from './browser-cookies.js';
 import { browserPid, processTreeBytes } from './browser-memory.js';
+import { type CapturedResponse, PageCapture } from './capture.js';
 import { domElements, guardContext, guardPage } from './page-guards.js';
 import { PageRequests, type SubrequestCounts } from './page-requests.js';
+import { screenshotOf } from './screenshot.js';
 import type { SubresourceGate } from './subresource-gate.js';
 
 /** How a crawl renders pages. */
@@ -38,6 +40,14 @@ export interface RenderSettings {
   subresources?: { gate: SubresourceGate; perPage: number } | undefined;
   /** The crawl's cookie jar, one session with each host's context (browser-cookies.ts). */
   cookies?: SharedJar | undefined;
+  /**
+   * --requisites with --render: what the page loads within the scope is captured from the
+   * browser (capture.ts), images, media and fonts included, rather than fetched again;
+   * bodies past `maxBodyBytes` (--max-body) are not kept, and left to the crawl.
+   */
+  capture?: { maxBodyBytes: number } | null;
+  /** --screenshot: a PNG of the rendered page comes with its DOM. */
+  screenshot?: boolean;
 }
 
 /** The page as the crawl fetched it: the browser is served this instead of asking the host again. */
@@ -50,7 +60,7 @@ export interface FetchedDocument {
 }
 
 export type RenderResult = (
-  | { ok: true; html: string }
+  | { ok: true; html: string; captured?: CapturedResponse[]; screenshot?: Uint8Array }
   /** `error`: a short reason ('render-timeout', 'render-crash', 'render-too-large', 'render'); `message`: what happened. */
   | { ok: false; error: string; message: string }
 ) & { subrequests?: SubrequestCounts };
@@ -201,6 +211,9 @@ export class Renderer {
     const deadline = Date.now() + this.s.timeoutMs;
     const left = () => Math.max(1, deadline - Date.now());
     let served = false;
+    const capture = this.s.capture
+      ? await PageCapture.start(page, this.s.allowRequest, this.s.capture)
+      : null;
     guardPage(page);
     if (requests !== null) {
       page.on('requestfinished', (request) => requests.over(request));
@@ -215,7 +228,9 @@ export class Renderer {
       // The page sending its window elsewhere is a navigation the crawl did not ask for.
       if (request.isNavigationRequest() && request.frame() === page.mainFrame())
         return route.abort('aborted');
-      if (NOT_NEEDED.has(request.resourceType()) || !this.s.allowRequest(request.url())) {
+      // Kept out unless captured: a crawl that only reads the DOM has no use for them.
+      const unneeded = capture === null && NOT_NEEDED.has(request.resourceType());
+      if (unneeded || !this.s.allowRequest(request.url())) {
         requests?.refuse();
         return route.abort('blockedbyclient');
       }
@@ -248,7 +263,14 @@ export class Renderer {
       const message = `the rendered DOM is ${html.length} characters, more than --max-body (${this.s.maxHtmlChars})`;
       return { ok: false, error: 'render-too-large', message };
     }
-    return { ok: true, html };
+    const shot = this.s.screenshot === true ? await screenshotOf(page, left()) : null;
+    const captured = capture === null ? null : await capture.finish(left());
+    return {
+      ok: true,
+      html,
+      ...(captured === null ? {} : { captured }),
+      ...(shot === null ? {} : { screenshot: shot }),
+    };
   }
 
   /** The browser the next page goes to: a new one once the current has served its pages, or died. */

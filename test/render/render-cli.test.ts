@@ -24,6 +24,14 @@ describe('cobweb crawl --render with no browser', () => {
     expect(existsSync(data)).toBe(false);
   });
 
+  it('exits 2 on --screenshot without --render, saying to add it, with nothing written', async () => {
+    const data = join(dir, 'shots');
+    const run = cobweb(['crawl', 'http://127.0.0.1:9/', '--screenshot', '--data', data]);
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toMatch(/--screenshot takes a picture of each rendered page.*add --render always/);
+    expect(existsSync(data)).toBe(false);
+  });
+
   it('exits 2 on a --render value it does not know', async () => {
     const run = cobweb(['crawl', 'http://127.0.0.1:9/', '--render', 'sometimes', '--data', join(dir, 'd')]);
     expect(await run.exit()).toBe(2);
