@@ -31,6 +31,8 @@ export interface RenderOptions {
   delayMs?: number | undefined;
   delayFactor?: number | undefined;
   maxDelayMs: number;
+  /** --per-host: requests to one host at once. */
+  perHost?: number | undefined;
   hosts?: HostRules | undefined;
   /** --header: a Cookie among them goes into the browser too. */
   headers?: Readonly<Record<string, string>> | undefined;
@@ -66,7 +68,7 @@ export function subresourceGateOf(
     const delayMs = ruleFor(o.hosts, host)?.delayMs ?? settings.delayMs;
     const crawlDelayMs = robots()?.cached(url)?.crawlDelayMs ?? 0;
     return gapAfterFetch({ ...settings, delayMs }, lastMs, crawlDelayMs);
-  });
+  }, o.perHost ?? 1);
 }
 
 /** The fetcher, its requests holding their hosts' turns in the gate (none: as it was). */

@@ -408,7 +408,7 @@ export const OPTIONS = {
     help: "after a rendered page's load event, how long to wait at most for its network to go quiet",
     docs: {
       section: 'render',
-      text: "after a rendered page's load event, how long to wait at most for its network to go quiet (500 ms without a request); 0: the load event is enough; `--timeout` caps the whole page",
+      text: "after a rendered page's load event, how long to wait at most for its network to go quiet (250 ms without a request under way); 0: the load event is enough; `--timeout` caps the whole page",
     },
   }),
   renderMemoryMb: option(whole(1), {
@@ -426,7 +426,7 @@ export const OPTIONS = {
     help: 'most requests a rendered page makes of its own (scripts, stylesheets, XHR); the rest are refused',
     docs: {
       section: 'render',
-      text: "most requests a rendered page makes of its own (scripts, stylesheets, XHR), all hosts together; the rest are refused, and the page's `subrequests` says how many of each. Each goes out in its host's turn: one at a time per host, `--delay` / Crawl-delay after the last one ended",
+      text: "most requests a rendered page makes of its own (scripts, stylesheets, XHR), all hosts together; the rest are refused, and the page's `subrequests` says how many of each. Each goes out in its host's turn: `--per-host` at a time per host (one by default), `--delay` / Crawl-delay after the last one ended",
     },
   }),
   screenshot: option(onOff, {

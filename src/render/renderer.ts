@@ -4,6 +4,7 @@ import { CrawlOptionError } from '../errors.js';
 import { PageCookies, type SharedJar } from './browser-cookies.js';
 import { browserPid, processTreeBytes } from './browser-memory.js';
 import { type CapturedResponse, PageCapture } from './capture.js';
+import { NetworkQuiet } from './network-quiet.js';
 import { domElements, guardContext, guardPage } from './page-guards.js';
 import { PageRequests, type SubrequestCounts } from './page-requests.js';
 import { screenshotOf } from './screenshot.js';
@@ -215,6 +216,7 @@ export class Renderer {
       ? await PageCapture.start(page, this.s.allowRequest, this.s.capture)
       : null;
     guardPage(page);
+    const network = new NetworkQuiet(page);
     if (requests !== null) {
       page.on('requestfinished', (request) => requests.over(request));
       page.on('requestfailed', (request) => requests.over(request));
@@ -249,9 +251,7 @@ export class Renderer {
     }
     // --render-wait 0: the load event is enough (Playwright would read a 0 timeout as none).
     if (!timedOut && this.s.waitMs > 0) {
-      await page
-        .waitForLoadState('networkidle', { timeout: Math.min(this.s.waitMs, left()) })
-        .catch(() => {});
+      await network.settle(Math.min(this.s.waitMs, left()));
     }
     const elements = await withDeadline(domElements(page), Math.max(left(), 1000), 'counting the DOM');
     if (elements > MAX_DOM_ELEMENTS) {

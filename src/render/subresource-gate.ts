@@ -1,9 +1,9 @@
 /**
  * The hosts' turns for what rendered pages ask of them: a page's own scripts,
  * stylesheets and XHR go through here before they leave the browser. Per host, within
- * this process: one request at a time, and the next starts no sooner than the host's
- * gap after the last one ended (as `--per-host 1` does for the crawl's fetches, so the
- * gap holds at the host's end however long a response takes). The crawl's own fetches
+ * this process: `--per-host` requests at a time (one by default), and the next starts
+ * no sooner than the host's gap after the last one ended (as the store spaces the
+ * crawl's fetches, so the gap holds at the host's end however long a response takes). The crawl's own fetches
  * of a host in this process take their turn here too (`hold`), so a page's first script
  * waits the gap after the page's own fetch.
  */
@@ -16,7 +16,11 @@ export class SubresourceGate {
    * `gapFor(url, lastMs)`: ms between two requests to the URL's host after one that
    * took `lastMs` (--delay, --delay-factor, its Crawl-delay, capped by --max-delay).
    */
-  constructor(private readonly gapFor: (url: string, lastMs: number) => number) {}
+  constructor(
+    private readonly gapFor: (url: string, lastMs: number) => number,
+    /** --per-host: requests to one host at once, the crawl's fetches and the pages' own together. */
+    private readonly perHost = 1,
+  ) {}
 
   /**
    * Waits for `url`'s host's turn, then holds it: its start (epoch ms), and the caller
@@ -28,7 +32,7 @@ export class SubresourceGate {
     const line = this.lineOf(host);
     for (;;) {
       if (until.given()) return null;
-      if (line.busy === 0) {
+      if (line.busy < this.perHost) {
         const now = Date.now();
         const wait = line.lastAt + this.gapFor(url, line.lastMs) - now;
         if (wait <= 0) {

@@ -22,6 +22,21 @@ describe('SubresourceGate', () => {
     expect(second).toBeGreaterThanOrEqual(endedAt + GAP);
   });
 
+  it('lets --per-host requests of a host through at once, and the next only when one is over', async () => {
+    const gate = new SubresourceGate(() => 0, 2);
+    const first = await gate.take('http://a.test/1', later());
+    expect(await gate.take('http://a.test/2', later())).not.toBeNull();
+    let third: number | null | undefined;
+    const waiting = gate.take('http://a.test/3', later()).then((at) => {
+      third = at;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2 * GAP));
+    expect(third).toBeUndefined();
+    gate.done('http://a.test/1', first as number);
+    await waiting;
+    expect(third).not.toBeNull();
+  });
+
   it('keeps hosts apart: another host (or port) need not wait', async () => {
     const gate = new SubresourceGate(() => 60_000);
     expect(await gate.take('http://a.test/', later())).not.toBeNull();
