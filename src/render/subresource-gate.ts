@@ -30,20 +30,27 @@ export class SubresourceGate {
   async take(url: string, until: Giveup): Promise<number | null> {
     const host = hostOf(url);
     const line = this.lineOf(host);
-    for (;;) {
-      if (until.given()) return null;
-      if (line.busy < this.perHost) {
-        const now = Date.now();
-        const wait = line.lastAt + this.gapFor(url, line.lastMs) - now;
-        if (wait <= 0) {
-          line.busy++;
-          line.lastAt = now;
-          return now;
+    // Counted while it waits, so the line is not forgotten under it (forgetLater): a new
+    // line for the host would let the next request through without the gap.
+    line.waiting++;
+    try {
+      for (;;) {
+        if (until.given()) return null;
+        if (line.busy < this.perHost) {
+          const now = Date.now();
+          const wait = line.lastAt + this.gapFor(url, line.lastMs) - now;
+          if (wait <= 0) {
+            line.busy++;
+            line.lastAt = now;
+            return now;
+          }
+          await until.sleep(wait);
+        } else {
+          await until.sleep(0, line.wakers);
         }
-        await until.sleep(wait);
-      } else {
-        await until.sleep(0, line.wakers);
       }
+    } finally {
+      line.waiting--;
     }
   }
 
@@ -72,7 +79,7 @@ export class SubresourceGate {
   private lineOf(host: string): HostLine {
     let line = this.lines.get(host);
     if (line === undefined) {
-      line = { busy: 0, lastAt: 0, lastMs: 0, wakers: [], forget: null };
+      line = { busy: 0, waiting: 0, lastAt: 0, lastMs: 0, wakers: [], forget: null };
       this.lines.set(host, line);
     }
     if (line.forget !== null) {
@@ -87,7 +94,7 @@ export class SubresourceGate {
     if (line === undefined) return;
     line.forget = setTimeout(
       () => {
-        if (line.busy === 0 && line.wakers.length === 0) this.lines.delete(host);
+        if (line.busy === 0 && line.waiting === 0) this.lines.delete(host);
       },
       Math.max(0, this.gapFor(url, line.lastMs)) + 1,
     );
@@ -102,6 +109,8 @@ interface HostLine {
   lastAt: number;
   /** How long the last request that ended took: a slow host is asked less often (--delay-factor). */
   lastMs: number;
+  /** Requests in take() for the host, asleep for its gap or for a turn. */
+  waiting: number;
   /** Who waits for the host to be free. */
   wakers: (() => void)[];
   /** The timer that forgets an idle host. */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Giveup, SubresourceGate } from '../../src/render/subresource-gate.js';
 
 const GAP = 50;
@@ -35,6 +35,34 @@ describe('SubresourceGate', () => {
     gate.done('http://a.test/1', first as number);
     await waiting;
     expect(third).not.toBeNull();
+  });
+
+  it('keeps a host it forgets idle only: a request asleep for the gap holds the line, so the next still waits for it', async () => {
+    // A busy machine runs the timers that fell due together before the code they wake:
+    // the line's forget timer then fires while a request sleeps out the gap.
+    vi.useFakeTimers();
+    try {
+      const gate = new SubresourceGate(() => GAP);
+      const flush = async () => {
+        for (let i = 0; i < 10; i++) await Promise.resolve();
+      };
+      const first = await gate.take('http://a.test/1', later());
+      const second = gate.take('http://a.test/2', later());
+      await flush();
+      gate.done('http://a.test/1', first as number);
+      await flush();
+      vi.advanceTimersByTime(GAP + 5);
+      expect(await second).not.toBeNull();
+      let third: number | null | undefined;
+      void gate.take('http://a.test/3', later()).then((at) => {
+        third = at;
+      });
+      await flush();
+      // The second is under way: the third waits for it, then the gap.
+      expect(third).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps hosts apart: another host (or port) need not wait', async () => {
