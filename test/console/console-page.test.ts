@@ -168,7 +168,7 @@ describe.skipIf(!browserHere)('the console page', { timeout: 90_000 }, () => {
     // Once the hosts have URLs queued (the seed's links), a page that opens shows them.
     const queuedOn = async () =>
       ((await (await fetch(`${url}status`)).json()) as { busiestHosts: { host: string }[] }).busiestHosts;
-    for (let i = 0; i < 300 && (await queuedOn()).length === 0; i++)
+    for (let i = 0; i < 600 && (await queuedOn()).length === 0; i++)
       await new Promise((r) => setTimeout(r, 100));
     // Said apart from the page's own check below: a crawl too slow to start is not the page's fault.
     expect((await queuedOn()).map((h) => h.host).join(' ')).toMatch(/127\.0\.0\.[34]/);
