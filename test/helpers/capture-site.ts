@@ -1,17 +1,5 @@
 import type { Handler } from './http.js';
-
-/** A file of the capture site: its type and its body. */
-function file(type: string, body: string | Buffer): Handler {
-  return (_req, res) => {
-    res.writeHead(200, { 'content-type': type }).end(body);
-  };
-}
-
-// A 1x1 PNG: what a browser decodes, so it loads (and is captured) as an image.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+import { file, PNG } from './requisite-site.js';
 
 /**
  * A page as a browser loads it: a stylesheet that @imports another and names an image

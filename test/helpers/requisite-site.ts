@@ -1,14 +1,15 @@
 import type { Handler } from './http.js';
 
-/** A file of the requisites site: its type and its body. */
-function file(type: string, body: string | Buffer): Handler {
+/** A file of a test site: its type and its body. */
+export function file(type: string, body: string | Buffer): Handler {
   return (_req, res) => {
     res.writeHead(200, { 'content-type': type }).end(body);
   };
 }
 
-// A 1x1 PNG: the replay test checks that the image decodes, not only that it arrived.
-const PNG = Buffer.from(
+// A 1x1 PNG: the replay test checks that the image decodes, not only that it arrived,
+// and a browser decodes it, so it loads (and is captured) as an image.
+export const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
   'base64',
 );
