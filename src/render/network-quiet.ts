@@ -40,8 +40,8 @@ export class NetworkQuiet {
       if (now >= giveUpAt) return;
       const quietFor = this.underWay === 0 ? now - this.changedAt : 0;
       if (quietFor >= quietMs) return;
-      const wait = Math.min(giveUpAt - now, this.underWay === 0 ? quietMs - quietFor : LOOK_EVERY_MS);
-      await new Promise((r) => setTimeout(r, Math.max(1, Math.min(wait, LOOK_EVERY_MS))));
+      const wait = Math.min(giveUpAt - now, quietMs - quietFor, LOOK_EVERY_MS);
+      await new Promise((r) => setTimeout(r, Math.max(1, wait)));
     }
   }
 }
