@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { StopReason } from '../bunny/crawl-loop.js';
 import { Crawler } from '../bunny/crawler.js';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import { lockDataDir } from '../data-dir/data-dir.js';
@@ -197,6 +197,6 @@ async function startBunnyConsole(b: StoreBunny, parts: ConsoleParts): Promise<Ru
   });
   const { url, tokenOnEveryRequest } = live;
   if (b.own.onConsole !== undefined) b.own.onConsole(url, { tokenOnEveryRequest });
-  else b.say(`console on ${url} (${tokenNeed(tokenOnEveryRequest)} in ${b.layout.token})`, 'info');
+  else b.say(consoleLine(url, tokenOnEveryRequest, b.layout.token), 'info');
   return live;
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { Crawler } from '../bunny/crawler.js';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import { checkDataDir } from '../data-dir/data-dir.js';
@@ -155,7 +155,7 @@ export async function crawl(options: CrawlOptions): Promise<CrawlSummary> {
       const { url, tokenOnEveryRequest } = live;
       if (o.onConsole !== undefined)
         callSafely('onConsole', () => o.onConsole?.(url, { tokenOnEveryRequest }), log);
-      else log(`console on ${url} (${tokenNeed(tokenOnEveryRequest)} in ${layout.token})`, 'info');
+      else log(consoleLine(url, tokenOnEveryRequest, layout.token), 'info');
     }
 
     const progress = async (): Promise<CrawlProgress> => progressOf(await frontier.stats(), counts, started);

@@ -1,5 +1,5 @@
 import { resolve as resolvePath } from 'node:path';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { Feed } from '../console/feed.js';
 import type { RunningConsole } from '../console/start.js';
 import { serverToken } from '../console/token.js';
@@ -265,7 +265,7 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
       });
       closers.add(() => live?.close());
       if (o.onConsole !== undefined) o.onConsole(live.url, { tokenOnEveryRequest: live.tokenOnEveryRequest });
-      else say(`console on ${live.url} (${tokenNeed(live.tokenOnEveryRequest)} of the server)`);
+      else say(consoleLine(live.url, live.tokenOnEveryRequest, 'server'));
     }
     // The caller's signal stops the server as stop() does.
     const signal = o.signal;

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { bunny } from '../assembly/bunny.js';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { CrawlOptionError } from '../errors.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
@@ -133,9 +133,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
         onConsole: (url, access) => {
           progress.finish();
           const token = resolve(String(gathered.options.data ?? BUNNY_DEFAULTS.data), 'token');
-          process.stdout.write(
-            `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} in ${token})\n`,
-          );
+          process.stdout.write(`cobweb: ${consoleLine(url, access.tokenOnEveryRequest, token)}\n`);
         },
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),

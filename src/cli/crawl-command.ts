@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { Command } from 'commander';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { DEFAULTS } from '../options/options.js';
 import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
@@ -52,9 +52,7 @@ export function crawlCommand(outcome: { code: number }): Command {
         onConsole: (url, access) => {
           progress.finish();
           const token = resolve(String(given.data ?? DEFAULTS.data), 'token');
-          process.stdout.write(
-            `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} in ${token})\n`,
-          );
+          process.stdout.write(`cobweb: ${consoleLine(url, access.tokenOnEveryRequest, token)}\n`);
         },
         onLog: (line, level) => {
           if (!printed(level, quiet)) return;

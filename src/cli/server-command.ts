@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { serve } from '../assembly/serve.js';
-import { tokenNeed } from '../console/access.js';
+import { consoleLine } from '../console/access.js';
 import { type BackoffStep, parseBackoff } from '../server/backoff.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
@@ -100,9 +100,7 @@ export function serverCommand(outcome: { code: number }): Command {
       },
       // On stdout whatever --quiet says: with port 0 nothing else tells the port.
       onConsole: (url, access) =>
-        process.stdout.write(
-          `cobweb: console on ${url} (${tokenNeed(access.tokenOnEveryRequest)} of the server)\n`,
-        ),
+        process.stdout.write(`cobweb: ${consoleLine(url, access.tokenOnEveryRequest, 'server')}\n`),
       signal: caller.signal,
     });
     let signal: StopSignal | null = null;

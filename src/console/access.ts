@@ -18,9 +18,13 @@ export interface ConsoleAccess {
   metricsOpen: boolean;
 }
 
-/** Who needs the token, for the line that says where the console listens. */
-export function tokenNeed(tokenOnEveryRequest: boolean): string {
-  return tokenOnEveryRequest ? 'every request needs the token' : 'its actions need the token';
+/**
+ * The line that says where the console listens and who needs the token: the token's file
+ * for a crawl or a bunny, "of the server" for a server (its packet token).
+ */
+export function consoleLine(url: string, tokenOnEveryRequest: boolean, tokenFile: string | 'server'): string {
+  const need = tokenOnEveryRequest ? 'every request needs the token' : 'its actions need the token';
+  return `console on ${url} (${need} ${tokenFile === 'server' ? 'of the server' : `in ${tokenFile}`})`;
 }
 
 /** The header an action carries the token in: a custom header, so another site's page cannot send it. */
