@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const started = new Set<ChildProcess>();
@@ -178,4 +178,39 @@ export function exitedChildrenCpuSeconds(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds (user + system) of a process and of its children, alive or exited: a
+ * server that forks a process per connection (PostgreSQL's postmaster) does its work
+ * in them. Live children are found by their parent pid in /proc; exited ones were added
+ * to the parent's cutime and cstime when it reaped them. Undefined where /proc cannot tell.
+ */
+export function processTreeCpuSeconds(pid: number): number | undefined {
+  const own = statFields(pid);
+  if (own === undefined) return undefined;
+  let ticks = ticksWithChildren(own);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const f = statFields(Number(entry));
+    // Field 4, the parent pid, is index 1 after the command name.
+    if (f !== undefined && Number(f[1]) === pid) ticks += ticksWithChildren(f);
+  }
+  return ticks / CLOCK_TICKS_PER_SECOND;
+}
+
+/** The fields of /proc/PID/stat after the command name (field 3 is index 0). */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined; // gone meanwhile
+  }
+}
+
+/** utime + stime + cutime + cstime (fields 14 to 17), in clock ticks. */
+function ticksWithChildren(f: string[]): number {
+  const t = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  return Number.isFinite(t) ? t : 0;
 }

@@ -2,7 +2,7 @@
 // the web, RSS and CPU of each process, its lease latency), wait for the crawlers to
 // exit, then ask the web what it saw.
 import { readFileSync } from 'node:fs';
-import { processCpuSeconds, waitForExit } from '../child.js';
+import { processCpuSeconds, processTreeCpuSeconds, waitForExit } from '../child.js';
 import { type LeaseLatency, leaseLatency } from './lease-latency.js';
 import { type SetupContext, type SetupName, type StartedSetup, startSetup } from './setups.js';
 import type { TallyReport } from './tally.js';
@@ -36,6 +36,8 @@ export interface SetupResult {
   webCpuSeconds: number;
   windows: Window[];
   processes: ProcessFigures[];
+  /** CPU seconds of the database server and its backends during the run (the postgres set-up). */
+  databaseCpuSeconds?: number;
   storeBytes: number;
 }
 
@@ -46,6 +48,8 @@ export interface RunSetupOptions extends Omit<SetupContext, 'firstStarted'> {
   /** Pages per window (10^5 at full size; a tenth of the reachable set below). */
   windowPages: number;
   timeoutSeconds: number;
+  /** The database server's pid (the postgres set-up): its CPU, backends included, is counted. */
+  databasePid?: number;
 }
 
 const SAMPLE_MS = 250;
@@ -75,6 +79,8 @@ export async function runSetup(o: RunSetupOptions): Promise<SetupResult> {
   const web = o.webProcess;
   await web.reset();
   const webCpuAtStart = web.cpuSeconds() ?? 0;
+  const databaseCpu = () => (o.databasePid === undefined ? undefined : processTreeCpuSeconds(o.databasePid));
+  const databaseCpuAtStart = databaseCpu();
   const startedAt = performance.now();
   let started: StartedSetup;
   try {
@@ -133,6 +139,9 @@ export async function runSetup(o: RunSetupOptions): Promise<SetupResult> {
 
   const exits = await Promise.all(started.crawlers.map((p) => waitForExit(p.child, o.timeoutSeconds * 1000)));
   const seconds = (performance.now() - startedAt) / 1000;
+  // Before the bunnies' connections close: a backend's CPU reaches the postmaster's
+  // children's count only when it exits and is reaped, so it is read from the live ones.
+  const databaseCpuAtEnd = databaseCpu();
   sampling = false;
   await loop;
   await started.finish();
@@ -173,6 +182,9 @@ export async function runSetup(o: RunSetupOptions): Promise<SetupResult> {
         ...(lease === undefined ? {} : { lease }),
       };
     }),
+    ...(databaseCpuAtStart === undefined || databaseCpuAtEnd === undefined
+      ? {}
+      : { databaseCpuSeconds: databaseCpuAtEnd - databaseCpuAtStart }),
     storeBytes: await started.storeBytes().catch(() => 0),
   };
 }

@@ -123,6 +123,7 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
         windowPages,
         timeoutSeconds: o.timeoutSeconds,
         ...(database === undefined ? {} : { database }),
+        ...(cluster?.serverPid() === undefined ? {} : { databasePid: cluster.serverPid() }),
         ...(run.seedsToOneBunny === true ? { seedsToOneBunny: true } : {}),
       });
       results.push(result);

@@ -53,7 +53,10 @@ export function resultTable(results: readonly SetupResult[]): string {
         (w.fetched / Math.max(r.seconds, 1e-3)).toFixed(0),
         (r.storeBytes / MB).toFixed(1),
         leases(r),
-        perProcess(r, (p) => ((1000 * p.cpuSeconds) / pages).toFixed(2)),
+        perProcess(r, (p) => ((1000 * p.cpuSeconds) / pages).toFixed(2)) +
+          (r.databaseCpuSeconds === undefined
+            ? ''
+            : `, database ${((1000 * r.databaseCpuSeconds) / pages).toFixed(2)}`),
         perProcess(r, (p) => (p.peakRssBytes / MB).toFixed(0)),
         r.webCpuSeconds.toFixed(1),
       ].join(' | ')} |`,

@@ -70,6 +70,8 @@ export interface PgCluster {
   restart(): Promise<void>;
   /** pg_ctl stop, then the cluster's folder is removed. */
   stop(): Promise<void>;
+  /** The postmaster's pid (the first line of postmaster.pid), or undefined when it is not running. */
+  serverPid(): number | undefined;
 }
 
 export interface PgClusterOptions {
@@ -163,6 +165,14 @@ export async function startPostgres(options: PgClusterOptions = {}): Promise<PgC
       // Not in this thread: the test's own servers (a web the bunnies fetch) keep answering meanwhile.
       const r = await runAsServerAsync(pgCtl(dir, 'restart', ['-m', 'fast']));
       if (!r.ok) throw new Error(`pg_ctl restart failed: ${r.output}`);
+    },
+    serverPid() {
+      try {
+        const pid = Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+        return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+      } catch {
+        return undefined;
+      }
     },
     async stop() {
       runAsServer(pgCtl(dir, 'stop', ['-m', 'fast']), true);
