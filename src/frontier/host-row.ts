@@ -4,8 +4,8 @@ export interface HostRow {
   /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
   budget: string;
   queued: number;
-  /** Depth of its shallowest queued URL (meaningful while queued > 0). */
-  minDepth: number;
+  /** Rank of its first queued URL (policy/queue-rank.ts; meaningful while queued > 0). */
+  minRank: number;
   /** URLs of the host ever queued: what --max-pages-per-host counts. */
   taken: number;
   retired: boolean;

@@ -442,7 +442,7 @@ export const OPTIONS = {
     help: "also fetch and archive what each page needs to be shown (wget's -p): stylesheets, scripts, images, icons, media, CSS url() and @import",
     docs: {
       section: 'followed',
-      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, one hop below its page (past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`. With `--render`, what the browser loaded is taken from it instead of fetched again (`"captured": true`; see [Rendering](#rendering-pages-in-chromium))',
+      text: 'also fetch what each page needs to be shown (wget\'s `-p`): stylesheets, scripts, images (`src`, `srcset`, `<picture>`), icons, media and posters, and what stylesheets name by `url()` and `@import`. Each once across the crawl, queued after every page of its host whatever their depths, and a host with only requisites left after hosts with pages (in pages.jsonl at one hop below its page; past `--max-depth` too, and whatever `--skip-ext` says), never followed as a page; in the WARC as responses, in pages.jsonl with `"requisite": true`. With `--render`, what the browser loaded is taken from it instead of fetched again (`"captured": true`; see [Rendering](#rendering-pages-in-chromium))',
     },
   }),
   maxBodyBytes: option(whole(1), {

@@ -223,6 +223,108 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       expect((await leaseAll(f, c, 1))[0]?.url).toBe('http://a.test/d1');
     });
 
+    it("leases a host's page requisites after all its pages, whatever their depths, and reports their depth", async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add(
+        [
+          { url: 'http://a.test/p1', depth: 1, via: null },
+          ...[2, 3, 4].map((depth) => ({ url: `http://a.test/d${depth}`, depth, via: null })),
+        ],
+        [],
+        c,
+      );
+      const [page] = await leaseAll(f, c, 1);
+      expect(page?.url).toBe('http://a.test/p1');
+      const requisite = (path: string): NewLink => ({
+        url: `http://a.test/${path}`,
+        depth: 2,
+        via: 'http://a.test/p1',
+        kind: 'requisite',
+      });
+      await f.complete(
+        [
+          completion(
+            page as Lease,
+            { kind: 'done' },
+            { outlinks: [requisite('site.css'), requisite('logo.png')] },
+          ),
+        ],
+        c,
+      );
+      // One at a time, as --per-host 1 allows; a page found on the way still comes first.
+      const order: Lease[] = [];
+      for (let next = await leaseAll(f, c, 1); next.length > 0; next = await leaseAll(f, c, 1)) {
+        const lease = next[0] as Lease;
+        order.push(lease);
+        const outlinks =
+          lease.url === 'http://a.test/d4' ? [{ url: 'http://a.test/d5', depth: 5, via: lease.url }] : [];
+        await f.complete([completion(lease, { kind: 'done' }, { outlinks })], c);
+      }
+      expect(order.map((l) => [l.url, l.depth, l.kind])).toEqual([
+        ['http://a.test/d2', 2, 'page'],
+        ['http://a.test/d3', 3, 'page'],
+        ['http://a.test/d4', 4, 'page'],
+        ['http://a.test/d5', 5, 'page'],
+        ['http://a.test/site.css', 2, 'requisite'],
+        ['http://a.test/logo.png', 2, 'requisite'],
+      ]);
+    });
+
+    it('puts a requisite given back after a page queued meanwhile', async () => {
+      const f = await store();
+      const c = await f.registerCrawler('a');
+      await f.add([{ url: 'http://a.test/logo.png', depth: 1, via: null, kind: 'requisite' }], [], c);
+      const [requisite] = await leaseAll(f, c, 1);
+      expect(requisite?.kind).toBe('requisite');
+      await f.add([{ url: 'http://a.test/late', depth: 6, via: null }], [], c);
+      await f.complete([completion(requisite as Lease, { kind: 'deferred' })], c);
+      const [first] = await leaseAll(f, c, 1);
+      expect(first?.url).toBe('http://a.test/late');
+      await f.complete([completion(first as Lease)], c);
+      expect((await leaseAll(f, c, 1)).map((l) => [l.url, l.depth])).toEqual([['http://a.test/logo.png', 1]]);
+    });
+
+    it('prefers a host with a deep page to a host with only requisites left', async () => {
+      const f = await store({ perHost: 10 });
+      const c = await f.registerCrawler('a');
+      await f.add(
+        [
+          { url: 'http://a.test/site.css', depth: 1, via: null, kind: 'requisite' },
+          { url: 'http://a.test/logo.png', depth: 1, via: null, kind: 'requisite' },
+          { url: 'http://b.test/deep', depth: 7, via: null },
+        ],
+        [],
+        c,
+      );
+      // Both hosts are ready: the one lease a call may take is the page.
+      expect((await leaseAll(f, c, 1)).map((l) => l.url)).toEqual(['http://b.test/deep']);
+      expect((await leaseAll(f, c, 10)).map((l) => l.url)).toEqual([
+        'http://a.test/site.css',
+        'http://a.test/logo.png',
+      ]);
+    });
+
+    it('hands out a batch pages first, requisites last, across hosts', async () => {
+      const f = await store({ perHost: 10 });
+      const c = await f.registerCrawler('a');
+      await f.add(
+        [
+          { url: 'http://a.test/site.css', depth: 1, via: null, kind: 'requisite' },
+          { url: 'http://a.test/deep', depth: 4, via: null },
+          { url: 'http://b.test/font.woff', depth: 0, via: null, kind: 'requisite' },
+          { url: 'http://b.test/page', depth: 2, via: null },
+        ],
+        [],
+        c,
+      );
+      const leases = await leaseAll(f, c, 10);
+      expect(leases.slice(0, 2).map((l) => l.url)).toEqual(['http://b.test/page', 'http://a.test/deep']);
+      expect(new Set(leases.slice(2).map((l) => l.url))).toEqual(
+        new Set(['http://b.test/font.woff', 'http://a.test/site.css']),
+      );
+    });
+
     it('adds a completion outlinks, which become leasable', async () => {
       const f = await store({ perHost: 4 });
       const c = await f.registerCrawler('a');

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { REQUISITE_RANK } from '../../src/frontier/policy/queue-rank.js';
 import { fingerprintText } from '../../src/frontier/postgres/link-inserts.js';
 import { PostgresFrontier } from '../../src/frontier/postgres/postgres-frontier.js';
 import { fingerprint } from '../../src/url/fingerprint.js';
@@ -42,6 +43,7 @@ describe('the PostgreSQL store', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });
@@ -143,6 +145,53 @@ describe('the PostgreSQL store', () => {
       d,
     );
     expect(added.added).toBe(1);
+    await again.close();
+  });
+
+  it('brings a database of schema 5 up to date: requisites ranked after every page, in each host and across hosts', async () => {
+    const settings = { ...TEST_SETTINGS, perHost: 10 };
+    const first = await PostgresFrontier.open(postgres.db, settings);
+    const c = await first.registerCrawler('a');
+    await first.add(
+      [
+        { url: 'http://a.test/site.css', depth: 1, via: null, kind: 'requisite' as const },
+        { url: 'http://b.test/logo.png', depth: 1, via: null, kind: 'requisite' as const },
+        { url: 'http://b.test/deep', depth: 3, via: null },
+        { url: 'http://c.test/deeper', depth: 4, via: null },
+      ],
+      [],
+      c,
+    );
+    await first.close();
+    // Back to what the cobweb before made: the queue by depth, each host's shallowest depth.
+    await rows(`DROP INDEX links_queue;
+      ALTER TABLE crawler_links DROP COLUMN rank;
+      CREATE INDEX links_queue ON crawler_links (crawl, host, depth, id) WHERE status = 0;
+      ALTER TABLE hosts RENAME COLUMN min_rank TO min_depth;
+      UPDATE hosts h SET min_depth = (SELECT min(depth) FROM crawler_links l
+        WHERE l.crawl = h.crawl AND l.host = h.host AND l.status = 0);
+      DELETE FROM cobweb_migrations WHERE version = 6`);
+    expect(await rows('SELECT host, min_depth FROM hosts ORDER BY host')).toEqual([
+      { host: 'a.test', min_depth: 1 },
+      { host: 'b.test', min_depth: 1 },
+      { host: 'c.test', min_depth: 4 },
+    ]);
+
+    const again = await PostgresFrontier.open(postgres.db, settings);
+    expect(await rows('SELECT host, min_rank FROM hosts ORDER BY host')).toEqual([
+      { host: 'a.test', min_rank: REQUISITE_RANK + 1 },
+      { host: 'b.test', min_rank: 3 },
+      { host: 'c.test', min_rank: 4 },
+    ]);
+    const d = await again.registerCrawler('b');
+    expect((await again.lease(1, d)).leases.map((l) => l.url)).toEqual(['http://b.test/deep']);
+    const rest = (await again.lease(10, d)).leases.map((l) => [l.url, l.depth, l.kind]);
+    expect(rest[0]).toEqual(['http://c.test/deeper', 4, 'page']);
+    // The two hosts' requisites share a rank: the order between them is their hosts' turns.
+    expect(rest.slice(1).sort()).toEqual([
+      ['http://a.test/site.css', 1, 'requisite'],
+      ['http://b.test/logo.png', 1, 'requisite'],
+    ]);
     await again.close();
   });
 

@@ -6,6 +6,7 @@ function row(seq: number, depth: number): QueuedRow {
     seq,
     url: `http://a.test/${seq}`,
     depth,
+    rank: depth,
     via: null,
     redirects: 0,
     kind: 0,
@@ -24,7 +25,7 @@ function fileOf(rows: QueuedRow[]) {
     reads: 0,
     read: (limit: number) => {
       file.reads++;
-      return [...file.rows].sort((a, b) => a.depth - b.depth || a.seq - b.seq).slice(0, limit);
+      return [...file.rows].sort((a, b) => a.rank - b.rank || a.seq - b.seq).slice(0, limit);
     },
   };
   return file;

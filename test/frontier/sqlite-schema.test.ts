@@ -4,13 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REQUISITE_RANK } from '../../src/frontier/policy/queue-rank.js';
+import { openSchema, SCHEMA_VERSION } from '../../src/frontier/sqlite/schema.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
+import { prepareStatements, type Statements } from '../../src/frontier/sqlite/statements.js';
 import type { Completion, CrawlerId, FrontierSettings, Lease, Outcome } from '../../src/frontier/types.js';
 import { URL_STATE } from '../../src/frontier/url-state.js';
 import { fingerprint } from '../../src/url/fingerprint.js';
 import { TEST_SETTINGS } from './stores.js';
 
-/** The SQLite store's schema 4 over a store the cobweb before wrote (schema 3). */
+/** The SQLite store's schema over stores earlier cobwebs wrote (schemas 3 and 4). */
 
 const SETTINGS: FrontierSettings = { ...TEST_SETTINGS, perHost: 4, retireAfter: 1 };
 
@@ -119,10 +122,30 @@ function statesByUrl(): Record<string, number> {
 }
 
 /**
- * Back to what the cobweb before wrote, by its own statements: schema 3 numbered leased 1
- * and done 2, indexed them so, and keyed its seen table by SHA-1.
+ * Back to what schema 4 wrote, by its own statements: no rank column, the queue indexed
+ * by (host, depth), and each host's shallowest queued depth in hosts.min_depth.
+ */
+function writeSchema4(): void {
+  const db = new Database(file);
+  try {
+    db.exec(`DROP INDEX urls_queue;
+      ALTER TABLE urls DROP COLUMN rank;
+      CREATE INDEX urls_queue ON urls (host, depth) WHERE state = ${URL_STATE.queued};
+      ALTER TABLE hosts RENAME COLUMN min_rank TO min_depth;
+      UPDATE hosts SET min_depth = coalesce(
+        (SELECT min(depth) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}), min_depth);
+      UPDATE meta SET value = '4' WHERE key = 'schema';`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Back to what schema 3 wrote, by its own statements: it numbered leased 1 and done 2,
+ * indexed them so, and keyed its seen table by SHA-1.
  */
 function writeSchema3(): void {
+  writeSchema4();
   const db = new Database(file);
   try {
     db.defaultSafeIntegers(true);
@@ -142,7 +165,7 @@ function writeSchema3(): void {
 }
 
 describe('a SQLite store of schema 3', () => {
-  it('opens as schema 4: every URL keeps its state under the shared numbering, and the counts stay', async () => {
+  it('opens as the current schema: every URL keeps its state under the shared numbering, and the counts stay', async () => {
     const before = await storeInEveryState();
     const states = statesByUrl();
     expect(states).toEqual({
@@ -167,7 +190,7 @@ describe('a SQLite store of schema 3', () => {
     const f = await SqliteFrontier.open(file, SETTINGS, { now });
     try {
       expect(read<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema'`)).toEqual([
-        { value: '4' },
+        { value: String(SCHEMA_VERSION) },
       ]);
       expect(statesByUrl()).toEqual(states);
       expect(await f.stats()).toEqual(stats);
@@ -222,6 +245,82 @@ describe('a SQLite store of schema 3', () => {
       });
     } finally {
       await f.close();
+    }
+  });
+});
+
+describe('a SQLite store of schema 4', () => {
+  it('opens with its queue ranked: requisites after every page, in each host and across hosts', async () => {
+    const f0 = await SqliteFrontier.open(file, { ...SETTINGS, perHost: 10 }, { now });
+    const c0 = await f0.registerCrawler('before');
+    await f0.add(
+      [
+        { url: 'http://a.test/site.css', depth: 1, via: null, kind: 'requisite' as const },
+        { url: 'http://b.test/logo.png', depth: 1, via: null, kind: 'requisite' as const },
+        { url: 'http://b.test/deep', depth: 3, via: null },
+        { url: 'http://c.test/deeper', depth: 4, via: null },
+      ],
+      [],
+      c0,
+    );
+    await f0.close();
+    writeSchema4();
+    // What schema 4 kept: a.test's turn by its requisite's depth, before the pages' hosts.
+    expect(
+      read<{ host: string; min_depth: bigint }>('SELECT host, min_depth FROM hosts ORDER BY host'),
+    ).toEqual([
+      { host: 'a.test', min_depth: 1n },
+      { host: 'b.test', min_depth: 1n },
+      { host: 'c.test', min_depth: 4n },
+    ]);
+
+    const f = await SqliteFrontier.open(file, { ...SETTINGS, perHost: 10 }, { now });
+    try {
+      expect(read<{ value: string }>(`SELECT value FROM meta WHERE key = 'schema'`)).toEqual([
+        { value: String(SCHEMA_VERSION) },
+      ]);
+      expect(
+        read<{ host: string; min_rank: bigint }>('SELECT host, min_rank FROM hosts ORDER BY host'),
+      ).toEqual([
+        { host: 'a.test', min_rank: BigInt(REQUISITE_RANK + 1) },
+        { host: 'b.test', min_rank: 3n },
+        { host: 'c.test', min_rank: 4n },
+      ]);
+      const c = await f.registerCrawler('after');
+      const first = await f.lease(1, c);
+      expect(first.leases.map((l) => l.url)).toEqual(['http://b.test/deep']);
+      const rest = await f.lease(10, c);
+      const got = rest.leases.map((l) => [l.url, l.depth, l.kind]);
+      expect(got[0]).toEqual(['http://c.test/deeper', 4, 'page']);
+      // The two hosts' requisites share a rank: the order between them is their hosts' turns.
+      expect(got.slice(1).sort()).toEqual([
+        ['http://a.test/site.css', 1, 'requisite'],
+        ['http://b.test/logo.png', 1, 'requisite'],
+      ]);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
+describe("the SQLite store's lease queries", () => {
+  it('read the queue and the hosts through their indexes, in the order they want', () => {
+    const db = new Database(':memory:');
+    try {
+      openSchema(db, ':memory:');
+      const st = prepareStatements(db);
+      const plan = (name: keyof Statements, ...args: unknown[]) =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${st[name].source}`).all(...args) as { detail: string }[]).map(
+          (r) => r.detail,
+        );
+      // No "SCAN" of a table and no "USE TEMP B-TREE FOR ORDER BY": the index gives the order.
+      expect(plan('headOfHost', 'a.test', 10)).toEqual(['SEARCH urls USING INDEX urls_queue (host=?)']);
+      expect(plan('nextRank', -1)).toEqual(['SEARCH hosts USING INDEX hosts_turn (min_rank>?)']);
+      expect(plan('readyAtRank', 0, 0, 10)).toEqual([
+        'SEARCH hosts USING INDEX hosts_turn (min_rank=? AND ready_at<?)',
+      ]);
+    } finally {
+      db.close();
     }
   });
 });

@@ -324,26 +324,27 @@ export class MemoryFrontier implements Frontier {
     this.requeueComeDue(now);
     const want = Math.min(n, pagesLeft(this.settings.maxPages, this.crawlCounts()));
     const leases: Lease[] = [];
-    // Breadth-first: each depth in turn, its ready hosts in the order they became ready.
-    for (let depth = this.nextDepth(-1); depth !== undefined && leases.length < want; ) {
-      const atDepth = [...this.hosts.all()].filter((h) => !h.retired && h.minDepth === depth);
-      const ready = atDepth.filter((h) => this.hosts.readyAt(h) <= now);
+    // Breadth-first: each rank in turn (policy/queue-rank.ts: depth, requisites after
+    // every page), its ready hosts in the order they became ready.
+    for (let rank = this.nextRank(-1); rank !== undefined && leases.length < want; ) {
+      const atRank = [...this.hosts.all()].filter((h) => !h.retired && h.minRank === rank);
+      const ready = atRank.filter((h) => this.hosts.readyAt(h) <= now);
       ready.sort((a, b) => this.hosts.readyAt(a) - this.hosts.readyAt(b));
       for (const h of ready) {
         if (leases.length >= want) break;
-        this.claimFromHost(h, depth, want - leases.length, crawler, now, leases);
+        this.claimFromHost(h, rank, want - leases.length, crawler, now, leases);
       }
-      depth = this.nextDepth(depth);
+      rank = this.nextRank(rank);
     }
     const ended = crawlEnd(this.settings.maxPages, this.crawlCounts());
     const nextReadyAt = ended !== null || want === 0 ? this.nextExpiryOrRetry() : this.nextReadyAt();
     return { leases, ended, nextReadyAt };
   }
 
-  /** Leases up to `room` URLs of one host at `depth`, as its budget allows this turn. */
+  /** Leases up to `room` URLs of one host at `rank`, as its budget allows this turn. */
   private claimFromHost(
     h: MemoryHost,
-    depth: number,
+    rank: number,
     room: number,
     crawler: CrawlerId,
     now: number,
@@ -357,7 +358,7 @@ export class MemoryFrontier implements Frontier {
     const k = leasesThisTurn(b, settings, room, placed);
     const startBy = startDeadline(b, settings, now, placed);
     const expiresAt = leaseExpiry(now, this.settings);
-    for (let taken = 0; taken < k && (h.queue[0]?.depth ?? Number.POSITIVE_INFINITY) <= depth; taken++) {
+    for (let taken = 0; taken < k && (h.minRank ?? Number.POSITIVE_INFINITY) <= rank; taken++) {
       const entry = h.queue.shift() as UrlEntry;
       entry.state = 'leased';
       const id = this.nextLeaseId++;
@@ -370,11 +371,11 @@ export class MemoryFrontier implements Frontier {
     this.hosts.setBudget(h.budget, b);
   }
 
-  /** The shallowest depth deeper than `than` that some host has queued. */
-  private nextDepth(than: number): number | undefined {
+  /** The lowest rank above `than` that some host's queue starts with. */
+  private nextRank(than: number): number | undefined {
     let next: number | undefined;
     for (const h of this.hosts.all()) {
-      const d = h.minDepth;
+      const d = h.minRank;
       if (!h.retired && d !== undefined && d > than && (next === undefined || d < next)) next = d;
     }
     return next;

@@ -2,9 +2,9 @@ import { addressBudget, isPlaced } from '../host-row.js';
 import { settingsForHost } from '../policy/host-rules.js';
 import { type BudgetState, freshBudget, mergeBudgets, readyAt } from '../policy/politeness.js';
 import type { FrontierSettings } from '../types.js';
-import type { UrlEntry } from './url-entry.js';
+import { rankOf, type UrlEntry } from './url-entry.js';
 
-/** A host: its queue (shallowest first, then in the order URLs came), and what the crawl decided of it. */
+/** A host: its queue (by rank, policy/queue-rank.ts, then in the order URLs came), and what the crawl decided of it. */
 export class MemoryHost {
   /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
   budget: string;
@@ -18,20 +18,23 @@ export class MemoryHost {
     this.budget = host;
   }
 
-  /** Depth of its shallowest queued URL; undefined with nothing queued. */
-  get minDepth(): number | undefined {
-    return this.queue[0]?.depth;
+  /** Rank of its first queued URL; undefined with nothing queued. */
+  get minRank(): number | undefined {
+    const first = this.queue[0];
+    return first === undefined ? undefined : rankOf(first);
   }
 
-  /** Queues a URL in (depth, id) order: a URL back from a lease or a retry takes its old place. */
+  /** Queues a URL in (rank, id) order: a URL back from a lease or a retry takes its old place. */
   enqueue(e: UrlEntry): void {
     const q = this.queue;
+    const rank = rankOf(e);
     let lo = 0;
     let hi = q.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const m = q[mid] as UrlEntry;
-      if (m.depth < e.depth || (m.depth === e.depth && m.id < e.id)) lo = mid + 1;
+      const r = rankOf(m);
+      if (r < rank || (r === rank && m.id < e.id)) lo = mid + 1;
       else hi = mid;
     }
     q.splice(lo, 0, e);

@@ -1,3 +1,4 @@
+import { queueRank } from '../policy/queue-rank.js';
 import type { CrawlerId, LeaseId, PendingRecord, PreviousFetch, RecordId, UrlKind } from '../types.js';
 
 /** Where a URL stands; SQLite's and PostgreSQL's rows keep the same states as numbers. */
@@ -36,6 +37,11 @@ export interface HeldLease {
   expiresAt: number;
   /** release() freed its host's slot already; complete() does not free it again. */
   released: boolean;
+}
+
+/** Where the entry stands in its host's queue. */
+export function rankOf(e: UrlEntry): number {
+  return queueRank(e.kind, e.depth);
 }
 
 /** The line a caller writes for a URL that was refused or given up on. */

@@ -9,6 +9,7 @@ import {
   readyAt,
   startDeadline,
 } from '../policy/politeness.js';
+import { queueRank } from '../policy/queue-rank.js';
 import { previousOf } from '../policy/recrawl.js';
 import { noCounts } from '../store-counts.js';
 import type { CrawlerId, Lease } from '../types.js';
@@ -31,33 +32,33 @@ const START_WINDOW_FLOOR_MS = 20;
 
 /**
  * The claim, in one statement with what it writes: for each locked host, its first k
- * queued URLs (depth, then insertion order) become leased, each with a new lease id; the
+ * queued URLs (rank, policy/queue-rank.ts, then insertion order) become leased, each with a new lease id; the
  * (k+1)-th, if any, is the host's new queue head. The host locks make the URL rows this
  * host's alone. The host rows (HostRows.pendingUpdate, written only if every host gave
  * its k) and the counts (by the rows taken) are written by the same statement.
  */
 const claimSql = (p: Params, plan: readonly Turn[], hostRows: string | null, counts: string, at: ClaimAt) => {
   const parts = {
-    pick: `SELECT p.host, p.k, l.id, l.depth, l.rn
+    pick: `SELECT p.host, p.k, l.id, l.rank, l.rn
     FROM unnest(${p.add(plan.map((t) => t.host))}::text[], ${p.add(plan.map((t) => t.k))}::int[]) AS p(host, k)
     CROSS JOIN LATERAL (
-      SELECT id, depth, row_number() OVER (ORDER BY depth, id) AS rn FROM crawler_links
+      SELECT id, rank, row_number() OVER (ORDER BY rank, id) AS rn FROM crawler_links
       WHERE crawl = ${at.crawl} AND host = p.host AND status = ${S.queued}
-      ORDER BY depth, id LIMIT p.k + 1) AS l`,
+      ORDER BY rank, id LIMIT p.k + 1) AS l`,
     taken: `UPDATE crawler_links AS c SET status = ${S.leased}, leases = c.leases + 1,
       lease_expires = ${p.add(at.expiresAt)}, crawler_id = ${p.add(at.crawler)}, released = false, updated_at = ${p.add(at.now)}
     FROM pick WHERE c.id = pick.id AND pick.rn <= pick.k
-    RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.via, c.redirects, c.kind, c.attempts,
+    RETURNING c.id, ${leaseIdSql('c')} AS lease_id, c.url, c.host, c.depth, c.rank, c.via, c.redirects, c.kind, c.attempts,
       c.fetched_at, c.etag, c.last_modified, c.captured_at`,
-    heads: `SELECT host, depth FROM pick WHERE rn = k + 1`,
+    heads: `SELECT host, rank FROM pick WHERE rn = k + 1`,
     host_rows: hostRows,
     counts,
   };
-  return `${withParts(parts)}SELECT false AS head, id, lease_id, url, host, depth, via, redirects, kind, attempts, fetched_at,
-    etag, last_modified, captured_at
+  return `${withParts(parts)}SELECT false AS head, id, lease_id, url, host, depth, rank, via, redirects, kind, attempts,
+    fetched_at, etag, last_modified, captured_at
   FROM taken
   UNION ALL
-  SELECT true, NULL, NULL, NULL, host, depth, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM heads`;
+  SELECT true, NULL, NULL, NULL, host, NULL, rank, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM heads`;
 };
 
 interface ClaimAt {
@@ -83,6 +84,7 @@ interface ClaimRow {
   url: string;
   host: string;
   depth: number;
+  rank: number;
   via: string | null;
   redirects: number;
   kind: number;
@@ -97,8 +99,8 @@ interface ClaimRow {
  * Up to `want` leases from the ready hosts (lookForLeases), never more in flight per
  * budget than --per-host, never two request starts closer than its gap (policy/
  * politeness.ts says how many each host's turn may take, by when its request must start,
- * and when the host's next turn comes). Hosts come shallowest head first, and the leases
- * are handed out by depth. With --politeness-key ip a host not yet on its address gets
+ * and when the host's next turn comes). Hosts come lowest-ranked head first, and the leases
+ * are handed out by rank (policy/queue-rank.ts). With --politeness-key ip a host not yet on its address gets
  * its one placement lease (needsAddress), which makes no request.
  *
  * The host rows are computed before the claim, as every host giving its k URLs leaves
@@ -163,7 +165,7 @@ export async function claimLeases(
   const headOf = new Map<string, number>();
   let taken = 0;
   for (const r of rows) {
-    if (r.head) headOf.set(r.host, r.depth);
+    if (r.head) headOf.set(r.host, r.rank);
     else {
       takenOf.set(r.host, [...(takenOf.get(r.host) ?? []), r]);
       taken++;
@@ -182,12 +184,12 @@ export async function claimLeases(
     const h = tx.hosts.host(host);
     const head = headOf.get(host);
     h.queued = head === undefined ? 0 : h.queued;
-    if (head !== undefined) h.minDepth = head;
+    if (head !== undefined) h.minRank = head;
   }
   const leases: Lease[] = [];
   for (const { host } of plan) {
     const placed = isPlaced(tx.hosts.host(host).budget, shared);
-    const mine = (takenOf.get(host) ?? []).sort((a, b) => a.depth - b.depth || a.id - b.id);
+    const mine = (takenOf.get(host) ?? []).sort((a, b) => a.rank - b.rank || a.id - b.id);
     for (const r of mine) {
       const row = {
         ...r,
@@ -197,8 +199,8 @@ export async function claimLeases(
       leases.push(leaseOf(r.lease_id, row, host, expiresAt, { startBy: startBy.get(host), placed }));
     }
   }
-  // Breadth-first across hosts: the batch goes out shallowest first.
-  return leases.sort((a, b) => a.depth - b.depth);
+  // Breadth-first across hosts: the batch goes out by rank (requisites after every page).
+  return leases.sort((a, b) => queueRank(a.kind, a.depth) - queueRank(b.kind, b.depth));
 }
 
 /**

@@ -23,7 +23,7 @@ import { writeAll } from './writes.js';
 const S = URL_STATE;
 
 /** The leased rows these lease ids still name (not expired and handed on), locked. */
-const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+const HELD = `SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
   WHERE id = ANY($1::int8[]) AND status = ${S.leased} ORDER BY id FOR UPDATE`;
 const MARK_RELEASED = `UPDATE crawler_links SET released = true WHERE id = ANY($1::int8[])`;
 /** A host's fetches in flight, less those whose reports this transaction has applied already. */
@@ -65,7 +65,7 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
  * order, as separate statements would. Hosts not made yet are not here (lockNew).
  */
 const LOCK = `WITH held AS MATERIALIZED (
-    SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+    SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
     WHERE id = ANY($1::int8[]) AND status = ${S.leased} ORDER BY id FOR UPDATE),
   locked AS MATERIALIZED (
     SELECT ${HOST_COLUMNS} FROM hosts
@@ -210,7 +210,7 @@ async function settle(
     case 'retry':
       // A host given up on takes no retry: requeue1 fails the URL instead.
       if (tx.hosts.host(lease.host).retired) {
-        await requeue1(tx, lease.id, lease.host, lease.depth, 1, crawler);
+        await requeue1(tx, lease.id, lease.host, lease.rank, 1, crawler);
         return null;
       }
       tx.delta.retrying++;
@@ -218,10 +218,10 @@ async function settle(
     case 'deferred': {
       const h = tx.hosts.host(lease.host);
       if (h.retired) {
-        await requeue1(tx, lease.id, lease.host, lease.depth, 0, crawler);
+        await requeue1(tx, lease.id, lease.host, lease.rank, 0, crawler);
         return null;
       }
-      tx.hosts.queue(h, lease.depth);
+      tx.hosts.queue(h, lease.rank);
       tx.delta.queued++;
       return { id: lease.id, status: S.queued, tries: 0, error: null, dueAt: null };
     }

@@ -12,7 +12,7 @@ const INSERT = `INSERT INTO crawlers (crawl, name, host, pid, started, last_seen
 const LEAVE = `UPDATE crawlers SET left_at = $2 WHERE id = $1 AND left_at IS NULL`;
 const TOUCH = `UPDATE crawlers SET last_seen = $2 WHERE id = $1`;
 // Through the leased rows of the crawl (as many as are in flight): no index by crawler to keep up.
-const LEASES_OF = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+const LEASES_OF = `SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
   WHERE crawl = $2 AND crawler_id = $1 AND status = ${URL_STATE.leased} ORDER BY id FOR UPDATE`;
 
 /** A new crawler id from the crawlers table's sequence, after giving back what dead crawlers held. */

@@ -18,13 +18,13 @@ interface Cached {
 export type SavedRows = Map<string, Cached>;
 
 /** The columns a host row is read with; the claim statement returns the same. */
-export const HOST_COLUMNS = `host, budget, queued, min_depth, taken, retired, in_flight, next_at, gap_ms, failures`;
+export const HOST_COLUMNS = `host, budget, queued, min_rank, taken, retired, in_flight, next_at, gap_ms, failures`;
 
 export interface HostRecord {
   host: string;
   budget: string;
   queued: number;
-  min_depth: number;
+  min_rank: number;
   taken: number;
   retired: boolean;
   in_flight: number;
@@ -90,7 +90,7 @@ export class HostRows {
         host: r.host,
         budget: r.budget,
         queued: r.queued,
-        minDepth: r.min_depth,
+        minRank: r.min_rank,
         taken: r.taken,
         retired: r.retired,
       },
@@ -129,9 +129,9 @@ export class HostRows {
     this.cached(host.host).dirty = true;
   }
 
-  /** One more URL of the host is queued, at this depth. */
-  queue(host: HostRow, depth: number): void {
-    host.minDepth = host.queued > 0 ? Math.min(host.minDepth, depth) : depth;
+  /** One more URL of the host is queued, at this rank (policy/queue-rank.ts). */
+  queue(host: HostRow, rank: number): void {
+    host.minRank = host.queued > 0 ? Math.min(host.minRank, rank) : rank;
     host.queued++;
     this.touch(host);
   }
@@ -193,7 +193,7 @@ export class HostRows {
    * `written()` once it did. ready_at comes from the row's own politeness, as a budget
    * counts (a host row under --politeness-key ip is a host not yet placed on its address
    * while it is its own budget). `claim`: the statement also claims URLs, and the hosts it
-   * claims from take their queue from it (a CTE of each one's new head: host, depth; no
+   * claims from take their queue from it (a CTE of each one's new head: host, rank; no
    * head, nothing queued) and are written only if it took all it was asked to (`when`).
    */
   pendingUpdate(
@@ -206,22 +206,22 @@ export class HostRows {
     const col = <T>(f: (c: Cached) => T) => p.add(dirty.map(f));
     const heads =
       claim === undefined
-        ? { from: '', queued: 'u.queued', minDepth: 'u.min_depth', when: '' }
+        ? { from: '', queued: 'u.queued', minRank: 'u.min_rank', when: '' }
         : {
             from: `LEFT JOIN ${claim.heads} AS head ON head.host = u.host`,
-            queued: 'CASE WHEN NOT u.claimed THEN u.queued WHEN head.depth IS NULL THEN 0 ELSE u.queued END',
-            minDepth: 'CASE WHEN u.claimed THEN coalesce(head.depth, u.min_depth) ELSE u.min_depth END',
+            queued: 'CASE WHEN NOT u.claimed THEN u.queued WHEN head.rank IS NULL THEN 0 ELSE u.queued END',
+            minRank: 'CASE WHEN u.claimed THEN coalesce(head.rank, u.min_rank) ELSE u.min_rank END',
             when: `AND (${claim.when})`,
           };
-    const sql = `UPDATE hosts AS h SET budget = u.budget, queued = ${heads.queued}, min_depth = ${heads.minDepth},
+    const sql = `UPDATE hosts AS h SET budget = u.budget, queued = ${heads.queued}, min_rank = ${heads.minRank},
     taken = u.taken, retired = u.retired, ready_at = u.ready_at, in_flight = u.in_flight,
     next_at = u.next_at, gap_ms = u.gap_ms, failures = u.failures
   FROM unnest(${col((c) => c.row.host)}::text[], ${col((c) => c.row.budget)}::text[], ${col((c) => c.row.queued)}::int[],
-    ${col((c) => c.row.minDepth)}::int[], ${col((c) => c.row.taken)}::int[], ${col((c) => c.row.retired)}::bool[],
+    ${col((c) => c.row.minRank)}::int[], ${col((c) => c.row.taken)}::int[], ${col((c) => c.row.retired)}::bool[],
     ${col((c) => readyAt(c.state, settingsForHost(this.settings, c.row.host), isPlaced(c.row.host, shared)))}::int8[],
     ${col((c) => c.state.inFlight)}::int[], ${col((c) => c.state.nextAt)}::int8[], ${col((c) => c.state.gapMs)}::int[],
     ${col((c) => c.state.failures)}::int[], ${col((c) => claim?.claimed.has(c.row.host) === true)}::bool[])
-    AS u(host, budget, queued, min_depth, taken, retired, ready_at, in_flight, next_at, gap_ms, failures, claimed)
+    AS u(host, budget, queued, min_rank, taken, retired, ready_at, in_flight, next_at, gap_ms, failures, claimed)
   ${heads.from}
   WHERE h.crawl = ${p.add(this.crawl)} AND h.host = u.host ${heads.when}`;
     return {

@@ -9,19 +9,19 @@ import type { Tx } from './tx.js';
 const S = URL_STATE;
 
 /**
- * The hosts whose turn it is, shallowest queue head first, locked for this transaction.
+ * The hosts whose turn it is, lowest-ranked queue head first (policy/queue-rank.ts), locked for this transaction.
  * SKIP LOCKED: a host another process is leasing from or completing right now is not
  * waited for; this one takes the next host. With --politeness-key ip a host is ready
  * when its address's row is.
  */
 const READY_HOSTS = `SELECT ${HOST_COLUMNS} FROM hosts
   WHERE crawl = $1 AND queued > 0 AND NOT retired AND ready_at <= $2
-  ORDER BY min_depth, ready_at LIMIT $3 FOR UPDATE SKIP LOCKED`;
+  ORDER BY min_rank, ready_at LIMIT $3 FOR UPDATE SKIP LOCKED`;
 const READY_HOSTS_SHARED = `SELECT ${HOST_COLUMNS.split(', ')
   .map((c) => `h.${c}`)
   .join(', ')} FROM hosts h JOIN hosts b ON b.crawl = h.crawl AND b.host = h.budget
   WHERE h.crawl = $1 AND h.queued > 0 AND NOT h.retired AND b.ready_at <= $2
-  ORDER BY h.min_depth, b.ready_at LIMIT $3 FOR UPDATE OF h SKIP LOCKED`;
+  ORDER BY h.min_rank, b.ready_at LIMIT $3 FOR UPDATE OF h SKIP LOCKED`;
 
 /**
  * What a lease call looks at first, in one statement: whether leases ran out or retries
@@ -43,7 +43,7 @@ export interface LeaseLook {
   backlog: boolean;
   maxPages: number;
   counts: StoreCounts;
-  /** Ready hosts, locked, shallowest queue head first. */
+  /** Ready hosts, locked, lowest-ranked queue head first. */
   ready: HostRecord[];
 }
 

@@ -2,9 +2,10 @@ import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
+import { queueRank } from '../policy/queue-rank.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
-import { kindCode, URL_KIND, URL_STATE } from '../url-state.js';
+import { kindCode, kindOf, URL_KIND, URL_STATE } from '../url-state.js';
 import type { Params, Part } from './params.js';
 import type { Tx } from './tx.js';
 
@@ -152,7 +153,7 @@ export function stageLinks(
       : hostBudgetRefusal(h.taken, settingsForHost(tx.settings, h.host));
     if (refusal === null) {
       h.taken++;
-      tx.hosts.queue(h, c.depth);
+      tx.hosts.queue(h, queueRank(kindOf(c.kind), c.depth));
       tx.delta.queued++;
       added++;
       toQueue.push({ c, status: S.queued, error: null });

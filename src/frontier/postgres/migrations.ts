@@ -197,6 +197,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'crawler_links.rank: requisites queued after every page; hosts.min_rank',
+    sql: `
+      -- The queue's order (src/frontier/policy/queue-rank.ts): the depth, and for a page
+      -- requisite (kind 2) a billion more (REQUISITE_RANK), so that it comes after every page
+      -- of its host.
+      -- Computed by PostgreSQL from depth and kind, so that no writer can set it wrong.
+      ALTER TABLE crawler_links ADD COLUMN rank integer
+        GENERATED ALWAYS AS (depth + CASE kind WHEN 2 THEN 1000000000 ELSE 0 END) STORED;
+      DROP INDEX links_queue;
+      CREATE INDEX links_queue ON crawler_links (crawl, host, rank, id) WHERE status = 0;
+      -- A host's first rank, which the hosts_turn index orders hosts by (it follows the rename).
+      ALTER TABLE hosts RENAME COLUMN min_depth TO min_rank;
+      UPDATE hosts AS h SET min_rank = q.min_rank
+        FROM (SELECT crawl, host, min(rank) AS min_rank FROM crawler_links WHERE status = 0
+              GROUP BY crawl, host) AS q
+        WHERE h.crawl = q.crawl AND h.host = q.host AND h.min_rank <> q.min_rank;
+    `,
+  },
 ];
 
 /** crawler_links rows read, fingerprinted and written per round of migration 4. */

@@ -368,7 +368,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
   }
 
   /**
-   * lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget.
+   * lease(): up to n URLs from ready hosts, lowest rank first, within the crawl's budget.
    * Usually two statements: what to look at (lookForLeases: the backlog, the budget, the
    * ready hosts) and the claim with all it writes (claimLeases).
    */

@@ -11,10 +11,10 @@ const S = URL_STATE;
 /** How many expired leases or due retries one lease call takes back at most (the rest, the next). */
 const BACKLOG = 256;
 
-const EXPIRED = `SELECT id, ${LEASE_ID} AS lease_id, host, depth, released FROM crawler_links
+const EXPIRED = `SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
   WHERE crawl = $1 AND status = ${S.leased} AND lease_expires <= $2
   ORDER BY lease_expires LIMIT ${BACKLOG} FOR UPDATE SKIP LOCKED`;
-const DUE = `SELECT id, host, depth FROM crawler_links
+const DUE = `SELECT id, host, rank FROM crawler_links
   WHERE crawl = $1 AND status = ${S.retrying} AND due_at <= $2
   ORDER BY due_at LIMIT ${BACKLOG} FOR UPDATE SKIP LOCKED`;
 const TO_QUEUE = `UPDATE crawler_links SET status = ${S.queued}, attempts = attempts + $2, lease_expires = NULL,
@@ -44,30 +44,30 @@ export async function reclaimLease(tx: Tx, lease: LeasedRow): Promise<void> {
   tx.delta.leased--;
   tx.delta.expiredLeases++;
   // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
-  await requeue1(tx, lease.id, lease.host, lease.depth, 1, null);
+  await requeue1(tx, lease.id, lease.host, lease.rank, 1, null);
 }
 
 /** lease(): retries whose time has come are queued again. */
 export async function requeueDueRetries(tx: Tx): Promise<void> {
-  const rows = await tx.q<{ id: number; host: string; depth: number }>(DUE, [tx.crawl, tx.now]);
+  const rows = await tx.q<{ id: number; host: string; rank: number }>(DUE, [tx.crawl, tx.now]);
   if (rows.length === 0) return;
   await tx.hosts.lock(rows.map((r) => r.host));
   for (const r of rows) {
     tx.delta.retrying--;
-    await requeue1(tx, r.id, r.host, r.depth, 0, null);
+    await requeue1(tx, r.id, r.host, r.rank, 0, null);
   }
 }
 
 /**
  * A URL goes back to the queue (after an expired lease, a retry, a deferral), with
- * `tries` more attempts counted. A host given up on takes no URL back: it is failed as
+ * `tries` more attempts counted, at its `rank` (policy/queue-rank.ts). A host given up on takes no URL back: it is failed as
  * 'host-unreachable' and its record goes to `holder` (null: to the next completer).
  */
 export async function requeue1(
   tx: Tx,
   id: number,
   host: string,
-  depth: number,
+  rank: number,
   tries: number,
   holder: CrawlerId | null,
 ): Promise<void> {
@@ -79,7 +79,7 @@ export async function requeue1(
     return;
   }
   await tx.q(TO_QUEUE, [id, tries, tx.now]);
-  tx.hosts.queue(h, depth);
+  tx.hosts.queue(h, rank);
   tx.delta.queued++;
 }
 

@@ -1,5 +1,6 @@
+import { queueRank } from '../policy/queue-rank.js';
 import type { RecordId, StoredLink, StoredQuery } from '../types.js';
-import { URL_STATE } from '../url-state.js';
+import { kindOf, URL_STATE } from '../url-state.js';
 import type { Query } from './database.js';
 import { fingerprintText } from './link-inserts.js';
 import type { Tx } from './tx.js';
@@ -63,8 +64,8 @@ export async function requeueStored(
   options: { asSeeds?: boolean },
 ): Promise<number> {
   const asSeeds = options.asSeeds === true;
-  const rows = await tx.q<{ id: number; host: string; depth: number; status: number }>(
-    `SELECT id, host, depth, status FROM crawler_links WHERE crawl = $1 AND id = ANY($2::int8[])
+  const rows = await tx.q<{ id: number; host: string; rank: number; kind: number; status: number }>(
+    `SELECT id, host, rank, kind, status FROM crawler_links WHERE crawl = $1 AND id = ANY($2::int8[])
        AND status IN (${S.failed}, ${S.rejected}) ORDER BY id FOR UPDATE`,
     [tx.crawl, ids],
   );
@@ -84,7 +85,7 @@ export async function requeueStored(
       h.retired = false;
       tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
     }
-    tx.hosts.queue(h, asSeeds ? 0 : r.depth);
+    tx.hosts.queue(h, asSeeds ? queueRank(kindOf(r.kind), 0) : r.rank);
     tx.delta.queued++;
   }
   return rows.length;

@@ -23,6 +23,7 @@ export interface LeasedRow {
   id: number;
   lease_id: number;
   host: string;
-  depth: number;
+  /** Its rank (policy/queue-rank.ts): where it goes back in its host's queue. */
+  rank: number;
   released: boolean;
 }

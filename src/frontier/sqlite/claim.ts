@@ -3,6 +3,7 @@ import { crawlEnd, pagesLeft } from '../policy/crawl-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
 import { expiredThrough, leaseExpiry } from '../policy/lease-expiry.js';
 import { afterLease, leasesThisTurn, NEVER, readyAt, startDeadline } from '../policy/politeness.js';
+import { inPass, REQUISITE_RANK } from '../policy/queue-rank.js';
 import { previousOf } from '../policy/recrawl.js';
 import { crawlCountsOf } from '../store-counts.js';
 import type { CrawlerId, Lease, LeaseBatch } from '../types.js';
@@ -17,7 +18,7 @@ import { kindOf } from './schema.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
-/** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
+/** lease(): up to n URLs from ready hosts, lowest rank first, within the crawl's budget. */
 export function claim(s: Store, n: number, crawler: CrawlerId, tx: Tx): LeaseBatch {
   // Heard from: at most once a second, a row write each lease would be waste.
   if (tx.now - (s.lastTouched.get(crawler) ?? 0) >= 1000) {
@@ -36,17 +37,25 @@ export function claim(s: Store, n: number, crawler: CrawlerId, tx: Tx): LeaseBat
   const before = totalsWith(s, tx.delta);
   const want = Math.min(n, pagesLeft(maxPages(s), crawlCountsOf(before)));
   const leases: Lease[] = [];
-  let depth = -1;
+  // Rank by rank (policy/queue-rank.ts: depth, requisites after every page), the hosts
+  // whose first URL has that rank, in the order they became ready.
+  let rank = -1;
   while (leases.length < want) {
-    const next = s.st.nextDepth.get(depth) as number | undefined;
-    if (next === undefined || next >= s.passDepth) break;
-    depth = next;
-    const ready = s.st.readyAtDepth.all(depth, tx.now, want - leases.length) as string[];
+    const next = s.st.nextRank.get(rank) as number | undefined;
+    if (next === undefined) break;
+    rank = next;
+    if (!inPass(rank, s.passDepth)) {
+      // Past a pass's pages: the requisites of its depths, which rank after every page, are in it still.
+      if (rank >= REQUISITE_RANK) break;
+      rank = REQUISITE_RANK - 1;
+      continue;
+    }
+    const ready = s.st.readyAtRank.all(rank, tx.now, want - leases.length) as string[];
     for (const host of ready) {
       if (leases.length >= want) break;
-      claimFromHost(s, host, depth, want - leases.length, crawler, tx, leases);
+      claimFromHost(s, host, rank, want - leases.length, crawler, tx, leases);
     }
-    // The next depth's query reads the hosts table: let it see this level's claims.
+    // The next rank's query reads the hosts table: let it see this level's claims.
     tx.hosts.flush();
   }
   const after = totalsWith(s, tx.delta);
@@ -58,11 +67,11 @@ export function claim(s: Store, n: number, crawler: CrawlerId, tx: Tx): LeaseBat
   };
 }
 
-/** Leases up to `room` URLs of one host at `depth` (deeper ones wait for their level). */
+/** Leases up to `room` URLs of one host at `rank` (later ones wait for their level). */
 function claimFromHost(
   s: Store,
   host: string,
-  depth: number,
+  rank: number,
   room: number,
   crawler: CrawlerId,
   tx: Tx,
@@ -77,7 +86,7 @@ function claimFromHost(
   if (k <= 0) return;
   const rows = headOf(s, host, k + 1);
   let n = 0;
-  while (n < k && n < rows.length && (rows[n] as QueuedRow).depth <= depth) n++;
+  while (n < k && n < rows.length && (rows[n] as QueuedRow).rank <= rank) n++;
   const taken = rows.slice(0, n);
   const expiresAt = leaseExpiry(tx.now, s.settings);
   const startBy = startDeadline(b, settings, tx.now, placed);
@@ -85,7 +94,7 @@ function claimFromHost(
     const gen =
       s.held === null
         ? (s.st.leaseUrl.get(expiresAt, crawler, r.seq) as number)
-        : s.held.add({ seq: r.seq, host, depth: r.depth, crawler, expiresAt });
+        : s.held.add({ seq: r.seq, host, rank: r.rank, crawler, expiresAt });
     const id = leaseIdOf(r.seq, gen);
     b = afterLease(b, settings, tx.now, placed);
     const row = {
@@ -99,7 +108,7 @@ function claimFromHost(
   // The table is the truth: fewer rows than counted means the count was stale.
   h.queued = rows.length > n ? h.queued - n : 0;
   const head = rows[n];
-  if (head !== undefined) h.minDepth = head.depth;
+  if (head !== undefined) h.minRank = head.rank;
   tx.hosts.touch(h);
   tx.delta.queued -= taken.length;
   tx.delta.leased += taken.length;

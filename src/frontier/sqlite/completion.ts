@@ -80,7 +80,7 @@ function settle(s: Store, lease: LeaseRow, c: Completion, crawler: CrawlerId, tx
     case 'retry':
       // A host given up on takes no retry: requeue1 fails the URL instead.
       if (tx.hosts.host(lease.host).retired) {
-        requeue1(s, lease.seq, lease.host, lease.depth, 1, crawler, tx);
+        requeue1(s, lease.seq, lease.host, lease.rank, 1, crawler, tx);
         return;
       }
       s.st.markRetrying.run(o.error, tx.now + o.afterMs, lease.seq);
@@ -88,7 +88,7 @@ function settle(s: Store, lease: LeaseRow, c: Completion, crawler: CrawlerId, tx
       tx.delta.retrying++;
       return;
     case 'deferred':
-      requeue1(s, lease.seq, lease.host, lease.depth, 0, crawler, tx);
+      requeue1(s, lease.seq, lease.host, lease.rank, 0, crawler, tx);
       return;
   }
 }

@@ -16,7 +16,8 @@ export interface HeldLease {
   /** Told apart from the URL's other leases by this (the lease id is seq and gen). */
   gen: number;
   host: string;
-  depth: number;
+  /** Where it goes back in its host's queue (policy/queue-rank.ts). */
+  rank: number;
   crawler: CrawlerId;
   expiresAt: number;
   /** The fetch is over and its host's slot given back (release()). */

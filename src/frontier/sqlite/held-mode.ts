@@ -2,6 +2,7 @@ import { hostBudget } from '../host-row.js';
 import { leaseExpiry } from '../policy/lease-expiry.js';
 import type { HeldLease } from './held-leases.js';
 import { URL_STATE } from './schema.js';
+import type { StoredRow } from './statements.js';
 import type { Store } from './store.js';
 import type { LeaseRow, Tx } from './tx.js';
 
@@ -10,12 +11,12 @@ import type { LeaseRow, Tx } from './tx.js';
 // it says so in the file, takes over the leases of an earlier holder that died, and
 // knows when the file's lease rows and retries come due without asking the file.
 
-/** The queue's counts from its rows: each host's queued URLs and shallowest depth, the totals. */
+/** The queue's counts from its rows: each host's queued URLs and first rank, the totals. */
 const RECOUNT_QUEUE = `
   UPDATE hosts SET
     queued = (SELECT count(*) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}),
-    min_depth = coalesce(
-      (SELECT min(depth) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}), min_depth);
+    min_rank = coalesce(
+      (SELECT min(rank) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}), min_rank);
   UPDATE totals SET
     queued = (SELECT count(*) FROM urls WHERE state = ${URL_STATE.queued}),
     leased = (SELECT count(*) FROM urls WHERE state = ${URL_STATE.leased});
@@ -62,7 +63,7 @@ export function isDue(due: number | null | undefined, at: number): boolean {
 
 /** A held lease as the code that handles lease rows sees it. */
 export function heldRow(held: HeldLease): LeaseRow {
-  return { seq: held.seq, released: held.released ? 1 : 0, host: held.host, depth: held.depth, held };
+  return { seq: held.seq, released: held.released ? 1 : 0, host: held.host, rank: held.rank, held };
 }
 
 /**
@@ -73,9 +74,9 @@ export function heldRow(held: HeldLease): LeaseRow {
  */
 export function earlierHoldersLease(s: Store, seq: number, gen: number): LeaseRow | undefined {
   if (s.held === null || !s.held.fromEarlierHolder(gen) || s.held.has(seq)) return undefined;
-  const row = s.st.storedRow.get(seq) as { host: string; depth: number; state: number } | undefined;
+  const row = s.st.storedRow.get(seq) as StoredRow | undefined;
   if (row?.state !== URL_STATE.queued) return undefined;
-  return { seq, released: 1, host: row.host, depth: row.depth };
+  return { seq, released: 1, host: row.host, rank: row.rank };
 }
 
 /**
@@ -87,7 +88,7 @@ export function adopt(s: Store, earlier: LeaseRow, gen: number, tx: Tx): LeaseRo
     seq: earlier.seq,
     gen,
     host: earlier.host,
-    depth: earlier.depth,
+    rank: earlier.rank,
     crawler: 0,
     expiresAt: leaseExpiry(tx.now, s.settings),
     released: true,
@@ -97,7 +98,7 @@ export function adopt(s: Store, earlier: LeaseRow, gen: number, tx: Tx): LeaseRo
   tx.delta.queued--;
   tx.delta.leased++;
   const h = tx.hosts.host(earlier.host);
-  // Its host's shallowest depth may be this URL's: the next lease call reads it again.
+  // Its host's first rank may be this URL's: the next lease call reads it again.
   h.queued = Math.max(0, h.queued - 1);
   tx.hosts.touch(h);
   return heldRow(held);

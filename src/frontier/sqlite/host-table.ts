@@ -25,7 +25,7 @@ interface CachedHost extends Cached<HostRow> {
 /** A host's columns as last read from or written to the file. */
 interface StoredHost {
   queued: number;
-  minDepth: number;
+  minRank: number;
   taken: number;
   retired: boolean;
   ready: number;
@@ -67,7 +67,7 @@ export class HostTable {
         | {
             budget: string;
             queued: number;
-            min_depth: number;
+            min_rank: number;
             taken: number;
             retired: number;
             ready_at: number;
@@ -76,7 +76,7 @@ export class HostTable {
       c =
         r === undefined
           ? {
-              row: { host: key, budget: key, queued: 0, minDepth: 0, taken: 0, retired: false },
+              row: { host: key, budget: key, queued: 0, minRank: 0, taken: 0, retired: false },
               dirty: true,
               storedBudget: null,
               stored: null,
@@ -86,7 +86,7 @@ export class HostTable {
                 host: key,
                 budget: r.budget,
                 queued: r.queued,
-                minDepth: r.min_depth,
+                minRank: r.min_rank,
                 taken: r.taken,
                 retired: r.retired === 1,
               },
@@ -94,7 +94,7 @@ export class HostTable {
               storedBudget: r.budget,
               stored: {
                 queued: r.queued,
-                minDepth: r.min_depth,
+                minRank: r.min_rank,
                 taken: r.taken,
                 retired: r.retired === 1,
                 ready: r.ready_at,
@@ -130,9 +130,9 @@ export class HostTable {
     this.dirtyBudgets.add(key);
   }
 
-  /** One more URL of the host is queued, at this depth. */
-  queue(host: HostRow, depth: number): void {
-    host.minDepth = host.queued > 0 ? Math.min(host.minDepth, depth) : depth;
+  /** One more URL of the host is queued, at this rank (policy/queue-rank.ts). */
+  queue(host: HostRow, rank: number): void {
+    host.minRank = host.queued > 0 ? Math.min(host.minRank, rank) : rank;
     host.queued++;
     this.touch(host);
   }
@@ -186,7 +186,7 @@ export class HostTable {
       c.storedBudget === h.budget &&
       was !== null &&
       was.queued === h.queued &&
-      was.minDepth === h.minDepth &&
+      was.minRank === h.minRank &&
       was.taken === h.taken &&
       was.retired === h.retired &&
       was.ready === ready
@@ -195,10 +195,10 @@ export class HostTable {
     }
     const retired = h.retired ? 1 : 0;
     if (c.storedBudget === h.budget)
-      this.st.updateHost.run(h.queued, h.minDepth, h.taken, retired, ready, h.host);
-    else this.st.putHost.run(h.host, h.budget, h.queued, h.minDepth, h.taken, retired, ready);
+      this.st.updateHost.run(h.queued, h.minRank, h.taken, retired, ready, h.host);
+    else this.st.putHost.run(h.host, h.budget, h.queued, h.minRank, h.taken, retired, ready);
     c.storedBudget = h.budget;
-    c.stored = { queued: h.queued, minDepth: h.minDepth, taken: h.taken, retired: h.retired, ready };
+    c.stored = { queued: h.queued, minRank: h.minRank, taken: h.taken, retired: h.retired, ready };
   }
 
   private cachedBudget(key: string): Cached<BudgetState> {
@@ -235,16 +235,16 @@ export interface HostStatements {
 export function prepareHostStatements(db: Database.Database): HostStatements {
   return {
     getHost: db.prepare(
-      `SELECT budget, queued, min_depth, taken, retired, ready_at FROM hosts WHERE host = ?`,
+      `SELECT budget, queued, min_rank, taken, retired, ready_at FROM hosts WHERE host = ?`,
     ),
     putHost: db.prepare(
-      `INSERT INTO hosts (host, budget, queued, min_depth, taken, retired, ready_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO hosts (host, budget, queued, min_rank, taken, retired, ready_at) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (host) DO UPDATE SET budget = excluded.budget, queued = excluded.queued,
-         min_depth = excluded.min_depth, taken = excluded.taken, retired = excluded.retired,
+         min_rank = excluded.min_rank, taken = excluded.taken, retired = excluded.retired,
          ready_at = excluded.ready_at`,
     ),
     updateHost: db.prepare(
-      `UPDATE hosts SET queued = ?, min_depth = ?, taken = ?, retired = ?, ready_at = ? WHERE host = ?`,
+      `UPDATE hosts SET queued = ?, min_rank = ?, taken = ?, retired = ?, ready_at = ? WHERE host = ?`,
     ),
     getBudget: db.prepare(`SELECT in_flight, next_at, gap_ms, failures FROM budgets WHERE key = ?`),
     putBudget: db.prepare(

@@ -2,6 +2,7 @@ import { fingerprint } from '../../url/fingerprint.js';
 import { hostKey } from '../../url/host.js';
 import { hostBudgetRefusal } from '../policy/host-budget.js';
 import { settingsForHost } from '../policy/host-rules.js';
+import { queueRank } from '../policy/queue-rank.js';
 import { RETIRED_REASON } from '../policy/retirement.js';
 import type { CrawlerId, NewLink, RejectedLink } from '../types.js';
 import type { QueuedRow } from './queue-heads.js';
@@ -40,9 +41,10 @@ export function insertLinks(
     const kind = kindCode(l.kind);
     const redirects = l.redirects ?? 0;
     const { lastInsertRowid } = s.st.insertQueued.run(l.url, host, l.depth, l.via, redirects, kind);
-    s.heads?.appended(host, newRow(Number(lastInsertRowid), l, redirects, kind));
+    const row = newRow(Number(lastInsertRowid), l, redirects, kind);
+    s.heads?.appended(host, row);
     h.taken++;
-    tx.hosts.queue(h, l.depth);
+    tx.hosts.queue(h, row.rank);
     tx.delta.queued++;
     added++;
   });
@@ -121,6 +123,7 @@ function newRow(seq: number, l: NewLink, redirects: number, kind: number): Queue
     seq,
     url: l.url,
     depth: l.depth,
+    rank: queueRank(l.kind, l.depth),
     via: l.via,
     redirects,
     kind,

@@ -1,15 +1,22 @@
+import { REQUISITE_RANK } from '../policy/queue-rank.js';
 import type { StoreCounts } from '../store-counts.js';
 import { URL_STATE } from './schema.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
 // Crawl passes (--passes): the store leases only URLs shallower than the pass's depth
-// (Store.passDepth, set by setPassDepth) and says when the pass is over.
+// (Store.passDepth, set by setPassDepth) and says when the pass is over. A host's
+// min_rank is a depth, or a requisite's depth past REQUISITE_RANK (policy/queue-rank.ts).
+// A requisite queued behind a deeper page of its host is not seen by these: it is
+// leased in the pass of that page's depth.
 
 /** The shallowest depth still waiting (queued or retrying), or null: where the next pass starts. */
 export function shallowestWaiting(s: Store): number | null {
   const host = s.db
-    .prepare(`SELECT min(min_depth) FROM hosts WHERE queued > 0 AND retired = 0`)
+    .prepare(
+      `SELECT min(CASE WHEN min_rank >= ${REQUISITE_RANK} THEN min_rank - ${REQUISITE_RANK} ELSE min_rank END)
+         FROM hosts WHERE queued > 0 AND retired = 0`,
+    )
     .pluck()
     .get() as number | null;
   const retry = s.db
@@ -26,8 +33,11 @@ export function passEnd(s: Store, after: StoreCounts, tx: Tx): 'finished' | null
   // The hosts read below must see this transaction's claims.
   tx.hosts.flush();
   const queued = s.db
-    .prepare(`SELECT 1 FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth < ? LIMIT 1`)
-    .get(s.passDepth);
+    .prepare(
+      `SELECT 1 FROM hosts WHERE queued > 0 AND retired = 0
+         AND (min_rank < ? OR min_rank BETWEEN ${REQUISITE_RANK} AND ? - 1) LIMIT 1`,
+    )
+    .get(s.passDepth, REQUISITE_RANK + s.passDepth);
   if (queued !== undefined) return null;
   const retrying = s.db
     .prepare(`SELECT 1 FROM urls WHERE state = ${URL_STATE.retrying} AND depth < ? LIMIT 1`)

@@ -5,7 +5,7 @@
  * with few links, some ten rows and one query per URL leased, the larger part of a
  * lease call. Read ahead, a host's rows are read about once each.
  *
- * The rows kept for a host are a prefix of its queue, in the queue's order (depth, then
+ * The rows kept for a host are a prefix of its queue, in the queue's order (rank, then
  * seq), held leases left out. That holds only while every change to the queue goes
  * through this process, which is what holding the store means, and while the store
  * tells it of each change: a new link (its seq the largest yet) is put in its place;
@@ -19,6 +19,8 @@ export interface QueuedRow {
   seq: number;
   url: string;
   depth: number;
+  /** The queue's order is (rank, seq): policy/queue-rank.ts. */
+  rank: number;
   via: string | null;
   redirects: number;
   kind: number;
@@ -99,7 +101,7 @@ export class QueueHeads {
 
   /**
    * A new URL joined the host's queue: its seq is the largest yet, so it goes after every
-   * row as deep or shallower. Inside the rows kept, or at their end when they are all
+   * row of its rank or a lower one. Inside the rows kept, or at their end when they are all
    * the host's, it is kept too; past their end it is not theirs to keep.
    */
   appended(host: string, row: QueuedRow): void {
@@ -107,7 +109,7 @@ export class QueueHeads {
     if (head === undefined) return;
     const rows = head.rows;
     let at = rows.length;
-    while (at > head.start && (rows[at - 1] as QueuedRow).depth > row.depth) at--;
+    while (at > head.start && (rows[at - 1] as QueuedRow).rank > row.rank) at--;
     if (at === rows.length && !head.whole) return;
     rows.splice(at, 0, row);
     this.rowCount++;

@@ -23,13 +23,13 @@ export function requeueDueBatch(s: Store, afterMs: number, tx: Tx): number {
   const rows = dueAgainStatement(s).all(cutoff, RECRAWL_BATCH) as {
     seq: number;
     host: string;
-    depth: number;
+    rank: number;
   }[];
   for (const r of rows) {
     s.st.requeueDone.run(r.seq);
     s.heads?.forget(r.host);
     tx.delta.done--;
-    tx.hosts.queue(tx.hosts.host(r.host), r.depth);
+    tx.hosts.queue(tx.hosts.host(r.host), r.rank);
     tx.delta.queued++;
   }
   return rows.length;

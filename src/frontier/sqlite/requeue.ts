@@ -26,29 +26,29 @@ function giveBack(s: Store, lease: LeaseRow, tx: Tx): void {
   endLease(s, lease, tx);
   tx.delta.expiredLeases++;
   // Nobody in particular will write the record of a URL failed here: the next completer adopts it.
-  requeue1(s, lease.seq, lease.host, lease.depth, 1, null, tx);
+  requeue1(s, lease.seq, lease.host, lease.rank, 1, null, tx);
 }
 
 /** lease(): retries whose time has come are queued again. */
 export function requeueDueRetries(s: Store, tx: Tx): void {
   if (!isDue(s.retryDue, tx.now)) return;
-  for (const r of s.st.dueRetries.all(tx.now) as { seq: number; host: string; depth: number }[]) {
+  for (const r of s.st.dueRetries.all(tx.now) as { seq: number; host: string; rank: number }[]) {
     tx.delta.retrying--;
-    requeue1(s, r.seq, r.host, r.depth, 0, null, tx);
+    requeue1(s, r.seq, r.host, r.rank, 0, null, tx);
   }
   if (s.held !== null) s.retryDue = s.st.nextRetry.get() as number | null;
 }
 
 /**
  * A URL goes back to the queue (after an expired lease, a retry, a deferral), with
- * `tries` more attempts counted. A host given up on takes no URL back: it is failed
+ * `tries` more attempts counted, at its `rank` (policy/queue-rank.ts). A host given up on takes no URL back: it is failed
  * as 'host-unreachable' and its record goes to `holder` (null: to the next completer).
  */
 export function requeue1(
   s: Store,
   seq: number,
   host: string,
-  depth: number,
+  rank: number,
   tries: number,
   holder: CrawlerId | null,
   tx: Tx,
@@ -62,7 +62,7 @@ export function requeue1(
   }
   s.st.requeueAfterLease.run(tries, seq);
   s.heads?.forget(host);
-  tx.hosts.queue(h, depth);
+  tx.hosts.queue(h, rank);
   tx.delta.queued++;
 }
 

@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import { CobwebError } from '../../errors.js';
 import { SqliteSeenSet } from '../../seen/sqlite-seen.js';
 import { fingerprints } from '../../url/fingerprint.js';
-import { URL_STATE } from '../url-state.js';
+import { REQUISITE_RANK } from '../policy/queue-rank.js';
+import { URL_KIND, URL_STATE } from '../url-state.js';
 import { TABLE_SEEN } from './seen-gate.js';
 
 // The numbering both stores share (src/frontier/url-state.ts), where the store's files import it from.
@@ -11,8 +12,15 @@ export { kindCode, kindOf, URL_KIND, URL_STATE } from '../url-state.js';
 /**
  * 4: the URL states numbered as PostgreSQL's (leased 2, done 1: they were 1 and 2), and
  * the seen table's fingerprints MurmurHash3 (they were SHA-1). See migrate3To4.
+ * 5: the queue ordered by rank (requisites after every page), not depth. See MIGRATE_4_TO_5.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/**
+ * A URL's rank (policy/queue-rank.ts) as SQL: a column computed from depth and kind,
+ * never stored (a VIRTUAL column costs the table nothing; the queue's index holds it).
+ */
+const RANK_SQL = `depth + CASE kind WHEN ${URL_KIND.requisite} THEN ${REQUISITE_RANK} ELSE 0 END`;
 
 /** WAL pages between automatic checkpoints (see openSchema). */
 const WAL_CHECKPOINT_PAGES = 10_000;
@@ -63,11 +71,12 @@ export function openSchema(db: Database.Database, file: string): void {
     const version = tables.includes('meta')
       ? (db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get() as string | undefined)
       : undefined;
-    if (version !== undefined && (Number(version) === 2 || Number(version) === 3)) {
+    if (version !== undefined && Number(version) >= 2 && Number(version) < SCHEMA_VERSION) {
       // Version 2 lacks the recrawl columns and the cookie jar: added in place, before the
       // schema below indexes them. Both number the states as version 3 did.
       if (Number(version) === 2) db.exec(MIGRATE_2_TO_3);
-      migrate3To4(db);
+      if (Number(version) <= 3) migrate3To4(db);
+      db.exec(MIGRATE_4_TO_5);
       db.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION));
     } else if (version !== undefined && Number(version) !== SCHEMA_VERSION) {
       throw new NotAStoreError(
@@ -99,6 +108,21 @@ const MIGRATE_2_TO_3 = `
   -- takes it (with no validators, the request is not conditional).
   UPDATE urls SET fetched_at = 0 WHERE state = ${V3_DONE};
   CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+/**
+ * Version 4 to 5, inside openSchema's transaction: the rank column, the queue's index
+ * on it instead of depth, and each host's first depth become its first rank, which
+ * differs for a host whose queue starts with a requisite.
+ */
+const MIGRATE_4_TO_5 = `
+  ALTER TABLE urls ADD COLUMN rank INTEGER GENERATED ALWAYS AS (${RANK_SQL}) VIRTUAL;
+  DROP INDEX IF EXISTS urls_queue;
+  CREATE INDEX urls_queue ON urls (host, rank) WHERE state = ${URL_STATE.queued};
+  ALTER TABLE hosts RENAME COLUMN min_depth TO min_rank;
+  UPDATE hosts SET min_rank = coalesce(
+    (SELECT min(rank) FROM urls u WHERE u.host = hosts.host AND u.state = ${URL_STATE.queued}), min_rank)
+    WHERE queued > 0;
 `;
 
 /** URL rows read per fingerprint batch while the seen table is filled again. */
@@ -197,10 +221,12 @@ const DDL = `
     etag TEXT,
     last_modified TEXT,
     -- the capture those validators stand for (its WARC-Date), which a 304 keeps
-    captured_at INTEGER
+    captured_at INTEGER,
+    -- the queue's order (policy/queue-rank.ts): depth, requisites after every page
+    rank INTEGER GENERATED ALWAYS AS (${RANK_SQL}) VIRTUAL
   );
-  -- an index entry ends with the row key, so this is ordered by (host, depth, seq)
-  CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, depth) WHERE state = ${URL_STATE.queued};
+  -- an index entry ends with the row key, so this is ordered by (host, rank, seq)
+  CREATE INDEX IF NOT EXISTS urls_queue ON urls (host, rank) WHERE state = ${URL_STATE.queued};
   CREATE INDEX IF NOT EXISTS urls_retry ON urls (due_at) WHERE state = ${URL_STATE.retrying};
   CREATE INDEX IF NOT EXISTS urls_leased ON urls (due_at) WHERE state = ${URL_STATE.leased};
   CREATE INDEX IF NOT EXISTS urls_unlogged ON urls (holder)
@@ -210,18 +236,18 @@ const DDL = `
   -- The crawl's cookie jar: one row per cookie (domain;path;name), the cookie as JSON.
   CREATE TABLE IF NOT EXISTS cookies (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 
-  -- One row per host: its queue's size and head depth, and when it may next be leased
+  -- One row per host: its queue's size and first rank, and when it may next be leased
   -- (ready_at, copied from its politeness budget so one index finds the ready hosts).
   CREATE TABLE IF NOT EXISTS hosts (
     host TEXT PRIMARY KEY,
     budget TEXT NOT NULL,
     queued INTEGER NOT NULL DEFAULT 0,
-    min_depth INTEGER NOT NULL DEFAULT 0,
+    min_rank INTEGER NOT NULL DEFAULT 0,
     taken INTEGER NOT NULL DEFAULT 0,
     retired INTEGER NOT NULL DEFAULT 0,
     ready_at INTEGER NOT NULL DEFAULT 0
   ) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS hosts_turn ON hosts (min_depth, ready_at) WHERE queued > 0 AND retired = 0;
+  CREATE INDEX IF NOT EXISTS hosts_turn ON hosts (min_rank, ready_at) WHERE queued > 0 AND retired = 0;
   CREATE INDEX IF NOT EXISTS hosts_ready ON hosts (ready_at) WHERE queued > 0 AND retired = 0;
   CREATE INDEX IF NOT EXISTS hosts_budget ON hosts (budget);
 

@@ -17,7 +17,7 @@ const SQL = {
        ORDER BY inFlight DESC, h.queued DESC, h.host LIMIT ?`,
   leaseUrl: `UPDATE urls SET state = ${S.leased}, lease_gen = lease_gen + 1, due_at = ?, crawler = ?, released = 0
     WHERE seq = ? RETURNING lease_gen`,
-  leaseOf: `SELECT seq, lease_gen, released, host, depth FROM urls WHERE seq = ? AND state = ${S.leased}`,
+  leaseOf: `SELECT seq, lease_gen, released, host, rank FROM urls WHERE seq = ? AND state = ${S.leased}`,
   expiredLeases: `SELECT seq FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND due_at <= ? ORDER BY due_at`,
   leasesOf: `SELECT seq FROM urls INDEXED BY urls_leased WHERE state = ${S.leased} AND crawler = ?`,
   nextExpiry: `SELECT min(due_at) FROM urls WHERE state = ${S.leased}`,
@@ -39,11 +39,11 @@ const SQL = {
   activeCrawlers: `SELECT id, machine, pid, last_seen AS lastSeen, left_at AS leftAt FROM crawlers WHERE left_at IS NULL`,
   insertQueued: `INSERT INTO urls (url, host, depth, via, redirects, kind, state) VALUES (?, ?, ?, ?, ?, ?, ${S.queued})`,
   insertRecord: `INSERT INTO urls (url, host, depth, via, state, error, holder) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  headOfHost: `SELECT seq, url, depth, via, redirects, kind, attempts, fetched_at, etag, last_modified, captured_at FROM urls
-       WHERE host = ? AND state = ${S.queued} ORDER BY depth, seq LIMIT ?`,
-  nextDepth: `SELECT min_depth FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth > ?
-         ORDER BY min_depth LIMIT 1`,
-  readyAtDepth: `SELECT host FROM hosts WHERE queued > 0 AND retired = 0 AND min_depth = ? AND ready_at <= ?
+  headOfHost: `SELECT seq, url, depth, rank, via, redirects, kind, attempts, fetched_at, etag, last_modified, captured_at
+       FROM urls WHERE host = ? AND state = ${S.queued} ORDER BY rank, seq LIMIT ?`,
+  nextRank: `SELECT min_rank FROM hosts WHERE queued > 0 AND retired = 0 AND min_rank > ?
+         ORDER BY min_rank LIMIT 1`,
+  readyAtRank: `SELECT host FROM hosts WHERE queued > 0 AND retired = 0 AND min_rank = ? AND ready_at <= ?
          ORDER BY ready_at LIMIT ?`,
   nextHostReady: `SELECT min(ready_at) FROM hosts WHERE queued > 0 AND retired = 0`,
   setState: `UPDATE urls SET state = ? WHERE seq = ?`,
@@ -64,7 +64,7 @@ const SQL = {
   markFinal: `UPDATE urls SET state = ?, attempts = attempts + ?, error = ?, due_at = NULL, crawler = ? WHERE seq = ?`,
   markRetrying: `UPDATE urls SET state = ${S.retrying}, attempts = attempts + 1, error = ?, due_at = ? WHERE seq = ?`,
   requeueAfterLease: `UPDATE urls SET state = ${S.queued}, attempts = attempts + ?, due_at = NULL WHERE seq = ?`,
-  dueRetries: `SELECT seq, host, depth FROM urls WHERE state = ${S.retrying} AND due_at <= ? ORDER BY due_at`,
+  dueRetries: `SELECT seq, host, rank FROM urls WHERE state = ${S.retrying} AND due_at <= ? ORDER BY due_at`,
   nextRetry: `SELECT min(due_at) FROM urls WHERE state = ${S.retrying}`,
   waitingOfHost: `SELECT seq, url, depth, via, state FROM urls WHERE host = ? AND state IN (${S.queued}, ${S.retrying})`,
   retire: `UPDATE urls SET state = ${S.failedUnlogged}, error = 'host-unreachable', holder = ? WHERE seq = ?`,
@@ -75,7 +75,7 @@ const SQL = {
   setHolder: `UPDATE urls SET holder = ? WHERE seq = ?`,
   orphans: `SELECT seq FROM urls WHERE holder IS NULL AND state IN (${S.rejectedUnlogged}, ${S.failedUnlogged}) LIMIT 1000`,
   recordById: `SELECT seq AS id, url, depth, via, error AS reason FROM urls WHERE seq = ?`,
-  storedRow: `SELECT host, depth, state FROM urls WHERE seq = ?`,
+  storedRow: `SELECT host, rank, kind, state FROM urls WHERE seq = ?`,
   requeueFinal: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0 WHERE seq = ?`,
   requeueSeed: `UPDATE urls SET state = ${S.queued}, error = NULL, attempts = 0, depth = 0, via = NULL WHERE seq = ?`,
   getSite: `SELECT claimed_by, recorded FROM sites WHERE origin = ?`,
@@ -97,13 +97,21 @@ const PLUCKED: ReadonlySet<keyof typeof SQL> = new Set([
   'leasedOfHost',
   'getMeta',
   'busyBudgets',
-  'nextDepth',
-  'readyAtDepth',
+  'nextRank',
+  'readyAtRank',
   'nextHostReady',
   'nextRetry',
   'orphans',
   'hostCount',
 ] as const);
+
+/** What storedRow reads of a URL. */
+export interface StoredRow {
+  host: string;
+  rank: number;
+  kind: number;
+  state: number;
+}
 
 export type Statements = Record<keyof typeof SQL, Database.Statement>;
 
@@ -118,5 +126,5 @@ export function prepareStatements(db: Database.Database): Statements {
 }
 
 /** --recrawl-after's URLs due again, oldest first: prepared once the index it reads exists (ensureFetchedIndex). */
-export const DUE_AGAIN_SQL = `SELECT u.seq, u.host, u.depth FROM urls u INDEXED BY urls_fetched JOIN hosts h ON h.host = u.host
+export const DUE_AGAIN_SQL = `SELECT u.seq, u.host, u.rank FROM urls u INDEXED BY urls_fetched JOIN hosts h ON h.host = u.host
     WHERE u.state = ${S.done} AND u.fetched_at <= ? AND h.retired = 0 ORDER BY u.fetched_at LIMIT ?`;

@@ -1,6 +1,8 @@
+import { queueRank } from '../policy/queue-rank.js';
 import type { CrawlerId, PendingRecord, RecordId, StoredLink, StoredQuery } from '../types.js';
 import { liveCrawlers } from './crawlers.js';
-import { URL_STATE } from './schema.js';
+import { kindOf, URL_STATE } from './schema.js';
+import type { StoredRow } from './statements.js';
 import type { Store } from './store.js';
 import type { Tx } from './tx.js';
 
@@ -65,7 +67,7 @@ export function requeueStored(
 ): number {
   let n = 0;
   for (const id of ids) {
-    const row = s.st.storedRow.get(id) as { host: string; depth: number; state: number } | undefined;
+    const row = s.st.storedRow.get(id) as StoredRow | undefined;
     if (row === undefined || (row.state !== URL_STATE.failed && row.state !== URL_STATE.rejected)) continue;
     (options.asSeeds === true ? s.st.requeueSeed : s.st.requeueFinal).run(id);
     if (row.state === URL_STATE.failed) tx.delta.failed--;
@@ -76,7 +78,7 @@ export function requeueStored(
       h.retired = false;
       tx.hosts.setBudget(h.budget, { ...tx.hosts.budget(h.budget), failures: 0 });
     }
-    tx.hosts.queue(h, options.asSeeds === true ? 0 : row.depth);
+    tx.hosts.queue(h, options.asSeeds === true ? queueRank(kindOf(row.kind), 0) : row.rank);
     s.heads?.forget(row.host);
     tx.delta.queued++;
     n++;

@@ -20,7 +20,8 @@ export interface LeaseRow {
   seq: number;
   released: number;
   host: string;
-  depth: number;
+  /** Its rank (policy/queue-rank.ts): where it goes back in its host's queue. */
+  rank: number;
   /** Set for a lease held in memory (no lease row in the file). */
   held?: HeldLease;
 }
