@@ -199,13 +199,8 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(
-        o,
-        rules,
-        gate,
-        cookies.jar,
-        frontier.keepsOutputs === true,
-        (line, level) => (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
+      const render = renderPartOf(o, rules, gate, cookies.jar, (line, level) =>
+        (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
       );
       if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {

@@ -171,17 +171,19 @@ describe('splitting batches', () => {
       requisite: true,
       captured: true,
     }));
-    const { frames, joined } = roundTrip({ type: 'ACK', requestId: 3, more: false, body: { ids, lines } }, 4096);
+    const { frames, joined } = roundTrip(
+      { type: 'ACK', requestId: 3, more: false, body: { ids, lines } },
+      4096,
+    );
     expect(frames.length).toBeGreaterThan(2);
     expect(joined).toEqual({ type: 'ACK', requestId: 3, more: false, body: { ids, lines } });
     const huge = { url: 'http://a.test/x.css', title: 'y'.repeat(100_000), captured: true };
     const cut = roundTrip({ type: 'ACK', requestId: 4, more: false, body: { ids: ['r1'], lines: [huge] } });
-    expect(cut.joined.body).toMatchObject({
-      ids: ['r1'],
-      lines: [{ url: 'http://a.test/x.css', captured: true, truncated: true }],
+    expect(cut.joined).toMatchObject({
+      body: { ids: ['r1'], lines: [{ url: 'http://a.test/x.css', captured: true, truncated: true }] },
     });
     const plain = roundTrip({ type: 'ACK', requestId: 0, more: false, body: { ids } }, 1024).joined;
-    expect(plain.body).toEqual({ ids });
+    expect(plain).toEqual({ type: 'ACK', requestId: 0, more: false, body: { ids } });
   });
 
   it('COMPLETE: many completions, and one with 6,000 outlinks, continue across packets and fold back whole', () => {
