@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import type { CrawlerId, Lease } from '../../src/frontier/types.js';
+import { DEFAULTS } from '../../src/options/options.js';
+import { bunnySettingsFrom, settingsForBunnies } from '../../src/server/bunny-settings.js';
 import { readAllLines } from '../helpers/pages.js';
 import { type InProcessServer, startTestServer } from '../helpers/server.js';
 
@@ -114,5 +116,15 @@ describe('captured requisites on a server', () => {
     // Another bunny is never handed it, nor the URL to fetch.
     const other = await connect();
     expect((await other.bunny.lease(1, other.crawler)).leases).toEqual([]);
+  });
+});
+
+describe("a server's settings for its bunnies", () => {
+  it("say it hands captures back; an older server's, without the key, do not, and its bunnies fetch requisites", () => {
+    const json = JSON.parse(JSON.stringify(settingsForBunnies({ ...DEFAULTS, requisites: true }, [])));
+    expect(json.capturesBack).toBe(true);
+    expect(bunnySettingsFrom(json)?.capturesBack).toBe(true);
+    const { capturesBack: _, ...older } = json;
+    expect(bunnySettingsFrom(older)).toMatchObject({ requisites: true, capturesBack: false });
   });
 });
