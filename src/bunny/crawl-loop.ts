@@ -309,7 +309,11 @@ export class CrawlLoop {
     }
     await this.parts.warc.write(exchanges);
     this.parts.write(lines);
-    await this.parts.frontier.acknowledge(records.map((r) => r.id));
+    // A store that keeps the crawl's outputs (a server) writes the lines it is given here.
+    await this.parts.frontier.acknowledge(
+      records.map((r) => r.id),
+      lines as unknown as Record<string, unknown>[],
+    );
   }
 
   private async fetchOne(lease: Lease, startBy: number | null): Promise<void> {

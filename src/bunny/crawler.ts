@@ -53,6 +53,8 @@ export interface FetchSettings {
   delayFactor?: number | undefined;
   /** --screenshot: each rendered page's picture in the WARC. */
   screenshot?: boolean | undefined;
+  /** A server's bunny: its server hands back the captures new to the crawl (bunny-settings.ts). */
+  capturesBack?: boolean | undefined;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -199,13 +201,10 @@ export class Crawler {
               siteHooks: !keepsOutputs,
             })
           : null;
-      const render = renderPartOf(
-        o,
-        rules,
-        gate,
-        cookies.jar,
-        frontier.keepsOutputs === true,
-        (line, level) => (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
+      // Captures are archived here; over a server, only when it hands the new ones back.
+      const capturesKept = frontier.keepsOutputs !== true || o.capturesBack === true;
+      const render = renderPartOf(o, rules, gate, cookies.jar, capturesKept, (line, level) =>
+        (level === 'warning' ? parts.onWarning : parts.onInfo)?.(line),
       );
       if (render !== null) closers.push(() => render.renderer.close());
       const visitParts: VisitParts = {

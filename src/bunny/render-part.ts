@@ -103,7 +103,7 @@ export function renderPartOf(
   rules: LinkRules,
   gate: SubresourceGate | null,
   cookies: CrawlCookies,
-  serverWrites: boolean,
+  capturesKept: boolean,
   onEvent: RenderSettings['onEvent'],
 ): (RenderPart & { renderer: Renderer }) | null {
   if (o.render === undefined || o.render === 'never' || gate === null) return null;
@@ -118,9 +118,10 @@ export function renderPartOf(
     maxHtmlChars: o.maxBodyBytes,
     onEvent,
     userAgent: o.userAgent,
-    // --requisites: what the page loads is taken from the browser, not fetched again. Not
-    // for a server's bunny: its server writes the lines, and has no capture to write.
-    capture: o.requisites === true && !serverWrites ? { maxBodyBytes: o.maxBodyBytes } : null,
+    // --requisites: what the page loads is taken from the browser, not fetched again; on a
+    // server too, which hands the new ones back to be archived here (docs/protocol.md). Not
+    // for a server older than that: it would write them as refused, and none archived.
+    capture: o.requisites === true && capturesKept ? { maxBodyBytes: o.maxBodyBytes } : null,
     screenshot: o.screenshot === true,
     // A rendered page reaches only what the crawl's scope would: its files are not pages,
     // so the extension filter does not apply. robots.txt is not asked (docs/architecture.md).

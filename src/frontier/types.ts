@@ -369,9 +369,11 @@ export interface Frontier extends FrontierCookies, FrontierHostDecisions {
   /**
    * The records were written: they are not handed out again. Called after the caller
    * wrote the lines add(), complete() or reclaimRecords() handed it. Unknown ids change
-   * nothing. Over a server nothing comes back to acknowledge.
+   * nothing. `lines`: the lines written, for a store that keeps the crawl's outputs (a
+   * server, which hands back only captured requisites' records and writes their lines);
+   * any other store ignores them.
    */
-  acknowledge(ids: readonly RecordId[]): Promise<void>;
+  acknowledge(ids: readonly RecordId[], lines?: readonly Record<string, unknown>[]): Promise<void>;
   /**
    * Records handed to a crawler that died before acknowledging them, or to nobody; they
    * are this caller's now. Called once when a crawl or bunny on a store starts. A live

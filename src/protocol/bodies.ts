@@ -298,7 +298,12 @@ const CHECKERS: { [T in OurPacketName]: Checker<T> } = {
   EXTENDED: (o, w) => ({ leases: array(o, 'leases', w, extended), stale: array(o, 'stale', w, stringItem) }),
   ADD: (o, w) => ({ links: array(o, 'links', w, link), rejected: array(o, 'rejected', w, rejected, true) }),
   ADDED: (o, w) => ({ added: integer(o, 'added', w), records: array(o, 'records', w, record) }),
-  ACK: (o, w) => ({ ids: array(o, 'ids', w, stringItem) }),
+  ACK: (o, w, free) => {
+    const ack: Bodies['ACK'] = { ids: array(o, 'ids', w, stringItem) };
+    // Optional: absent in an ACK of a client that writes its records' lines itself.
+    if (o.lines !== undefined) ack.lines = array(o, 'lines', w, free);
+    return ack;
+  },
   CLAIMSITE: (o, w, free) => {
     const claim: Bodies['CLAIMSITE'] = {
       origin: string(o, 'origin', w, true),

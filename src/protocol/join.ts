@@ -53,7 +53,7 @@ const LISTS: Partial<Record<OurPacketName, string[]>> = {
   EXTENDED: ['leases', 'stale'],
   ADD: ['links', 'rejected'],
   ADDED: ['records'],
-  ACK: ['ids'],
+  ACK: ['ids', 'lines'],
   COOKIEJAR: ['cookies'],
   SAVECOOKIES: ['cookies'],
   ROBOTSREPLY: ['text'],
@@ -74,7 +74,11 @@ function mergeBodies(type: OurPacketName, bodies: Record<string, unknown>[]): Re
     return { ...first, source: (bodies as Bodies['MODULE'][]).map((b) => b.source).join('') };
   }
   const merged: Record<string, unknown> = { ...last };
-  for (const list of LISTS[type] ?? []) merged[list] = bodies.flatMap((b) => b[list] as unknown[]);
+  for (const list of LISTS[type] ?? []) {
+    // An optional list (ACK's lines) stays absent when no packet had it.
+    if (bodies.every((b) => b[list] === undefined)) continue;
+    merged[list] = bodies.flatMap((b) => (b[list] as unknown[] | undefined) ?? []);
+  }
   if (type === 'COMPLETED' || type === 'ADDED') {
     merged.added = bodies.reduce((sum, b) => sum + (b.added as number), 0);
   }

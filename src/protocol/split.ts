@@ -15,6 +15,7 @@ import { encodeOurs, frameJson } from './ours.js';
 import {
   type Bodies,
   HEADER_BYTES,
+  type JsonObject,
   MAX_PACKET,
   type OurPacket,
   type OurPacketName,
@@ -45,10 +46,10 @@ function tooLarge(what: string, size: number, room: number): never {
 function packLists(
   type: OurPacketName,
   body: Record<string, unknown>,
-  lists: readonly string[],
-  counts: readonly string[],
+  spec: ListSpec,
   room: number,
 ): Fragment[] {
+  const { lists, counts } = spec;
   const render = (slices: string[][], last: boolean) => {
     const parts: string[] = [];
     for (const [key, value] of Object.entries(body)) {
@@ -68,9 +69,11 @@ function packLists(
   let used = base;
   let count = 0;
   lists.forEach((name, li) => {
-    const items = body[name] as unknown[];
+    // An optional list (ACK's lines) the body does not have holds nothing.
+    const items = (body[name] as unknown[] | undefined) ?? [];
+    const free = spec.free?.includes(name) === true;
     items.forEach((item, i) => {
-      const json = JSON.stringify(item);
+      const json = free ? fitRecordJson(item as JsonObject, room - base) : JSON.stringify(item);
       const size = bytes(json);
       if (base + size > room) tooLarge(`${type}.${name}[${i}]`, size, room - base);
       if (used + size + ((slices[li] as string[]).length > 0 ? 1 : 0) > room && count > 0) {
@@ -200,7 +203,14 @@ function packSource(body: Bodies['MODULE'], room: number): Fragment[] {
   return fragments;
 }
 
-const LISTS: Partial<Record<OurPacketName, { lists: string[]; counts: string[] }>> = {
+/** A splittable body's lists, its counts (summed when joined), and its lists of free-form records (cut to fit). */
+interface ListSpec {
+  lists: string[];
+  counts: string[];
+  free?: string[];
+}
+
+const LISTS: Partial<Record<OurPacketName, ListSpec>> = {
   LEASES: { lists: ['leases'], counts: [] },
   COMPLETED: { lists: ['stale', 'records'], counts: ['added'] },
   RELEASE: { lists: ['releases'], counts: [] },
@@ -208,7 +218,7 @@ const LISTS: Partial<Record<OurPacketName, { lists: string[]; counts: string[] }
   EXTENDED: { lists: ['leases', 'stale'], counts: [] },
   ADD: { lists: ['links', 'rejected'], counts: [] },
   ADDED: { lists: ['records'], counts: ['added'] },
-  ACK: { lists: ['ids'], counts: [] },
+  ACK: { lists: ['ids', 'lines'], counts: [], free: ['lines'] },
   COOKIEJAR: { lists: ['cookies'], counts: [] },
   SAVECOOKIES: { lists: ['cookies'], counts: [] },
   ROBOTSREPLY: { lists: ['text'], counts: [] },
@@ -235,7 +245,7 @@ export function encodeMessage(packet: Packet, maxPacket = MAX_PACKET): Buffer[] 
   const body = checkBody(packet.type, packet.body, true) as Record<string, unknown>;
   let fragments: Fragment[];
   const spec = LISTS[packet.type];
-  if (spec !== undefined) fragments = packLists(packet.type, body, spec.lists, spec.counts, room);
+  if (spec !== undefined) fragments = packLists(packet.type, body, spec, room);
   else if (packet.type === 'COMPLETE')
     fragments = packCompletions(body.completions as WireCompletion[], room);
   else if (packet.type === 'MODULE') fragments = packSource(body as Bodies['MODULE'], room);

@@ -321,7 +321,12 @@ export interface Bodies {
   EXTENDED: { leases: WireExtended[]; stale: string[] };
   ADD: { links: WireLink[]; rejected: WireRejected[] };
   ADDED: { added: number; records: WireRecord[] };
-  ACK: { ids: string[] };
+  /**
+   * `lines` (optional): the pages.jsonl lines of records the client acknowledges, for a
+   * server that writes them itself (a captured requisite's line, its WARC records written
+   * by the client). A record acknowledged without one is written as refused.
+   */
+  ACK: { ids: string[]; lines?: JsonObject[] };
   /** `site`: what the client knows of the site (its first response's headers, its robots.txt), for site hooks. */
   CLAIMSITE: { origin: string; address: string | null; site?: JsonObject };
   CLAIMED: { claimed: boolean };

@@ -25,6 +25,12 @@ export interface BunnySettings {
   requisites?: boolean;
   /** --render: absent from a server older than the key (never then). */
   render?: 'never' | 'auto' | 'always';
+  /**
+   * The server hands a bunny back the captured requisites new to the crawl, and writes the
+   * lines their ACK brings (docs/protocol.md, "Captured requisites"). Absent from an older
+   * server, which would write them as refused: its bunnies fetch requisites instead.
+   */
+  capturesBack?: true;
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
@@ -75,6 +81,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     followNofollow: o.followNofollow === true,
     requisites: o.requisites === true,
     render: o.render ?? 'never',
+    capturesBack: true,
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
@@ -87,7 +94,9 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
 }
 
 /** The bunny's side: what WELCOME carried, checked, back as options; null when it is not that. */
-export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { seeds: string[] }) | null {
+export function bunnySettingsFrom(
+  json: JsonObject,
+): (BunnySettingsSource & { seeds: string[]; capturesBack: boolean }) | null {
   const s = json as Partial<BunnySettings>;
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
   const whole = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -120,6 +129,7 @@ export function bunnySettingsFrom(json: JsonObject): (BunnySettingsSource & { se
       followNofollow: s.followNofollow === true,
       requisites: s.requisites === true,
       render: s.render === 'auto' || s.render === 'always' ? s.render : 'never',
+      capturesBack: s.capturesBack === true,
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,

@@ -9,6 +9,7 @@ import {
   leaseToWire,
   linkFromWire,
   readyAtToWire,
+  recordToWire,
   reportFromWire,
   robotsAnswerToWire,
   robotsEntryFromWire,
@@ -29,6 +30,7 @@ import {
 } from '../protocol/index.js';
 import { canonicalize } from '../url/canonicalize.js';
 import type { ProbabilityBackoff } from './backoff.js';
+import { CapturedRecords, type Written } from './captured-records.js';
 import { LeaseWatch } from './lease-watch.js';
 import type { SiteBook, SiteVisit } from './site-book.js';
 
@@ -72,6 +74,8 @@ export class CrawlService {
   private readonly leases: LeaseWatch;
   /** The crawlers that left (ids are never given twice). */
   private readonly left = new Set<CrawlerId>();
+  /** Captured requisites' records handed to the bunnies that hold their bytes, until acknowledged. */
+  private readonly captured = new CapturedRecords();
 
   constructor(private readonly parts: ServiceParts) {
     this.leases = new LeaseWatch(parts.store, parts.name, parts.log);
@@ -162,6 +166,7 @@ export class CrawlService {
   /** A crawler went away (LEAVE, or its connection closed): its leases go back to the queue at once. */
   async leave(crawler: CrawlerId): Promise<void> {
     await this.parts.store.leave(crawler);
+    await this.writeAcknowledged(this.captured.leftBy(crawler));
     // A bunny's LEAVE is followed by its connection closing: said once.
     if (this.left.has(crawler)) return;
     this.left.add(crawler);
@@ -253,14 +258,37 @@ export class CrawlService {
     this.parts.pages.append(lines);
     this.parts.sites.visited(visits);
     const done = await this.parts.store.complete(completions, crawler);
-    await this.record(done.records, crawler);
-    return { stale: staleAsSent(body.completions, done.stale), records: [], added: done.added };
+    const records = await this.recordOrHandOut(done.records, crawler);
+    return { stale: staleAsSent(body.completions, done.stale), records, added: done.added };
   }
 
   async add(crawler: CrawlerId, body: Bodies['ADD']): Promise<Bodies['ADDED']> {
     const r = await this.parts.store.add(body.links.map(linkFromWire), body.rejected, crawler);
-    await this.record(r.records, crawler);
-    return { added: r.added, records: [] };
+    return { added: r.added, records: await this.recordOrHandOut(r.records, crawler) };
+  }
+
+  /**
+   * ACK: the lines of the captured requisites a bunny wrote (its WARC records are in its
+   * own files), written here, then their records acknowledged in the store.
+   */
+  async acknowledge(body: Bodies['ACK']): Promise<void> {
+    await this.writeAcknowledged(this.captured.acknowledged(body));
+  }
+
+  /**
+   * A store's records: written here, but for captured requisites new to the crawl, which
+   * go back to the bunny that sent them (it holds their bytes), to be written and acknowledged.
+   */
+  private async recordOrHandOut(records: readonly PendingRecord[], crawler: CrawlerId) {
+    const { own, back } = this.captured.handOut(records, crawler);
+    await this.record(own, crawler);
+    return back.map(recordToWire);
+  }
+
+  private async writeAcknowledged(written: Written): Promise<void> {
+    if (written.ids.length === 0) return;
+    this.parts.pages.append(written.lines);
+    await this.parts.store.acknowledge(written.ids);
   }
 
   /**

@@ -316,7 +316,8 @@ export class Session {
       case 'ADD':
         return { type: 'ADDED', body: await s.add(await this.crawler(), m.body) };
       case 'ACK':
-        // The server writes refused URLs' records itself: nothing is ever waiting for an ACK.
+        // Only captured requisites' records are handed out: their lines come with the ACK.
+        await s.acknowledge(m.body);
         return ok;
       case 'CLAIMSITE':
         return { type: 'CLAIMED', body: { claimed: await s.claimSite(await this.crawler(), m.body) } };

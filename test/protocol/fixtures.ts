@@ -421,6 +421,38 @@ export const OUR_FIXTURES: Fixture[] = [
     ),
   },
   {
+    // A server's bunny acknowledges a captured requisite's record with its line, which the server writes.
+    name: 'ACK with lines',
+    from: 'client',
+    packet: {
+      type: 'ACK',
+      requestId: 7,
+      more: false,
+      body: {
+        ids: ['r6'],
+        lines: [
+          {
+            url: 'https://example.com/s.css',
+            status: 200,
+            contentType: 'text/css',
+            bytes: 120,
+            depth: 1,
+            via: 'https://example.com/',
+            requisite: true,
+            captured: true,
+          },
+        ],
+      },
+    },
+    bytes: bytes(
+      [0x00, 0xbe], // length 190 = 8 + 182
+      [0x1c], // type 28 ACK
+      [0, 0, 0, 7], // request id 7: answered OK once the lines are written
+      [0x00],
+      '{"ids":["r6"],"lines":[{"url":"https://example.com/s.css","status":200,"contentType":"text/css","bytes":120,"depth":1,"via":"https://example.com/","requisite":true,"captured":true}]}',
+    ),
+  },
+  {
     name: 'CLAIMSITE',
     from: 'client',
     packet: {

@@ -246,6 +246,16 @@ const CASES: Case[] = [
     options: { from: 'server' },
   },
   { name: 'ACK with an empty id', bytes: oursWith(28, 0, '{"ids":[""]}'), code: 'BAD_FIELD' },
+  {
+    name: 'ACK with lines not a list',
+    bytes: oursWith(28, 0, '{"ids":["r1"],"lines":{}}'),
+    code: 'BAD_FIELD',
+  },
+  {
+    name: 'ACK with a line not an object',
+    bytes: oursWith(28, 0, '{"ids":["r1"],"lines":["x"]}'),
+    code: 'BAD_FIELD',
+  },
   { name: 'EXTEND whose leases is an object', bytes: oursWith(24, 1, '{"leases":{}}'), code: 'BAD_FIELD' },
   // --- the typeless DEQUEUE reply
   {

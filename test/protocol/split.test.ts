@@ -161,6 +161,31 @@ describe('splitting batches', () => {
     });
   });
 
+  it("ACK's lines split with its ids, a line too large for a packet cut to fit, and an ACK without lines joins without them", () => {
+    const ids = Array.from({ length: 600 }, (_, i) => `record-${i}`);
+    const lines = ids.map((_, i) => ({
+      url: `http://a.test/asset-${i}.css`,
+      status: 200,
+      contentType: 'text/css',
+      bytes: i,
+      requisite: true,
+      captured: true,
+    }));
+    const { frames, joined } = roundTrip(
+      { type: 'ACK', requestId: 3, more: false, body: { ids, lines } },
+      4096,
+    );
+    expect(frames.length).toBeGreaterThan(2);
+    expect(joined).toEqual({ type: 'ACK', requestId: 3, more: false, body: { ids, lines } });
+    const huge = { url: 'http://a.test/x.css', title: 'y'.repeat(100_000), captured: true };
+    const cut = roundTrip({ type: 'ACK', requestId: 4, more: false, body: { ids: ['r1'], lines: [huge] } });
+    expect(cut.joined).toMatchObject({
+      body: { ids: ['r1'], lines: [{ url: 'http://a.test/x.css', captured: true, truncated: true }] },
+    });
+    const plain = roundTrip({ type: 'ACK', requestId: 0, more: false, body: { ids } }, 1024).joined;
+    expect(plain).toEqual({ type: 'ACK', requestId: 0, more: false, body: { ids } });
+  });
+
   it('COMPLETE: many completions, and one with 6,000 outlinks, continue across packets and fold back whole', () => {
     const completions = [completion(1, 3), completion(2, 6000), completion(3, 0), completion(4, 10)];
     const body = { completions };

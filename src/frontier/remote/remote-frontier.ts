@@ -64,7 +64,8 @@ interface GatheredReleases {
  * this is a bunny's view of it. The connection is the crawler: the server registers it
  * at HELLO and gives its leases back when it goes away. The server writes pages.jsonl
  * and the modules' records from what completions carry, and it writes the records of
- * refused URLs itself, so none come back here to be written.
+ * refused URLs itself: only captured requisites' records come back here, to have their
+ * WARC records written, and their lines go back with the ACK.
  */
 export class RemoteFrontier implements Frontier {
   readonly keepsOutputs = true;
@@ -186,8 +187,15 @@ export class RemoteFrontier implements Frontier {
     return { added: r.added, records: r.records.map(recordFromWire), stale: r.stale.map(idFromWire) };
   }
 
-  async acknowledge(ids: readonly RecordId[]): Promise<void> {
-    if (ids.length > 0) this.anyConnection().tell('ACK', { ids: ids.map(idOnWire) });
+  /**
+   * With lines (captured requisites' records, their WARC records written here): answered
+   * once the server wrote them, so a bunny that leaves next has them written, not refused.
+   */
+  async acknowledge(ids: readonly RecordId[], lines: readonly Record<string, unknown>[] = []): Promise<void> {
+    if (ids.length === 0) return;
+    const wire = ids.map(idOnWire);
+    if (lines.length === 0) this.anyConnection().tell('ACK', { ids: wire });
+    else await this.anyConnection().request('ACK', { ids: wire, lines: [...lines] });
   }
 
   /** The server writes the records of its crawlers that went away itself. */
