@@ -1,33 +1,41 @@
 import type { Page } from 'playwright-core';
 
+interface Kept<Owner> {
+  owner: Owner;
+  page: Page;
+  /** Resolves once the tab is blank: true, it may serve a page; false, it was closed. */
+  ready: Promise<boolean>;
+}
+
 /**
  * Tabs kept open between pages, each in the host context that opened it, at most `max` in
  * all (the oldest closed first): opening a tab costs a new target, its renderer's setup
  * and a round of the DevTools protocol, which the next page of the host need not pay.
- * A tab here is blank (about:blank), its page's listeners and route gone (renderer.ts).
+ * A tab is put here as it is being blanked (renderer.ts), which goes on while the crawl
+ * reads the page it rendered; the next page of its host waits for that, not a new tab.
  */
 export class IdleTabs<Owner> {
-  private readonly tabs: { owner: Owner; page: Page }[] = [];
+  private readonly tabs: Kept<Owner>[] = [];
 
   constructor(private readonly max: number) {}
 
-  /** An open tab of `owner`'s, the most recently kept; null: open a new one. */
-  take(owner: Owner): Page | null {
-    for (let i = this.tabs.length - 1; i >= 0; i--) {
-      const tab = this.tabs[i];
-      if (tab === undefined || tab.owner !== owner) continue;
-      this.tabs.splice(i, 1);
-      if (!tab.page.isClosed()) return tab.page;
+  /** A blank tab of `owner`'s, the most recently kept; null: open a new one. */
+  async take(owner: Owner): Promise<Page | null> {
+    for (;;) {
+      const at = this.tabs.findLastIndex((t) => t.owner === owner);
+      const kept = this.tabs[at];
+      if (kept === undefined) return null;
+      this.tabs.splice(at, 1);
+      if ((await kept.ready) && !kept.page.isClosed()) return kept.page;
     }
-    return null;
   }
 
-  /** Keeps `page` for `owner`'s next page; past `max`, the oldest kept tab is closed. */
-  put(owner: Owner, page: Page): void {
-    this.tabs.push({ owner, page });
+  /** Keeps `page` for `owner`'s next page once `ready`; past `max`, the oldest kept tab is closed. */
+  put(owner: Owner, page: Page, ready: Promise<boolean>): void {
+    this.tabs.push({ owner, page, ready });
     while (this.tabs.length > this.max) {
       const oldest = this.tabs.shift();
-      void oldest?.page.close().catch(() => {});
+      void oldest?.ready.then(() => oldest.page.close()).catch(() => {});
     }
   }
 
