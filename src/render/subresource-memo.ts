@@ -106,7 +106,9 @@ function varyOk(vary: string | undefined): boolean {
 /**
  * How long a response with these (lower-cased) headers stays fresh in a private cache
  * from `now`, RFC 9111: max-age less its Age, else Expires less Date, else a tenth of the
- * time since its Last-Modified; 0 when it may not be reused without asking.
+ * time since its Last-Modified; 0 when it may not be reused without asking. `private`,
+ * which a browser would keep, is not kept here: it is meant for one user, and the
+ * cookies a crawl's pages send change as its pages set them.
  */
 export function freshnessMs(headers: Readonly<Record<string, string>>, now: number): number {
   const directives = new Map<string, string>();
