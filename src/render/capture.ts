@@ -88,16 +88,22 @@ export class PageCapture {
     private readonly session: CDPSession,
     private readonly keep: (url: string) => boolean,
     private readonly maxBodyBytes: number,
+    private readonly fromMemory: (url: string) => boolean,
   ) {}
 
-  /** Starts listening on `page`: before its navigation, so nothing it loads is missed. */
+  /**
+   * Starts listening on `page`: before its navigation, so nothing it loads is missed.
+   * `fromMemory(url)`: the page was answered from the renderer's memory (subresource-memo.ts),
+   * not the network; that response was captured when it went out.
+   */
   static async start(
     page: Page,
     keep: (url: string) => boolean,
     limits: { maxBodyBytes: number },
+    fromMemory: (url: string) => boolean = () => false,
   ): Promise<PageCapture> {
     const session = await page.context().newCDPSession(page);
-    const capture = new PageCapture(session, keep, limits.maxBodyBytes);
+    const capture = new PageCapture(session, keep, limits.maxBodyBytes, fromMemory);
     session.on('Network.requestWillBeSent', (e) => capture.requested(e as RequestWillBeSent));
     session.on('Network.requestWillBeSentExtraInfo', (e) => capture.requestExtra(e as RequestExtraInfo));
     session.on('Network.responseReceived', (e) => capture.responded(e as ResponseReceived));
@@ -124,8 +130,13 @@ export class PageCapture {
       timer = setTimeout(resolve, ms);
     });
     await Promise.race([Promise.all(this.reading), late]).finally(() => clearTimeout(timer));
-    await this.session.detach().catch(() => {});
+    await this.stop();
     return [...this.done];
+  }
+
+  /** Stops listening: the tab may serve another page, whose loads are that page's capture's. */
+  async stop(): Promise<void> {
+    await this.session.detach().catch(() => {});
   }
 
   private requested(e: RequestWillBeSent): void {
@@ -177,6 +188,7 @@ export class PageCapture {
     const p = this.pending.get(requestId);
     this.pending.delete(requestId);
     if (p?.response === undefined || encodedDataLength > this.maxBodyBytes + HEADS_ALLOWANCE) return;
+    if (this.fromMemory(p.url)) return;
     const response = p.response;
     this.reading.push(
       this.session

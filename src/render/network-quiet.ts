@@ -20,11 +20,20 @@ const LOOK_EVERY_MS = 25;
 export class NetworkQuiet {
   private underWay = 0;
   private changedAt = Date.now();
+  private readonly started = (): void => this.change(1);
+  private readonly ended = (): void => this.change(-1);
 
-  constructor(page: Page) {
-    page.on('request', () => this.change(1));
-    page.on('requestfinished', () => this.change(-1));
-    page.on('requestfailed', () => this.change(-1));
+  constructor(private readonly page: Page) {
+    page.on('request', this.started);
+    page.on('requestfinished', this.ended);
+    page.on('requestfailed', this.ended);
+  }
+
+  /** The page is done: a tab kept for the next page counts that page's requests, not these. */
+  stop(): void {
+    this.page.off('request', this.started);
+    this.page.off('requestfinished', this.ended);
+    this.page.off('requestfailed', this.ended);
   }
 
   private change(by: number): void {
