@@ -310,16 +310,16 @@ export class Renderer {
       const request = route.request();
       if (!served && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
         served = true;
-        return fulfilled(route, doc);
+        return fulfilled(route, doc).catch(() => {});
       }
       // The page sending its window elsewhere is a navigation the crawl did not ask for.
       if (request.isNavigationRequest() && request.frame() === page.mainFrame())
-        return route.abort('aborted');
+        return route.abort('aborted').catch(() => {});
       // Kept out unless captured: a crawl that only reads the DOM has no use for them.
       const unneeded = capture === null && NOT_NEEDED.has(request.resourceType());
       if (unneeded || !this.s.allowRequest(request.url())) {
         requests?.refuse();
-        return route.abort('blockedbyclient');
+        return route.abort('blockedbyclient').catch(() => {});
       }
       const remembered = held.memo.get(request);
       if (remembered !== null) {
@@ -340,7 +340,9 @@ export class Renderer {
       page.off('requestfinished', over);
       page.off('requestfailed', over);
       await capture?.stop();
-      await page.unroute('**/*', route).catch(() => {});
+      // A handler still waiting (a host's turn, a cookie) finds its route gone: its error is
+      // the page's, which is over, and must not reach the process as an unhandled one.
+      await page.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => {});
     }
   }
 
