@@ -22,6 +22,9 @@ export class ProbabilityBackoff {
 
   /** Whether this URL of `server` (its host and port) is handed out now, or held back. */
   handOut(server: string): boolean {
+    // Without steps (the default) nothing is counted: a server meeting 10^5 hosts would
+    // otherwise keep a counter for each, for nothing.
+    if (this.steps.length === 0) return true;
     let s = this.servers.get(server);
     if (s === undefined) {
       s = { handed: 0, every: 1, offered: 0 };
