@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { layoutOf } from '../../src/data-dir/layout.js';
 import { MARKER_FORMAT, type Marker } from '../../src/data-dir/marker.js';
 import { CrawlOptionError, DataDirBusyError, DataDirError } from '../../src/errors.js';
+import { SCHEMA_VERSION } from '../../src/frontier/sqlite/schema.js';
 import { VERSION } from '../../src/version.js';
 import { crawlHarness } from '../helpers/crawl-harness.js';
 import { page } from '../helpers/http.js';
@@ -272,10 +273,13 @@ describe('the store of the cobweb before (schema 2)', () => {
     const a = await twoPages();
     await run([`${a.origin}/`]);
     const store = join(h.dir, 'frontier.db');
-    // Back to what the cobweb before wrote: no recrawl columns, no cookie jar, and (as
-    // until schema 4) leased numbered 1, done 2.
+    // Back to what the cobweb before wrote: no rank (schema 5), no recrawl columns, no
+    // cookie jar, and (as until schema 4) leased numbered 1, done 2.
     const db = new Database(store);
-    db.exec(`DROP TABLE cookies;
+    db.exec(`DROP INDEX urls_queue; ALTER TABLE urls DROP COLUMN rank;
+      CREATE INDEX urls_queue ON urls (host, depth) WHERE state = 0;
+      ALTER TABLE hosts RENAME COLUMN min_rank TO min_depth;
+      DROP TABLE cookies;
       ALTER TABLE urls DROP COLUMN fetched_at; ALTER TABLE urls DROP COLUMN etag;
       ALTER TABLE urls DROP COLUMN last_modified; ALTER TABLE urls DROP COLUMN captured_at;
       DROP INDEX urls_leased;
@@ -285,7 +289,9 @@ describe('the store of the cobweb before (schema 2)', () => {
     db.close();
     expect((await run([`${a.origin}/`])).fetchedThisRun).toBe(0);
     const version = new Database(store, { readonly: true });
-    expect(version.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe('4');
+    expect(version.prepare(`SELECT value FROM meta WHERE key = 'schema'`).pluck().get()).toBe(
+      String(SCHEMA_VERSION),
+    );
     version.close();
     // Fetched "as long ago as can be" (the schema before kept no time): due for an hour's
     // --recrawl-after, while what this run fetches is not due again within it.
