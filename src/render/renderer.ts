@@ -9,6 +9,7 @@ import { NetworkQuiet } from './network-quiet.js';
 import { domElements, guardContext, guardPage } from './page-guards.js';
 import { PageRequests, type SubrequestCounts } from './page-requests.js';
 import { screenshotOf } from './screenshot.js';
+import { servedHeaders } from './served-headers.js';
 import type { SubresourceGate } from './subresource-gate.js';
 import { SubresourceMemo } from './subresource-memo.js';
 
@@ -102,20 +103,6 @@ const BLANK_TIMEOUT_MS = 5000;
  * a page (its script's state, timers, listeners, DOM) goes with its document.
  */
 const FORGET_PAGE = "try { sessionStorage.clear(); } catch {} window.name = '';";
-
-/**
- * Headers not given to the browser: those that describe the bytes as they crossed the
- * network, not the decoded body served here; and Content-Disposition, which would make an
- * attachment a download, not a page (the crawl has its bytes already).
- */
-const WIRE_HEADERS = new Set([
-  'content-disposition',
-  'content-encoding',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-]);
 
 interface BrowserEntry {
   browser: Browser;
@@ -515,10 +502,8 @@ async function blank(page: Page): Promise<Page | null> {
 
 /** The navigation answered with the crawl's response: its status and headers, its decoded body. */
 function fulfilled(route: Route, doc: FetchedDocument): Promise<void> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(doc.headers)) {
-    if (!WIRE_HEADERS.has(name.toLowerCase())) headers[name] = value;
-  }
+  // Content-Disposition would make an attachment a download, not a page: the crawl has its bytes already.
+  const headers = servedHeaders(doc.headers, ['content-disposition']);
   return route.fulfill({ status: doc.status, headers, body: Buffer.from(doc.body) });
 }
 

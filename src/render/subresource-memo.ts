@@ -1,4 +1,5 @@
 import type { Request } from 'playwright-core';
+import { servedHeaders } from './served-headers.js';
 
 /**
  * A page's own request answered from memory: what `route.fulfill` takes. The body is
@@ -12,15 +13,6 @@ export interface Remembered {
 
 /** The kinds of request a browser's cache would serve again to the next page of a host. */
 const STATIC_TYPES = new Set(['stylesheet', 'script', 'font', 'image']);
-
-/** Headers that describe the bytes on the wire, not the decoded body served from memory. */
-const WIRE_HEADERS = new Set([
-  'content-encoding',
-  'content-length',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-]);
 
 interface Entry extends Remembered {
   /** When it stops being fresh (ms since the epoch). */
@@ -66,10 +58,13 @@ export class SubresourceMemo {
       if (fresh <= 0 || headers['set-cookie'] !== undefined || !varyOk(headers.vary)) return;
       const body = await response.body();
       if (body.length > this.maxBytes / 4) return;
-      const kept: Record<string, string> = {};
-      for (const [name, value] of Object.entries(headers)) if (!WIRE_HEADERS.has(name)) kept[name] = value;
       this.forget(request.url());
-      this.keep(request.url(), { status: 200, headers: kept, body, staleAt: Date.now() + fresh });
+      this.keep(request.url(), {
+        status: 200,
+        headers: servedHeaders(headers),
+        body,
+        staleAt: Date.now() + fresh,
+      });
     } catch {
       // The page went before its body was read: nothing kept, the next page fetches it.
     }
