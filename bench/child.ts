@@ -150,15 +150,11 @@ const CLOCK_TICKS_PER_SECOND = 100;
 
 /** CPU seconds (user + system) a process has used so far, or undefined when /proc cannot tell. */
 export function processCpuSeconds(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the ")" that closes the command name; utime and stime are fields 14 and 15.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : undefined;
-  } catch {
-    return undefined;
-  }
+  const fields = statFields(pid);
+  if (fields === undefined) return undefined;
+  // utime and stime are fields 14 and 15.
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks / CLOCK_TICKS_PER_SECOND : undefined;
 }
 
 /**
