@@ -10,8 +10,10 @@ export async function guardContext(context: BrowserContext): Promise<void> {
   // ...) with no: headless Chromium would otherwise leave some pending forever.
   await context.grantPermissions([]);
   // A page's own requests meet its route first (renderer.ts); what reaches this one comes
-  // from a page the crawl does not drive, a pop-up, and goes nowhere.
-  await context.route('**/*', (route) => route.abort('blockedbyclient'));
+  // from a page the crawl does not drive, a pop-up, and goes nowhere. A request a kept tab's
+  // page route was handling as that route was removed falls through to here already
+  // answered: that failure is nobody's, and must not reach the process.
+  await context.route('**/*', (route) => route.abort('blockedbyclient').catch(() => {}));
   // A WebSocket is never connected to its server: the page sees it closed at once.
   await context.routeWebSocket(/.*/, (ws) => void ws.close().catch(() => {}));
 }
