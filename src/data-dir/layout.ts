@@ -14,8 +14,10 @@ export interface DataLayout {
   lock: string;
   /** cobweb.json: says the folder is cobweb's, and with which settings it was crawled. */
   marker: string;
-  /** A server's book of sites (the log format, with lines of visits journaled as they come), kept across restarts. */
+  /** A server's book of sites (sites.db, SQLite), kept across restarts. */
   sites: string;
+  /** sites.jsonl: the book of sites as servers before sites.db journaled it, taken in once. */
+  oldSites: string;
   /** What a server's QUIT writes: the sites and their module info. */
   log: string;
   /** A server's token (mode 0600). */
@@ -37,7 +39,8 @@ export function layoutOf(dir: string): DataLayout {
     moduleData: join(root, 'data'),
     lock: join(root, 'cobweb.lock'),
     marker: join(root, 'cobweb.json'),
-    sites: join(root, 'sites.jsonl'),
+    sites: join(root, 'sites.db'),
+    oldSites: join(root, 'sites.jsonl'),
     log: join(root, 'cobweb.log'),
     token: join(root, 'token'),
     passes: join(root, 'passes.jsonl'),

@@ -12,6 +12,7 @@ import { DEFAULT_CRAWL, type JsonObject } from '../protocol/index.js';
 import { type BackoffStep, ProbabilityBackoff } from './backoff.js';
 import { CrawlService } from './crawl-service.js';
 import { SiteBook } from './site-book.js';
+import { takeInOldJournal } from './site-book-journal.js';
 
 /** What opening one crawl gives: its store, and the rules and settings its bunnies get. */
 export interface CrawlParts {
@@ -102,11 +103,6 @@ export class ServerCrawls {
     }
   }
 
-  /** Saves every crawl's book of sites (the server is stopping). */
-  async saveSites(): Promise<void> {
-    for (const c of await this.all()) c.service.sites.save();
-  }
-
   /** Closes every crawl: their pages.jsonl, stores and locks. */
   async close(): Promise<void> {
     const opened = await Promise.allSettled(this.open.values());
@@ -114,6 +110,7 @@ export class ServerCrawls {
     for (const c of opened) {
       if (c.status !== 'fulfilled') continue;
       c.value.held.service.stop();
+      c.value.held.service.sites.close();
       c.value.pages.close();
       await c.value.parts.close();
     }
@@ -135,7 +132,7 @@ export class ServerCrawls {
         },
       },
       moduleData: parts.moduleData,
-      sites: new SiteBook(layout.sites),
+      sites: bookOfSites(layout),
       modules: shared.modules,
       rules: parts.rules,
       backoff: new ProbabilityBackoff(shared.backoff),
@@ -146,4 +143,11 @@ export class ServerCrawls {
     if (name !== DEFAULT_CRAWL) shared.log(`crawl ${name} ${isNew ? 'started' : 'opened'} in ${layout.root}`);
     return { held: { name, layout, service, lines }, parts, pages };
   }
+}
+
+/** The crawl's book of sites, with what a server before sites.db journaled taken in. */
+function bookOfSites(layout: DataLayout): SiteBook {
+  const book = new SiteBook(layout.sites);
+  takeInOldJournal(layout.oldSites, book);
+  return book;
 }

@@ -112,7 +112,6 @@ export class CobwebServer {
     this.stopping ??= (async () => {
       this.server.close();
       for (const s of this.sessions) s.close(ErrorCode.SHUTTING_DOWN, 'the server is stopping');
-      await this.options.crawls.saveSites();
       await once(this.server, 'close').catch(() => {});
     })();
     return this.stopping;
