@@ -8,6 +8,7 @@ import type { Feed } from './feed.js';
 import { route } from './http.js';
 import { LineStats } from './line-stats.js';
 import { Metrics } from './metrics.js';
+import { pacedHosts } from './paced-hosts.js';
 import { Sampler } from './sampler.js';
 import { SseClients } from './sse.js';
 import { type Status, statusOf } from './status.js';
@@ -53,7 +54,7 @@ const MAX_TOLD = 100;
  * actions. It knows the crawl only through the source's snapshot and the feeds.
  */
 export async function startConsole(setup: ConsoleSetup): Promise<RunningConsole> {
-  const { source } = setup;
+  const source: ConsoleSource = { ...setup.source, snapshot: pacedHosts(setup.source) };
   const lines = new LineStats();
   const startedAt = Date.now();
   const metrics = new Metrics(source.kind, lines, () => source.snapshot(true));
