@@ -1,3 +1,4 @@
+import { PacedRead } from '../../paced-read.js';
 import type { JsonObject } from '../../protocol/index.js';
 import { longPoll, Waiters } from '../long-poll.js';
 import { PendingReleases } from '../pending-releases.js';
@@ -344,14 +345,26 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
 
   async stats(): Promise<FrontierStats> {
     const q = this.db.query.bind(this.db) as Tx['q'];
-    const t = await readCounts(q, this.crawlId);
-    const [h] = await q<{ n: number; max_pages: number | null }>(
-      `SELECT (SELECT count(*)::int FROM hosts WHERE crawl = $1 AND NOT shared) AS n,
-              (SELECT max_pages FROM crawls WHERE id = $1) AS max_pages`,
+    const [t, hosts, [crawl]] = await Promise.all([
+      readCounts(q, this.crawlId),
+      this.hostCount.get(),
+      q<{ max_pages: number | null }>('SELECT max_pages FROM crawls WHERE id = $1', [this.crawlId]),
+    ]);
+    return statsOfCounts(t, hosts, crawl?.max_pages ?? Number.POSITIVE_INFINITY);
+  }
+
+  /**
+   * The crawl's hosts, a count of every host row: 15 ms of the database at 10^5 hosts,
+   * and stats() is asked every second by the console and by every scrape, in every
+   * process. Counted again only once twenty times the last count's time has passed.
+   */
+  private readonly hostCount = new PacedRead(async () => {
+    const [h] = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM hosts WHERE crawl = $1 AND NOT shared',
       [this.crawlId],
     );
-    return statsOfCounts(t, h?.n ?? 0, h?.max_pages ?? Number.POSITIVE_INFINITY);
-  }
+    return h?.n ?? 0;
+  });
 
   async leave(crawler: CrawlerId): Promise<void> {
     await this.write((tx) => leaveCrawl(tx, crawler));
