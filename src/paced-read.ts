@@ -3,9 +3,12 @@
  * hosts: a quarter to half a second of the database), done again only once `share`
  * times the last read's time has passed; the value in between is the last one read.
  * So it takes at most 1/share of the time whatever the number of callers and however
- * often they ask, and a small crawl, whose read takes a few ms, still reads fresh every
- * second. Callers that come while a read runs share it.
+ * often they ask. A read that took under UNPACED_MS (a small crawl's) is done again at
+ * the next ask. Callers that come while a read runs share it.
  */
+/** A read quicker than this is not paced: a small crawl's gauges stay fresh at every ask. */
+const UNPACED_MS = 10;
+
 export class PacedRead<T> {
   private last: { value: T; nextAt: number } | null = null;
   private reading: Promise<T> | null = null;
@@ -28,7 +31,8 @@ export class PacedRead<T> {
     this.reading = this.read()
       .then((value) => {
         const ended = this.now();
-        this.last = { value, nextAt: ended + (ended - started) * (this.share - 1) };
+        const took = ended - started;
+        this.last = { value, nextAt: took < UNPACED_MS ? ended : ended + took * (this.share - 1) };
         return value;
       })
       .finally(() => {

@@ -33,4 +33,10 @@ describe('PacedRead', () => {
     expect(await Promise.all([paced.get(), paced.get(), paced.get()])).toEqual([1, 1, 1]);
     expect(c.reads()).toBe(1);
   });
+
+  it('reads again at every ask when a read takes under 10 ms', async () => {
+    const c = costly(3);
+    const paced = new PacedRead(c.read, 20, () => c.clock.now);
+    expect([await paced.get(), await paced.get(), await paced.get()]).toEqual([1, 2, 3]);
+  });
 });

@@ -94,6 +94,8 @@ describe('/metrics and /status of a crawl (--http)', () => {
       if (
         s.state === 'paused' &&
         byLabel(metrics, 'cobweb_urls').in_flight === 0 &&
+        // the hosts are read again after 20 times their last read (src/paced-read.ts)
+        byLabel(metrics, 'cobweb_hosts').active === 0 &&
         counted === lines.filter((l) => l.status !== null).length
       )
         break;
