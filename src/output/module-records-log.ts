@@ -1,5 +1,6 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeAll } from '../write-all.js';
 
 /**
  * `data/<module>.jsonl` files held open for appending, one per module, as pages.jsonl
@@ -21,7 +22,7 @@ export class ModuleRecordsLog {
       fd = openSync(file, 'a');
       this.fds.set(module, fd);
     }
-    writeSync(fd, `${lines.join('\n')}\n`);
+    writeAll(fd, `${lines.join('\n')}\n`);
   }
 
   close(): void {

@@ -1,5 +1,6 @@
-import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { writeAll } from '../write-all.js';
 
 /**
  * One line of pages.jsonl: a URL the crawl fetched, failed to fetch, or refused. Built
@@ -113,8 +114,8 @@ export class PagesLog {
       if (refusedWithoutRequest(r)) refused += `${JSON.stringify(r)}\n`;
       else text += `${JSON.stringify(r)}\n`;
     }
-    if (text !== '') writeSync(this.fd, text);
-    if (refused !== '') writeSync(this.refusedLog(), refused);
+    if (text !== '') writeAll(this.fd, text);
+    if (refused !== '') writeAll(this.refusedLog(), refused);
   }
 
   /** Opened at the first refusal: a crawl that refused nothing has no refused.jsonl. */
@@ -128,7 +129,7 @@ export class PagesLog {
 
   /** A line that is not a URL's: a crawl pass's end (`passEnd`), for readers that split the file by pass. */
   appendMarker(line: Record<string, unknown>): void {
-    writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    writeAll(this.fd, `${JSON.stringify(line)}\n`);
   }
 
   close(): void {

@@ -1,11 +1,9 @@
-import { closeSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-/** Writes all of `bytes` at the fd's position (writeSync may write less than asked). */
-export function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-}
+import { writeAll } from '../write-all.js';
+
+export { writeAll };
 
 /** Reads exactly `into.length` bytes from `position`; false when the file ends first. */
 export function readExactly(fd: number, into: Uint8Array, position: number): boolean {
