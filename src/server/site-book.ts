@@ -40,8 +40,9 @@ CREATE TABLE IF NOT EXISTS origins (origin TEXT PRIMARY KEY, key TEXT NOT NULL) 
  * It lives in its own SQLite file (`sites.db`), not in memory: a crawl of 10^5 hosts has
  * 10^5 sites, and a server that kept them all grew by some 150 MB over a 10^6-page crawl.
  * Each change is one transaction (WAL, as the store), so a server killed with kill -9
- * starts again with every count, name and directory; only the origins and names met
- * lately are remembered in memory, to spare a visit of a known site its lookups. Host
+ * starts again with every name, directory and module info, and every count but those of
+ * its last COUNTS_EVERY_MS; only the origins and directories met lately are remembered
+ * in memory, to spare a visit of a known site its lookups. Host
  * names and directories are rows, so a web server with thousands of host names (a CDN's
  * address) costs an index probe per visit, not a scan of its names.
  */
@@ -158,7 +159,7 @@ export class SiteBook {
       port: r.port,
       hosts: this.hostsOf(r.key),
       count: r.count,
-      directories: this.st.dirs.pluck().all(r.key) as string[],
+      directories: this.st.dirs.all(r.key) as string[],
       info: JSON.parse(r.info) as Record<string, unknown>,
     }));
   }
@@ -223,7 +224,7 @@ export class SiteBook {
   }
 
   private hostsOf(key: string): string[] {
-    return this.st.hosts.pluck().all(key) as string[];
+    return this.st.hosts.all(key) as string[];
   }
 
   private nameOrigins(key: string, hosts: readonly string[], origin: string): void {
@@ -248,16 +249,19 @@ function statements(db: Database.Database) {
     site: db.prepare('SELECT * FROM sites WHERE key = ?'),
     sites: db.prepare('SELECT * FROM sites ORDER BY rowid'),
     addSite: db.prepare('INSERT OR IGNORE INTO sites (key, origin, address, port) VALUES (?, ?, ?, ?)'),
+    // An upsert, not INSERT OR REPLACE: the site keeps its rowid, so its place in all().
     putSite: db.prepare(
-      'INSERT OR REPLACE INTO sites (key, origin, address, port, count, info) VALUES (?, ?, ?, ?, ?, ?)',
+      `INSERT INTO sites (key, origin, address, port, count, info) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (key) DO UPDATE SET origin = excluded.origin, address = excluded.address,
+         port = excluded.port, count = excluded.count, info = excluded.info`,
     ),
     learnAddress: db.prepare('UPDATE sites SET address = ? WHERE key = ? AND address IS NULL'),
     addCount: db.prepare('UPDATE sites SET count = count + ? WHERE key = ?'),
     setInfo: db.prepare('UPDATE sites SET info = ? WHERE key = ?'),
-    hosts: db.prepare('SELECT host FROM site_hosts WHERE key = ? ORDER BY rowid'),
+    hosts: db.prepare('SELECT host FROM site_hosts WHERE key = ? ORDER BY rowid').pluck(),
     addHost: db.prepare('INSERT OR IGNORE INTO site_hosts (key, host) VALUES (?, ?)'),
     dropHosts: db.prepare('DELETE FROM site_hosts WHERE key = ?'),
-    dirs: db.prepare('SELECT dir FROM site_dirs WHERE key = ? ORDER BY rowid'),
+    dirs: db.prepare('SELECT dir FROM site_dirs WHERE key = ? ORDER BY rowid').pluck(),
     addDir: db.prepare('INSERT OR IGNORE INTO site_dirs (key, dir) VALUES (?, ?)'),
     dropDirs: db.prepare('DELETE FROM site_dirs WHERE key = ?'),
   };

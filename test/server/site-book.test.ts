@@ -117,6 +117,30 @@ describe('SiteBook', () => {
     expect(book.all()[0]?.count).toBe(3);
   });
 
+  it('keeps a site in its place when a later line of the old journal replaces it', () => {
+    const old = join(dir, 'sites.jsonl');
+    const line = (origin: string, count: number) =>
+      formatSiteLine({
+        origin,
+        address: null,
+        port: 80,
+        hosts: [new URL(origin).hostname],
+        count,
+        directories: ['/'],
+        info: {},
+      });
+    writeFileSync(
+      old,
+      [line('http://a.test', 1), line('http://b.test', 1), line('http://a.test', 5)].join(''),
+    );
+    const book = new SiteBook(file);
+    takeInOldJournal(old, book);
+    expect(book.all().map((s) => [s.origin, s.count])).toEqual([
+      ['http://a.test', 5],
+      ['http://b.test', 1],
+    ]);
+  });
+
   it('keeps every host name of a web server with thousands of them (a CDN address), first one first', () => {
     const book = new SiteBook(file);
     book.addInfo('http://h0.test', '10.1.1.1', { server: 'cdn' });
