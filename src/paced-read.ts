@@ -1,3 +1,6 @@
+/** A read quicker than this is not paced: a small crawl's gauges stay fresh at every ask. */
+const UNPACED_MS = 10;
+
 /**
  * A read that costs in proportion to the crawl's size (every host row of a crawl of 10^5
  * hosts: a quarter to half a second of the database), done again only once `share`
@@ -6,9 +9,6 @@
  * often they ask. A read that took under UNPACED_MS (a small crawl's) is done again at
  * the next ask. Callers that come while a read runs share it.
  */
-/** A read quicker than this is not paced: a small crawl's gauges stay fresh at every ask. */
-const UNPACED_MS = 10;
-
 export class PacedRead<T> {
   private last: { value: T; nextAt: number } | null = null;
   private reading: Promise<T> | null = null;

@@ -9,8 +9,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { writeAll } from '../write-all.js';
 import type { SortedBatch } from './drum-sort.js';
-import { bytesOf, fsyncDir, header, readExactly, readHeader, writeAll, writeFileAtomic } from './files.js';
+import { bytesOf, fsyncDir, header, readExactly, readHeader, writeFileAtomic } from './files.js';
 
 /**
  * drum's files, all in one folder:

@@ -1,9 +1,6 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-
 import { writeAll } from '../write-all.js';
-
-export { writeAll };
 
 /** Reads exactly `into.length` bytes from `position`; false when the file ends first. */
 export function readExactly(fd: number, into: Uint8Array, position: number): boolean {
