@@ -4,6 +4,7 @@
 //   (crawl,server,postgres), BENCH_SCALE_BUNNIES (4), BENCH_SCALE_DELAY_MS (10),
 //   BENCH_SCALE_CRAWL_DELAY (seconds, 0.05), BENCH_SCALE_SLOW_MS (2000), BENCH_SCALE_SEED (1),
 //   BENCH_SCALE_TIMEOUT_S (14400), BENCH_SCALE_PRIVATE (1: also the private-address check),
+//   BENCH_SCALE_PG_STATEMENTS (1: the database's time by statement, from pg_stat_statements),
 //   BENCH_SCALE_OUT (a file for the markdown; default .bench-tmp/scale.md).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     timeoutSeconds: numberFrom('BENCH_SCALE_TIMEOUT_S', 14_400),
     privateAddressCheck: process.env.BENCH_SCALE_PRIVATE === '1',
     durablePostgres: true,
+    pgStatements: process.env.BENCH_SCALE_PG_STATEMENTS === '1',
     onStarted: (web) => {
       const s = web.started;
       console.log(
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
     onResult: (r) => {
       console.log(resultTable([r]));
       for (const line of findings(r)) console.log(`  ${line}`);
+      if (r.statements !== undefined) console.log(`\n${r.statements}\n`);
     },
   });
   const s = run.web;
@@ -72,6 +75,7 @@ async function main(): Promise<void> {
     '',
     ...run.results.flatMap((r) => [windowTable(r), '']),
     ...run.results.flatMap((r) => findings(r).map((line) => `- ${line}`)),
+    ...run.results.flatMap((r) => (r.statements === undefined ? [] : ['', r.statements])),
     ...run.skipped.map((line) => `- ${line}`),
   ].join('\n');
   for (const line of run.skipped) console.log(line);

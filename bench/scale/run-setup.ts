@@ -38,6 +38,8 @@ export interface SetupResult {
   processes: ProcessFigures[];
   /** CPU seconds of the database server and its backends during the run (the postgres set-up). */
   databaseCpuSeconds?: number;
+  /** The database's time by statement (pg_stat_statements), when asked for. */
+  statements?: string;
   storeBytes: number;
 }
 

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { robotsRetryMsOf } from '../../src/options/options.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
+import { PG_SETTINGS } from '../postgres/server-settings.js';
+import { STATEMENT_SETTINGS, startCountingStatements, statementTable } from './pg-statements.js';
 import { runSetup, type SetupResult } from './run-setup.js';
 import type { CrawlFlags, SetupName } from './setups.js';
 import type { ScaleWebOptions } from './shape.js';
@@ -22,8 +24,10 @@ export interface ScaleRunOptions {
   timeoutSeconds: number;
   /** Also run the server set-up with the seeds given to one bunny and no --allow-private. */
   privateAddressCheck?: boolean;
-  /** PostgreSQL with fsync (the benchmark); off for tests. */
+  /** PostgreSQL with fsync and the benchmark's memory (bench/postgres/server-settings.ts); off for tests. */
   durablePostgres?: boolean;
+  /** Count the database's time by statement (pg_stat_statements) and report the top ones. */
+  pgStatements?: boolean;
   onStarted?: (web: ScaleWebProcess) => void;
   onResult?: (result: SetupResult) => void;
 }
@@ -108,8 +112,15 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
           skipped.push(`${run.label}: SKIPPED, ${why}`);
           continue;
         }
-        cluster ??= await startPostgres({ durable: o.durablePostgres ?? false });
+        cluster ??= await startPostgres({
+          durable: o.durablePostgres ?? false,
+          settings: {
+            ...(o.durablePostgres === true ? PG_SETTINGS : {}),
+            ...(o.pgStatements === true ? STATEMENT_SETTINGS : {}),
+          },
+        });
         database = await cluster.createDatabase();
+        if (o.pgStatements === true) await startCountingStatements(database);
       }
       const result = await runSetup({
         setup: run.setup,
@@ -126,6 +137,8 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
         ...(cluster?.serverPid() === undefined ? {} : { databasePid: cluster.serverPid() }),
         ...(run.seedsToOneBunny === true ? { seedsToOneBunny: true } : {}),
       });
+      if (database !== undefined && o.pgStatements === true)
+        result.statements = await statementTable(database, result.web.fetched);
       results.push(result);
       o.onResult?.(result);
       rmSync(join(dir, String(i)), { recursive: true, force: true });

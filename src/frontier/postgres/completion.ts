@@ -14,7 +14,15 @@ import type {
 import { URL_STATE } from '../url-state.js';
 import { HOST_COLUMNS, type HostRecord, type HostRow } from './host-rows.js';
 import { LEASE_ID, rowIdsOf } from './lease-ids.js';
-import { firstOfEach, type LinkCandidate, queueHosts, stageLinks, unseen } from './link-inserts.js';
+import {
+  firstOfEach,
+  type LinkCandidate,
+  probeSql,
+  queueHosts,
+  stageLinks,
+  unseen,
+  withoutKnown,
+} from './link-inserts.js';
 import { Params } from './params.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import type { LeasedRow, Tx } from './tx.js';
@@ -60,19 +68,20 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
 }
 
 /**
- * The leased rows of the leases (by row id; the caller checks the lease ids) and every
- * host the batch changes, locked in one statement: the rows by id, then the hosts in key
- * order, as separate statements would. Hosts not made yet are not here (lockNew).
+ * The leased rows of the leases (by row id; the caller checks the lease ids) and their
+ * hosts, locked in one statement: the rows by id, then the hosts in key order, as
+ * separate statements would; and which outlinks the crawl holds already (withoutKnown).
  */
 const LOCK = `WITH held AS MATERIALIZED (
     SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
     WHERE id = ANY($1::int8[]) AND status = ${S.leased} ORDER BY id FOR UPDATE),
   locked AS MATERIALIZED (
     SELECT ${HOST_COLUMNS} FROM hosts
-    WHERE crawl = $2 AND host = ANY(ARRAY(SELECT unnest($3::text[]) UNION SELECT host FROM held))
+    WHERE crawl = $2 AND host IN (SELECT host FROM held)
     ORDER BY host FOR UPDATE)
   SELECT (SELECT coalesce(json_agg(held), '[]') FROM held) AS held,
-         (SELECT coalesce(json_agg(locked), '[]') FROM locked) AS hosts`;
+         (SELECT coalesce(json_agg(locked), '[]') FROM locked) AS hosts,
+         (${probeSql('$2', '$3')}) AS known`;
 
 const DONE_PART = (p: Params, crawler: CrawlerId, now: number, done: readonly DoneRow[]) =>
   `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
@@ -114,8 +123,9 @@ interface SettledRow {
 }
 
 /**
- * A batch of completions in one transaction of three statements: the leases and hosts
- * locked (one statement), the outlinks the crawl holds found (one), and everything
+ * A batch of completions in one transaction of a few statements: the leases and their
+ * hosts locked and the outlinks the crawl holds found (one statement); the hosts of the
+ * other outlinks locked and which of those are new (two, when there are any); everything
  * written (one: outcomes, new links, host rows, counts). A completion whose lease expired
  * and went to someone else changes nothing and comes back stale.
  */
@@ -131,10 +141,10 @@ export async function completeBatch(
   const ids = batch.map((c) => c.leaseId);
   if (ids.length === 0) return { added: 0, records: tx.records, stale: [] };
   const allCandidates = firstOfEach(links);
-  const [locked] = await tx.q<{ held: LeasedRow[]; hosts: HostRecord[] }>(LOCK, [
+  const [locked] = await tx.q<{ held: LeasedRow[]; hosts: HostRecord[]; known: string[] }>(LOCK, [
     rowIdsOf(ids),
     tx.crawl,
-    queueHosts(allCandidates),
+    allCandidates.map((c) => c.fp),
   ]);
   const held = new Map((locked?.held ?? []).map((r) => [r.lease_id, r]));
   for (const h of locked?.hosts ?? []) tx.hosts.adopt(h);
@@ -143,16 +153,14 @@ export async function completeBatch(
   const live = batch.filter((c) => held.has(c.leaseId) && !seen.has(c.leaseId) && seen.add(c.leaseId));
   const stale = batch.filter((c) => !held.has(c.leaseId)).map((c) => c.leaseId);
   tx.delta.staleCompletions += stale.length;
-  const candidates =
+  const maybe = withoutKnown(
     live.length === batch.length
       ? allCandidates
-      : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion)));
-  await tx.hosts.lockNew(
-    tx.hosts.notLocked([
-      ...live.map((c) => (held.get(c.leaseId) as LeasedRow).host),
-      ...queueHosts(candidates),
-    ]),
+      : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion))),
+    locked?.known ?? [],
   );
+  await tx.hosts.lock([...live.map((c) => (held.get(c.leaseId) as LeasedRow).host), ...queueHosts(maybe)]);
+  await tx.hosts.lockBudgets();
   const done: DoneRow[] = [];
   const settled: SettledRow[] = [];
   const reported: number[] = [];
@@ -172,7 +180,7 @@ export async function completeBatch(
       if (row !== null) settled.push(row);
     }
   }
-  const fresh = await unseen(tx, candidates);
+  const fresh = await unseen(tx, maybe);
   const p = new Params();
   const staged = stageLinks(tx, fresh, crawler, p);
   await writeAll(

@@ -78,7 +78,7 @@ export function firstOfEach(lists: readonly (readonly LinkCandidate[])[]): LinkC
   return out;
 }
 
-/** The hosts of the candidates to queue: the ones a transaction must lock before it probes. */
+/** The hosts of the candidates to queue: the ones a transaction must lock before it probes (unseen). */
 export function queueHosts(candidates: readonly LinkCandidate[]): string[] {
   return [...new Set(candidates.filter((c) => c.reason === null).map((c) => c.host))];
 }
@@ -90,9 +90,10 @@ export function queueHosts(candidates: readonly LinkCandidate[]): string[] {
  * vacuumed lately, as a sequential scan with the array hashed (12,600 blocks and a second
  * a call, against 1,900 blocks and a few ms).
  */
-const PROBE = `SELECT coalesce(array_agg(u.fp), '{}') AS known
-  FROM unnest($2::int8[]) AS u(fp)
-  CROSS JOIN LATERAL (SELECT 1 FROM crawler_links c WHERE c.crawl = $1 AND c.fingerprint = u.fp LIMIT 1) AS hit`;
+export const probeSql = (crawl: string, fps: string) => `SELECT coalesce(array_agg(u.fp), '{}') AS known
+  FROM unnest(${fps}::int8[]) AS u(fp)
+  CROSS JOIN LATERAL (SELECT 1 FROM crawler_links c WHERE c.crawl = ${crawl} AND c.fingerprint = u.fp LIMIT 1) AS hit`;
+const PROBE = probeSql('$1', '$2');
 
 /**
  * The candidates the crawl has not met. The hosts of the links to queue must be locked
@@ -105,8 +106,24 @@ export async function unseen(tx: Tx, candidates: readonly LinkCandidate[]): Prom
   if (candidates.length === 0) return [];
   // int8[] comes back as text, as fp is kept
   const [row] = await tx.q<{ known: string[] }>(PROBE, [tx.crawl, candidates.map((c) => c.fp)]);
-  const known = new Set(row?.known ?? []);
-  return candidates.filter((c) => !known.has(c.fp));
+  return withoutKnown(candidates, row?.known ?? []);
+}
+
+/**
+ * The candidates whose fingerprints are not among `known`. A probe before any lock may
+ * drop them: a URL the crawl holds stays held (no row is deleted while it runs), so
+ * only the rest need their hosts locked and asked about again (unseen). On the web most
+ * outlinks are known, and most go to a few big hosts: locking every outlink's host
+ * first made each completion hold (and wait for) the rows those hosts' leases and
+ * completions need.
+ */
+export function withoutKnown(
+  candidates: readonly LinkCandidate[],
+  known: readonly string[],
+): LinkCandidate[] {
+  if (known.length === 0) return [...candidates];
+  const held = new Set(known);
+  return candidates.filter((c) => !held.has(c.fp));
 }
 
 /** What a write statement needs to insert the new links, and to read back what it did. */

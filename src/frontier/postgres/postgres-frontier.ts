@@ -151,9 +151,11 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     const refused = rejected.filter((r) => !this.recent.has(r.url));
     const candidates = firstOfEach([candidatesOf(fresh, refused)]);
     const result = await this.write(async (tx) => {
-      await tx.hosts.lock(queueHosts(candidates));
+      // Known ones dropped first: only the hosts of links that may be new are locked.
+      const maybe = await unseen(tx, candidates);
+      await tx.hosts.lock(queueHosts(maybe));
       const p = new Params();
-      const staged = stageLinks(tx, await unseen(tx, candidates), crawler, p);
+      const staged = stageLinks(tx, await unseen(tx, maybe), crawler, p);
       await writeAll(tx, p, {}, staged);
       return { added: staged.added, records: tx.records };
     });
