@@ -15,6 +15,12 @@ export interface Window {
   pagesPerSecond: number;
   /** RSS in bytes of each process at the window's end, by process name. */
   rss: Record<string, number>;
+  /**
+   * V8 heap in use (bytes, main thread) of each process that serves /metrics, from its
+   * last scrape (at most 2 s before the window's end): RSS that grows while this does not
+   * is V8's headroom or memory outside the heap, not what the process keeps.
+   */
+  heap: Record<string, number>;
 }
 
 export interface ProcessFigures {
@@ -65,6 +71,12 @@ function rssBytes(pid: number | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** nodejs_heap_size_used_bytes of a /metrics text (prom-client's default metrics). */
+function heapUsedOf(text: string | undefined): number | undefined {
+  const m = text === undefined ? null : /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
 async function scrape(port: number | undefined): Promise<string | undefined> {
@@ -127,8 +139,19 @@ export async function runSetup(o: RunSetupOptions): Promise<SetupResult> {
       const end = windowStart.pages + o.windowPages;
       const seconds = (now - windowStart.at) / 1000;
       const rss: Record<string, number> = {};
-      for (const p of started.procs) rss[p.name] = rssBytes(p.child.pid) ?? 0;
-      windows.push({ pages: end, seconds, pagesPerSecond: o.windowPages / Math.max(seconds, 1e-3), rss });
+      const heap: Record<string, number> = {};
+      for (const p of started.procs) {
+        rss[p.name] = rssBytes(p.child.pid) ?? 0;
+        const used = heapUsedOf(metrics.get(p.name));
+        if (used !== undefined) heap[p.name] = used;
+      }
+      windows.push({
+        pages: end,
+        seconds,
+        pagesPerSecond: o.windowPages / Math.max(seconds, 1e-3),
+        rss,
+        heap,
+      });
       windowStart = { pages: end, at: now };
     }
   };
@@ -156,6 +179,7 @@ export async function runSetup(o: RunSetupOptions): Promise<SetupResult> {
       seconds: s,
       pagesPerSecond: (pages - windowStart.pages) / Math.max(s, 1e-3),
       rss: {},
+      heap: {},
     });
   }
   const report = await web.report();

@@ -67,13 +67,19 @@ export function resultTable(results: readonly SetupResult[]): string {
 
 export function windowTable(r: SetupResult): string {
   const names = r.processes.map((p) => p.name);
+  // Heap columns only for the processes that served /metrics.
+  const heaps = names.filter((n) => r.windows.some((w) => w.heap[n] !== undefined));
+  const mb = (v: number | undefined) => (v === undefined ? '-' : (v / MB).toFixed(0));
   const lines = [
-    `| ${r.label}: pages at window end | pages/s in the window | ${names.map((n) => `RSS ${shortName(n)} (MB)`).join(' | ')} |`,
-    `|---|---|${names.map(() => '---|').join('')}`,
+    `| ${r.label}: pages at window end | pages/s in the window | ${[
+      ...names.map((n) => `RSS ${shortName(n)} (MB)`),
+      ...heaps.map((n) => `heap used ${shortName(n)} (MB)`),
+    ].join(' | ')} |`,
+    `|---|---|${[...names, ...heaps].map(() => '---|').join('')}`,
   ];
   for (const w of r.windows) {
-    const rss = names.map((n) => (w.rss[n] === undefined ? '-' : (w.rss[n] / MB).toFixed(0)));
-    lines.push(`| ${w.pages} | ${w.pagesPerSecond.toFixed(0)} | ${rss.join(' | ')} |`);
+    const cells = [...names.map((n) => mb(w.rss[n])), ...heaps.map((n) => mb(w.heap[n]))];
+    lines.push(`| ${w.pages} | ${w.pagesPerSecond.toFixed(0)} | ${cells.join(' | ')} |`);
   }
   return lines.join('\n');
 }
