@@ -44,6 +44,7 @@ describe('the PostgreSQL store', () => {
       { version: 4 },
       { version: 5 },
       { version: 6 },
+      { version: 7 },
     ]);
     expect(await rows('SELECT name FROM crawls')).toEqual([{ name: 'default' }]);
   });
@@ -250,6 +251,75 @@ describe('the PostgreSQL store', () => {
     expect(await adding).toEqual({ added: 0, records: [] });
     expect(await rows(`SELECT status FROM crawler_links WHERE url = '${url}'`)).toEqual([{ status: 5 }]);
     expect((await store.stats()).queued).toBe(0);
+    await store.close();
+  });
+
+  it("a completion does not wait for the row of a link's host that another transaction holds: the link waits instead, and is leased once", async () => {
+    const store = await PostgresFrontier.open(postgres.db, TEST_SETTINGS);
+    const c = await store.registerCrawler('a');
+    await store.add(
+      ['http://a.test/', 'http://big.test/1', 'http://idle.test/1'].map((url) => ({
+        url,
+        depth: 0,
+        via: null,
+      })),
+      [],
+      c,
+    );
+    const first = (await store.lease(10, c)).leases;
+    expect(first.map((l) => l.url).sort()).toEqual([
+      'http://a.test/',
+      'http://big.test/1',
+      'http://idle.test/1',
+    ]);
+    const leaseOf = (url: string) => first.find((l) => l.url === url)?.id as number;
+    // idle.test is done: nothing queued, nothing in flight, so only a lease call's sweep can reach it.
+    await store.complete(
+      [{ leaseId: leaseOf('http://idle.test/1'), outcome: { kind: 'done' }, outlinks: [], rejected: [] }],
+      c,
+    );
+    // Another process holds both hosts' rows, as a lease or completion of theirs would.
+    const other = new pg.Client({ connectionString: postgres.db });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query(`SELECT 1 FROM hosts WHERE host IN ('big.test', 'idle.test') FOR UPDATE`);
+    const outlinks = ['http://big.test/2', 'http://big.test/1', 'http://idle.test/2'].map((url) => ({
+      url,
+      depth: 1,
+      via: 'http://a.test/',
+    }));
+    // Were it to wait for those rows, this would not come back until the other commits.
+    const done = await store.complete(
+      [{ leaseId: leaseOf('http://a.test/'), outcome: { kind: 'done' }, outlinks, rejected: [] }],
+      c,
+    );
+    expect(done.stale).toEqual([]);
+    // big.test/1 is known: only the two new ones wait, counted as queued.
+    expect(await rows('SELECT url FROM pending_links ORDER BY url')).toEqual([
+      { url: 'http://big.test/2' },
+      { url: 'http://idle.test/2' },
+    ]);
+    expect(await store.stats()).toMatchObject({ queued: 2, leased: 1 });
+    // While the rows are held, a lease call gets none of them, and says the crawl goes on.
+    const meanwhile = await store.lease(10, c);
+    expect(meanwhile.leases).toEqual([]);
+    expect(meanwhile.ended).toBeNull();
+    await other.query('COMMIT');
+    await other.end();
+    // idle.test's link is queued by the next lease call; big.test's by its page's completion.
+    const idle = (await store.lease(10, c)).leases.map((l) => l.url);
+    expect(idle).toEqual(['http://idle.test/2']);
+    await store.complete(
+      [{ leaseId: leaseOf('http://big.test/1'), outcome: { kind: 'done' }, outlinks: [], rejected: [] }],
+      c,
+    );
+    expect(await rows('SELECT url FROM pending_links')).toEqual([]);
+    const big = (await store.lease(10, c)).leases.map((l) => l.url);
+    expect(big).toEqual(['http://big.test/2']);
+    expect(await store.stats()).toMatchObject({ queued: 0, leased: 2 });
+    expect(
+      await rows(`SELECT count(*)::int AS n FROM crawler_links WHERE url LIKE 'http://big.test/%'`),
+    ).toEqual([{ n: 2 }]);
     await store.close();
   });
 

@@ -24,6 +24,13 @@ import {
   withoutKnown,
 } from './link-inserts.js';
 import { Params } from './params.js';
+import {
+  candidatesOfPending,
+  lockOrSkip,
+  PENDING_RETURNING,
+  type PendingRow,
+  pendingInsert,
+} from './pending-links.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import type { LeasedRow, Tx } from './tx.js';
 import { writeAll } from './writes.js';
@@ -70,7 +77,8 @@ export async function applyReleases(tx: Tx, releases: readonly Release[]): Promi
 /**
  * The leased rows of the leases (by row id; the caller checks the lease ids) and their
  * hosts, locked in one statement: the rows by id, then the hosts in key order, as
- * separate statements would; and which outlinks the crawl holds already (withoutKnown).
+ * separate statements would; which outlinks the crawl holds already (withoutKnown); and
+ * the links pending for those hosts, taken out to be queued now (pending-links.ts).
  */
 const LOCK = `WITH held AS MATERIALIZED (
     SELECT id, ${LEASE_ID} AS lease_id, host, rank, released FROM crawler_links
@@ -78,10 +86,14 @@ const LOCK = `WITH held AS MATERIALIZED (
   locked AS MATERIALIZED (
     SELECT ${HOST_COLUMNS} FROM hosts
     WHERE crawl = $2 AND host IN (SELECT host FROM held)
-    ORDER BY host FOR UPDATE)
+    ORDER BY host FOR UPDATE),
+  drained AS (
+    DELETE FROM pending_links WHERE crawl = $2 AND host IN (SELECT host FROM locked)
+    RETURNING ${PENDING_RETURNING})
   SELECT (SELECT coalesce(json_agg(held), '[]') FROM held) AS held,
          (SELECT coalesce(json_agg(locked), '[]') FROM locked) AS hosts,
-         (${probeSql('$2', '$3')}) AS known`;
+         (${probeSql('$2', '$3')}) AS known,
+         (SELECT coalesce(json_agg(drained), '[]') FROM drained) AS drained`;
 
 const DONE_PART = (p: Params, crawler: CrawlerId, now: number, done: readonly DoneRow[]) =>
   `UPDATE crawler_links AS l SET status = ${S.done}, attempts = attempts + 1, error = NULL,
@@ -124,10 +136,11 @@ interface SettledRow {
 
 /**
  * A batch of completions in one transaction of a few statements: the leases and their
- * hosts locked and the outlinks the crawl holds found (one statement); the hosts of the
- * other outlinks locked and which of those are new (two, when there are any); everything
- * written (one: outcomes, new links, host rows, counts). A completion whose lease expired
- * and went to someone else changes nothing and comes back stale.
+ * hosts locked, the outlinks the crawl holds found and the links pending for those hosts
+ * taken (one statement); the hosts of the other outlinks locked where nobody holds them
+ * and which of their links are new (two, when there are any); everything written (one:
+ * outcomes, new links, links left pending, host rows, counts). A completion whose lease
+ * expired and went to someone else changes nothing and comes back stale.
  */
 export async function completeBatch(
   tx: Tx,
@@ -141,11 +154,12 @@ export async function completeBatch(
   const ids = batch.map((c) => c.leaseId);
   if (ids.length === 0) return { added: 0, records: tx.records, stale: [] };
   const allCandidates = firstOfEach(links);
-  const [locked] = await tx.q<{ held: LeasedRow[]; hosts: HostRecord[]; known: string[] }>(LOCK, [
-    rowIdsOf(ids),
-    tx.crawl,
-    allCandidates.map((c) => c.fp),
-  ]);
+  const [locked] = await tx.q<{
+    held: LeasedRow[];
+    hosts: HostRecord[];
+    known: string[];
+    drained: PendingRow[];
+  }>(LOCK, [rowIdsOf(ids), tx.crawl, allCandidates.map((c) => c.fp)]);
   const held = new Map((locked?.held ?? []).map((r) => [r.lease_id, r]));
   for (const h of locked?.hosts ?? []) tx.hosts.adopt(h);
   // One completion per lease: a lease id given twice in a batch counts once.
@@ -153,14 +167,25 @@ export async function completeBatch(
   const live = batch.filter((c) => held.has(c.leaseId) && !seen.has(c.leaseId) && seen.add(c.leaseId));
   const stale = batch.filter((c) => !held.has(c.leaseId)).map((c) => c.leaseId);
   tx.delta.staleCompletions += stale.length;
-  const maybe = withoutKnown(
-    live.length === batch.length
-      ? allCandidates
-      : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion))),
-    locked?.known ?? [],
-  );
-  await tx.hosts.lock([...live.map((c) => (held.get(c.leaseId) as LeasedRow).host), ...queueHosts(maybe)]);
-  await tx.hosts.lockBudgets();
+  const drained = locked?.drained ?? [];
+  tx.delta.queued -= drained.length;
+  const maybe = firstOfEach([
+    withoutKnown(
+      live.length === batch.length
+        ? allCandidates
+        : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion))),
+      locked?.known ?? [],
+    ),
+    candidatesOfPending(drained),
+  ]);
+  // The hosts another transaction holds are not waited for: their links are left pending.
+  const busy = await lockOrSkip(tx, [
+    ...live.map((c) => (held.get(c.leaseId) as LeasedRow).host),
+    ...queueHosts(maybe),
+  ]);
+  const isPending = (c: LinkCandidate) => c.reason === null && busy.has(c.host);
+  const pending = busy.size === 0 ? [] : maybe.filter(isPending);
+  tx.delta.queued += pending.length;
   const done: DoneRow[] = [];
   const settled: SettledRow[] = [];
   const reported: number[] = [];
@@ -180,7 +205,7 @@ export async function completeBatch(
       if (row !== null) settled.push(row);
     }
   }
-  const fresh = await unseen(tx, maybe);
+  const fresh = await unseen(tx, pending.length === 0 ? maybe : maybe.filter((c) => !isPending(c)));
   const p = new Params();
   const staged = stageLinks(tx, fresh, crawler, p);
   await writeAll(
@@ -189,13 +214,14 @@ export async function completeBatch(
     {
       done: done.length === 0 ? null : DONE_PART(p, crawler, tx.now, done),
       settled: settled.length === 0 ? null : SETTLED_PART(p, crawler, tx.now, settled),
+      pending: pendingInsert(p, tx.crawl, pending),
     },
     staged,
   );
   for (const host of new Set(live.map((c) => (held.get(c.leaseId) as LeasedRow).host)))
     await retireIfDead(tx, host, crawler);
   if (adopt) await adoptOrphans(tx, crawler);
-  return { added: staged.added, records: tx.records, stale };
+  return { added: staged.added + pending.length, records: tx.records, stale };
 }
 
 /**

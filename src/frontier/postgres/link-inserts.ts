@@ -153,7 +153,8 @@ const COLUMNS = `(crawl, fingerprint, url, host, depth, via, redirects, kind, st
 export function stageLinks(
   tx: Tx,
   fresh: readonly LinkCandidate[],
-  crawler: CrawlerId,
+  /** Who writes the records of refused links; null: the next completer (adoptOrphans). */
+  crawler: CrawlerId | null,
   p: Params,
 ): StagedLinks {
   const toQueue: { c: LinkCandidate; status: number; error: string | null }[] = [];

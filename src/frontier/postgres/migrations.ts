@@ -217,6 +217,28 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE h.crawl = q.crawl AND h.host = q.host AND h.min_rank <> q.min_rank;
     `,
   },
+  {
+    version: 7,
+    name: 'pending_links: new links of a host whose row another transaction holds',
+    sql: `
+      -- A completion that would queue a link of a host whose row another transaction holds
+      -- leaves the link here instead of waiting for that row; whoever holds the host next
+      -- queues it (src/frontier/postgres/pending-links.ts). Counted as queued meanwhile.
+      CREATE TABLE pending_links (
+        id bigserial PRIMARY KEY,
+        crawl integer NOT NULL REFERENCES crawls (id),
+        host text NOT NULL,
+        fingerprint bigint NOT NULL,
+        url text NOT NULL,
+        depth integer NOT NULL,
+        via text,
+        redirects smallint NOT NULL,
+        kind smallint NOT NULL
+      );
+      CREATE INDEX pending_links_host ON pending_links (crawl, host);
+      CREATE INDEX pending_links_age ON pending_links (crawl, id);
+    `,
+  },
 ];
 
 /** crawler_links rows read, fingerprinted and written per round of migration 4. */

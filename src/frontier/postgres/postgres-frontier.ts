@@ -53,6 +53,7 @@ import { lookForLeases, nextExpiryOrRetry, nextReadyAt, readyHosts } from './lea
 import { candidatesOf, firstOfEach, queueHosts, stageLinks, unseen } from './link-inserts.js';
 import { migrate } from './migrations.js';
 import { Params } from './params.js';
+import { sweepPending } from './pending-links.js';
 import { requeueDueBatch } from './recrawl.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
@@ -403,6 +404,8 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
       await touchCrawler(tx, crawler);
       this.lastTouched.set(crawler, tx.now);
     }
+    // Links left pending for hosts nobody holds now are queued first, so their hosts can be leased.
+    await sweepPending(tx);
     // The ready hosts are read from the table: releases this transaction applied go there first.
     await tx.hosts.flush();
     // With a page budget, lease calls take turns on the crawl's row, so two crawlers cannot
