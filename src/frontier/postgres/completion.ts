@@ -25,11 +25,11 @@ import {
 } from './link-inserts.js';
 import { Params } from './params.js';
 import {
-  candidatesOfPending,
   lockOrSkip,
   PENDING_RETURNING,
   type PendingRow,
   pendingInsert,
+  takeOffQueue,
 } from './pending-links.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import type { LeasedRow, Tx } from './tx.js';
@@ -167,8 +167,6 @@ export async function completeBatch(
   const live = batch.filter((c) => held.has(c.leaseId) && !seen.has(c.leaseId) && seen.add(c.leaseId));
   const stale = batch.filter((c) => !held.has(c.leaseId)).map((c) => c.leaseId);
   tx.delta.staleCompletions += stale.length;
-  const drained = locked?.drained ?? [];
-  tx.delta.queued -= drained.length;
   const maybe = firstOfEach([
     withoutKnown(
       live.length === batch.length
@@ -176,15 +174,16 @@ export async function completeBatch(
         : firstOfEach(links.filter((_, i) => live.includes(batch[i] as Completion))),
       locked?.known ?? [],
     ),
-    candidatesOfPending(drained),
+    takeOffQueue(tx, locked?.drained ?? []),
   ]);
   // The hosts another transaction holds are not waited for: their links are left pending.
   const busy = await lockOrSkip(tx, [
     ...live.map((c) => (held.get(c.leaseId) as LeasedRow).host),
     ...queueHosts(maybe),
   ]);
-  const isPending = (c: LinkCandidate) => c.reason === null && busy.has(c.host);
-  const pending = busy.size === 0 ? [] : maybe.filter(isPending);
+  const pending: LinkCandidate[] = [];
+  const toProbe: LinkCandidate[] = [];
+  for (const c of maybe) (c.reason === null && busy.has(c.host) ? pending : toProbe).push(c);
   tx.delta.queued += pending.length;
   const done: DoneRow[] = [];
   const settled: SettledRow[] = [];
@@ -205,7 +204,7 @@ export async function completeBatch(
       if (row !== null) settled.push(row);
     }
   }
-  const fresh = await unseen(tx, pending.length === 0 ? maybe : maybe.filter((c) => !isPending(c)));
+  const fresh = await unseen(tx, toProbe);
   const p = new Params();
   const staged = stageLinks(tx, fresh, crawler, p);
   await writeAll(

@@ -1,4 +1,3 @@
-import type { CrawlerId } from '../types.js';
 import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
 import { firstOfEach, type LinkCandidate, stageLinks, unseen } from './link-inserts.js';
 import { Params, type Part } from './params.js';
@@ -32,7 +31,9 @@ export interface PendingRow {
   kind: number;
 }
 
-export function candidatesOfPending(rows: readonly PendingRow[]): LinkCandidate[] {
+/** Links taken out of pending_links: off the queued count, as candidates to queue again. */
+export function takeOffQueue(tx: Tx, rows: readonly PendingRow[]): LinkCandidate[] {
+  tx.delta.queued -= rows.length;
   return rows.map((r) => ({ ...r, reason: null }));
 }
 
@@ -99,9 +100,7 @@ export async function sweepPending(tx: Tx): Promise<void> {
   if (r === undefined || r.drained.length === 0) return;
   for (const h of r.hosts) tx.hosts.adopt(h);
   await tx.hosts.lockBudgets();
-  tx.delta.queued -= r.drained.length;
-  const fresh = await unseen(tx, firstOfEach([candidatesOfPending(r.drained)]));
+  const fresh = await unseen(tx, firstOfEach([takeOffQueue(tx, r.drained)]));
   const p = new Params();
-  const nobody: CrawlerId | null = null;
-  await writeAll(tx, p, {}, stageLinks(tx, fresh, nobody, p));
+  await writeAll(tx, p, {}, stageLinks(tx, fresh, null, p));
 }
