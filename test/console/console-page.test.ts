@@ -165,9 +165,16 @@ describe.skipIf(!browserHere)('the console page', { timeout: 90_000 }, () => {
     browser = await launchChromium({ timezoneId: 'Asia/Kolkata' });
     const { p, url, token } = await busyCrawl('127.0.0.1:0');
 
-    // Once the hosts have URLs queued (the seed's links), a page that opens shows them.
-    const queuedOn = async () =>
-      ((await (await fetch(`${url}status`)).json()) as { busiestHosts: { host: string }[] }).busiestHosts;
+    // Once the hosts have URLs queued (the seeds' links), a page that opens shows them.
+    // Not before both seeds are done: a host is listed while its seed is queued or in
+    // flight too, and drops off the list between the fetch and the queueing of its links.
+    const queuedOn = async () => {
+      const s = (await (await fetch(`${url}status`)).json()) as {
+        store: { done: number };
+        busiestHosts: { host: string }[];
+      };
+      return s.store.done >= 2 ? s.busiestHosts : [];
+    };
     for (let i = 0; i < 600 && (await queuedOn()).length === 0; i++)
       await new Promise((r) => setTimeout(r, 100));
     // Said apart from the page's own check below: a crawl too slow to start is not the page's fault.
