@@ -10,7 +10,8 @@ export const STATEMENT_SETTINGS: Record<string, string> = {
   'pg_stat_statements.max': '1000',
 };
 
-async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
+/** One connection to the set-up's database for `work`, closed after it. */
+export async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: database });
   await client.connect();
   try {

@@ -6,8 +6,8 @@ import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import pg from 'pg';
 import { collectStderrTail, spawnCobweb } from '../child.js';
+import { withClient } from './pg-statements.js';
 import type { ServeStarted } from './serve.js';
 
 export type SetupName = 'crawl' | 'server' | 'postgres';
@@ -220,15 +220,10 @@ async function startPostgresBunnies(ctx: SetupContext): Promise<StartedSetup> {
     procs: bunnies,
     crawlers: bunnies,
     finish: async () => {},
-    storeBytes: async () => {
-      const client = new pg.Client({ connectionString: database });
-      await client.connect();
-      try {
-        const r = await client.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size');
+    storeBytes: () =>
+      withClient(database, async (c) => {
+        const r = await c.query<{ size: string }>('SELECT pg_database_size(current_database()) AS size');
         return Number(r.rows[0]?.size ?? 0);
-      } finally {
-        await client.end();
-      }
-    },
+      }),
   };
 }

@@ -33,7 +33,7 @@ import {
 } from './pending-links.js';
 import { adoptOrphans, requeue1, retireIfDead } from './requeue.js';
 import type { LeasedRow, Tx } from './tx.js';
-import { writeAll } from './writes.js';
+import { writeInOneStatement } from './writes.js';
 
 const S = URL_STATE;
 
@@ -207,7 +207,7 @@ export async function completeBatch(
   const fresh = await unseen(tx, toProbe);
   const p = new Params();
   const staged = stageLinks(tx, fresh, crawler, p);
-  await writeAll(
+  await writeInOneStatement(
     tx,
     p,
     {

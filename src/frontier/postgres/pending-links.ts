@@ -2,7 +2,7 @@ import { HOST_COLUMNS, type HostRecord } from './host-rows.js';
 import { firstOfEach, type LinkCandidate, stageLinks, unseen } from './link-inserts.js';
 import { Params, type Part } from './params.js';
 import type { Tx } from './tx.js';
-import { writeAll } from './writes.js';
+import { writeInOneStatement } from './writes.js';
 
 /**
  * Links waiting for their host's row. Only a transaction that holds a host's row queues
@@ -102,5 +102,5 @@ export async function sweepPending(tx: Tx): Promise<void> {
   await tx.hosts.lockBudgets();
   const fresh = await unseen(tx, firstOfEach([takeOffQueue(tx, r.drained)]));
   const p = new Params();
-  await writeAll(tx, p, {}, stageLinks(tx, fresh, null, p));
+  await writeInOneStatement(tx, p, {}, stageLinks(tx, fresh, null, p));
 }

@@ -59,7 +59,7 @@ import { reclaimExpired, requeueDueRetries } from './requeue.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
 import { findStored, requeueStored } from './stored.js';
 import type { Tx } from './tx.js';
-import { writeAll } from './writes.js';
+import { writeInOneStatement } from './writes.js';
 
 const S = URL_STATE;
 
@@ -167,7 +167,7 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
       await tx.hosts.lock(queueHosts(maybe));
       const p = new Params();
       const staged = stageLinks(tx, await unseen(tx, maybe), crawler, p);
-      await writeAll(tx, p, {}, staged);
+      await writeInOneStatement(tx, p, {}, staged);
       return { added: staged.added, records: tx.records };
     });
     this.remember([...fresh, ...refused]);

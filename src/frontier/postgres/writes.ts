@@ -11,7 +11,7 @@ import type { Tx } from './tx.js';
  * rows (PostgreSQL runs them on one snapshot and does not let two of them change one
  * row). What is left to write afterwards (a host retired after this) goes the usual way.
  */
-export async function writeAll(
+export async function writeInOneStatement(
   tx: Tx,
   p: Params,
   parts: Readonly<Record<string, Part>>,
