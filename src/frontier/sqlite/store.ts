@@ -10,9 +10,6 @@ import type { SeenGate } from './seen-gate.js';
 import { prepareStatements, type Statements } from './statements.js';
 import { WalTrim } from './wal-trim.js';
 
-/** The recent-URL cache's generation: twice a page analyzer's (two generations are kept). */
-const RECENT_URLS_PER_GENERATION = 32_768;
-
 /**
  * One open store as its parts see it (claim.ts, completion.ts, link-inserts.ts, ...):
  * the connection and its statements, the settings, and this handle's state. Made once
@@ -26,13 +23,8 @@ export class Store {
   /** Checkpoints the WAL down to nothing at the end of a run and when idle. */
   readonly wal: WalTrim;
   readonly hostSt: HostStatements;
-  /**
-   * URLs the store answered for lately. Pages' links come already thinned by the
-   * analyzers (each leaves out what it sent lately), so a modest cache catches what is
-   * left; 250,000 URLs a generation (the class's default) held some 60 MB of strings
-   * in a long crawl, memory that grew with the crawl up to that bound.
-   */
-  readonly recent = new RecentUrls(RECENT_URLS_PER_GENERATION);
+  /** URLs the store answered for lately. */
+  readonly recent = new RecentUrls();
   /** When each crawler of this process was last marked as heard from. */
   readonly lastTouched = new Map<CrawlerId, number>();
   closed = false;
