@@ -1,10 +1,9 @@
 /**
- * A store's generation: twice a page analyzer's. Pages' links come already thinned by
- * the analyzers (each leaves out what it sent lately), so a modest cache catches what is
- * left. 250,000 URLs a generation held some 40 to 60 MB of strings in a long crawl,
+ * A store's generation, the size of a page analyzer's. Pages' links come already thinned
+ * by the analyzers (each leaves out what it sent lately), so a modest cache catches what
+ * is left. 250,000 URLs a generation held some 40 to 60 MB of strings in a long crawl,
  * memory that grew with the crawl up to that bound: the embedded store's in a crawl of
- * 2·10^5 pages, each PostgreSQL bunny's at 10^6 pages (its RSS 1.21 times its first
- * window's at the end).
+ * 2·10^5 pages, each PostgreSQL bunny's at 10^6 pages.
  */
 const STORE_GENERATION = 32_768;
 
