@@ -10,8 +10,8 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import pg from 'pg';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../../test/helpers/postgres.js';
+import { withClient } from '../pg-client.js';
 import { describeMachine } from '../report.js';
 import { measureServerCpu, postmasterPid, type ServerCpu } from './cpu.js';
 import { fill, openStore, percentile, repoDir, runClients } from './runs.js';
@@ -92,24 +92,17 @@ interface Contender {
 
 async function postgresContender(cluster: PgCluster): Promise<Contender> {
   const spec = await cluster.createDatabase();
-  const client = new pg.Client({ connectionString: spec });
-  await client.connect();
-  const postmaster = await postmasterPid(client).finally(() => client.end());
+  const postmaster = await withClient(spec, postmasterPid);
   return {
     store: 'postgres',
     spec,
     measureServer: () => measureServerCpu(postmaster),
-    async bytes() {
-      const client = new pg.Client({ connectionString: spec });
-      await client.connect();
-      try {
+    bytes: () =>
+      withClient(spec, async (client) => {
         await client.query('CHECKPOINT');
         const r = await client.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
         return Number(r.rows[0]?.n);
-      } finally {
-        await client.end();
-      }
-    },
+      }),
     async dispose() {},
   };
 }

@@ -1,7 +1,7 @@
 // Where the PostgreSQL set-up's database spends its time, statement by statement
 // (BENCH_SCALE_PG_STATEMENTS=1): pg_stat_statements loaded in the benchmark's cluster,
 // planning counted beside execution, read once the set-up has ended.
-import pg from 'pg';
+import { withClient } from '../pg-client.js';
 
 /** Server settings that load pg_stat_statements (it needs a restart, so they are given at start). */
 export const STATEMENT_SETTINGS: Record<string, string> = {
@@ -9,17 +9,6 @@ export const STATEMENT_SETTINGS: Record<string, string> = {
   'pg_stat_statements.track_planning': 'on',
   'pg_stat_statements.max': '1000',
 };
-
-/** One connection to the set-up's database for `work`, closed after it. */
-export async function withClient<T>(database: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: database });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Makes the view readable in the set-up's database and starts counting from zero. */
 export async function startCountingStatements(database: string): Promise<void> {

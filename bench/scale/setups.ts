@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { collectStderrTail, spawnCobweb } from '../child.js';
-import { withClient } from './pg-statements.js';
+import { withClient } from '../pg-client.js';
 import type { ServeStarted } from './serve.js';
 
 export type SetupName = 'crawl' | 'server' | 'postgres';
