@@ -39,7 +39,7 @@ function chainPage(n: number): string {
 }
 
 describe.runIf(chromium)('kill -9 while rendering', { timeout: 150_000 }, () => {
-  it('the same command again goes on: every page of the script-made chain, each written once', async () => {
+  it('the same command again goes on: every page of the script-made chain, once but the one unfinished at the kill', async () => {
     site = await serve('127.0.0.2', (req, res) => {
       const m = /^\/p\/(\d+)$/.exec(req.url ?? '');
       const n = req.url === '/' ? 0 : m === null ? -1 : Number(m[1]);
@@ -56,9 +56,9 @@ describe.runIf(chromium)('kill -9 while rendering', { timeout: 150_000 }, () => 
       await new Promise((r) => setTimeout(r, 50));
     first.child.kill('SIGKILL');
     await first.exit();
-    const before = written().length;
-    expect(before).toBeGreaterThanOrEqual(3);
-    expect(before).toBeLessThan(PAGES);
+    const before = written();
+    expect(before.length).toBeGreaterThanOrEqual(3);
+    expect(before.length).toBeLessThan(PAGES);
 
     const again = cobweb([...args, '--delay', '0', '--quiet']);
     expect(await again.exit()).toBe(0);
@@ -68,7 +68,12 @@ describe.runIf(chromium)('kill -9 while rendering', { timeout: 150_000 }, () => 
       ...Array.from({ length: PAGES - 1 }, (_, i) => `${site?.origin}/p/${i + 1}`),
     ];
     expect([...new Set(urls)].sort()).toEqual([...all].sort());
-    expect(urls).toHaveLength(PAGES);
+    // A line is written before the store keeps its page done (README, "kill -9"): the kill
+    // may fall between the two, and the page is fetched and written again. The chain has
+    // one page in flight at a time, so only the last line before the kill may appear twice.
+    const twice = urls.filter((u, i) => urls.indexOf(u) !== i);
+    expect(twice.length).toBeLessThanOrEqual(1);
+    for (const u of twice) expect(u).toBe(before[before.length - 1]?.url);
     expect(written().every((r) => r.rendered === true)).toBe(true);
   });
 });
