@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type HostStatements,
   HostTable,
+  KEPT_HOSTS,
   prepareHostStatements,
 } from '../../src/frontier/sqlite/host-table.js';
 import { schemaConnection } from '../../src/frontier/sqlite/open.js';
@@ -86,6 +87,49 @@ describe('a host table kept from one transaction to the next (a store one proces
       table.flush();
     })();
     expect(storedHost(db, 'a.test')?.ready_at).toBe(5000);
+  });
+
+  it('past its bound, forgets what the file holds and reads it again as it was', () => {
+    const { st, runs } = countedStatements(db);
+    const table = new HostTable(st, SETTINGS, false);
+    // Each host brings its budget: half the bound in hosts fills it.
+    const hosts = Array.from({ length: KEPT_HOSTS / 2 + 1 }, (_, i) => `h${i}.test`);
+    db.transaction(() => {
+      for (const [i, host] of hosts.entries()) {
+        const h = table.host(host);
+        for (let n = 0; n <= i % 3; n++) table.queue(h, n);
+        table.setBudget(host, { ...table.budget(host), nextAt: 1000 + i });
+      }
+      table.flush();
+    })();
+    table.trim();
+    const readBefore = runs.get('getHost') ?? 0;
+    db.transaction(() => {
+      for (const [i, host] of hosts.entries()) {
+        expect(table.host(host).queued).toBe((i % 3) + 1);
+        expect(table.budget(host).nextAt).toBe(1000 + i);
+      }
+    })();
+    expect((runs.get('getHost') ?? 0) - readBefore).toBe(hosts.length);
+    // Read again, the rows are as the file has them: nothing to write.
+    const written = (runs.get('putHost') ?? 0) + (runs.get('updateHost') ?? 0) + (runs.get('putBudget') ?? 0);
+    db.transaction(() => table.flush())();
+    expect((runs.get('putHost') ?? 0) + (runs.get('updateHost') ?? 0) + (runs.get('putBudget') ?? 0)).toBe(written);
+  });
+
+  it('below its bound, keeps every entry from one transaction to the next', () => {
+    const { st, runs } = countedStatements(db);
+    const table = new HostTable(st, SETTINGS, false);
+    const hosts = Array.from({ length: KEPT_HOSTS / 2 - 1 }, (_, i) => `h${i}.test`);
+    db.transaction(() => {
+      for (const host of hosts) table.queue(table.host(host), 0);
+      table.flush();
+    })();
+    table.trim();
+    db.transaction(() => {
+      for (const host of hosts) expect(table.host(host).queued).toBe(1);
+    })();
+    expect(runs.get('getHost')).toBe(hosts.length);
   });
 
   it('after a rollback, forgets what it held and reads the file again', () => {

@@ -5,51 +5,85 @@ import { type BudgetState, freshBudget, type PolitenessSettings, readyAt } from 
 
 export type { HostRow };
 
-interface Cached<T> {
-  row: T;
+/**
+ * A host's row as a table keeps it: the row its callers change, and its columns as the
+ * file has them, so that an unchanged row is not written again. One object a host, not a
+ * row and a copy: a kept table holds thousands (KEPT_HOSTS).
+ */
+class KeptHost implements HostRow {
   dirty: boolean;
-}
-
-/**
- * A host's row and the budget its row in the file names (null: no row yet). A host's
- * budget rarely changes, and an update naming the budget column rewrites the host's
- * entry in hosts_budget even when the value is the same: a page more in every commit.
- * `stored` is the row as the file has it (null: not known), so that an unchanged row is
- * not written again.
- */
-interface CachedHost extends Cached<HostRow> {
+  /**
+   * The budget column the file has (null: no row yet). A host's budget rarely changes,
+   * and an update naming the budget column rewrites the host's entry in hosts_budget
+   * even when the value is the same: a page more in every commit.
+   */
   storedBudget: string | null;
-  stored: StoredHost | null;
-}
+  /** Whether the stored columns below are known (a row read or written by this table). */
+  known: boolean;
+  storedQueued: number;
+  storedMinRank: number;
+  storedTaken: number;
+  storedRetired: boolean;
+  storedReady: number;
 
-/** A host's columns as last read from or written to the file. */
-interface StoredHost {
-  queued: number;
-  minRank: number;
-  taken: number;
-  retired: boolean;
-  ready: number;
-}
+  constructor(
+    readonly host: string,
+    public budget: string,
+    public queued: number,
+    public minRank: number,
+    public taken: number,
+    public retired: boolean,
+    /** ready_at as the file has it; undefined: no row yet. */
+    ready: number | undefined,
+  ) {
+    this.dirty = ready === undefined;
+    this.known = ready !== undefined;
+    this.storedBudget = ready === undefined ? null : budget;
+    this.storedQueued = queued;
+    this.storedMinRank = minRank;
+    this.storedTaken = taken;
+    this.storedRetired = retired;
+    this.storedReady = ready ?? 0;
+  }
 
-/** Past this many hosts a kept table forgets its clean entries (they are read again when wanted). */
-const KEPT_HOSTS = 65_536;
+  /** Whether the file has this row as it is, ready_at `ready` included. */
+  unchanged(ready: number): boolean {
+    return (
+      this.known &&
+      this.storedBudget === this.budget &&
+      this.storedQueued === this.queued &&
+      this.storedMinRank === this.minRank &&
+      this.storedTaken === this.taken &&
+      this.storedRetired === this.retired &&
+      this.storedReady === ready
+    );
+  }
+
+  /** The file has the row as it is now. */
+  stored(ready: number): void {
+    this.known = true;
+    this.storedBudget = this.budget;
+    this.storedQueued = this.queued;
+    this.storedMinRank = this.minRank;
+    this.storedTaken = this.taken;
+    this.storedRetired = this.retired;
+    this.storedReady = ready;
+  }
+}
 
 /**
- * The hosts and budgets one transaction touches, read once and written back once by
- * flush(): a page with a hundred links to its own host costs one host update, not a
- * hundred. Each host's ready_at is written from its budget, so the ready hosts are
- * found by one index.
- *
- * A store that one process holds keeps one table from transaction to transaction
- * (`kept`): nobody else writes the file, so a host's row and budget are read once, not
- * once a transaction, and a row whose columns did not change is not written again. A
- * transaction that rolls back forgets it all (forget()).
+ * Past this many hosts and budgets together a kept table forgets its clean entries (they
+ * are read again when wanted). Some 190 bytes each: 3 MB at the bound. A crawl of 10^5
+ * hosts reaches it early, so what the table holds stops growing then; a host read again
+ * is two indexed reads.
  */
+export const KEPT_HOSTS = 16_384;
+
 export class HostTable {
-  private readonly hosts = new Map<string, CachedHost>();
-  private readonly budgets = new Map<string, Cached<BudgetState>>();
+  private readonly hosts = new Map<string, KeptHost>();
+  private readonly budgets = new Map<string, BudgetState>();
   /** What flush() writes: only these, not every entry the table holds. */
-  private readonly dirtyHosts = new Set<CachedHost>();
+  private readonly dirtyHosts = new Set<KeptHost>();
   private readonly dirtyBudgets = new Set<string>();
 
   constructor(
@@ -75,39 +109,27 @@ export class HostTable {
         | undefined;
       c =
         r === undefined
-          ? {
-              row: { host: key, budget: key, queued: 0, minRank: 0, taken: 0, retired: false },
-              dirty: true,
-              storedBudget: null,
-              stored: null,
-            }
-          : {
-              row: {
-                host: key,
-                budget: r.budget,
-                queued: r.queued,
-                minRank: r.min_rank,
-                taken: r.taken,
-                retired: r.retired === 1,
-              },
-              dirty: false,
-              storedBudget: r.budget,
-              stored: {
-                queued: r.queued,
-                minRank: r.min_rank,
-                taken: r.taken,
-                retired: r.retired === 1,
-                ready: r.ready_at,
-              },
-            };
+          ? new KeptHost(key, key, 0, 0, 0, false, undefined)
+          : new KeptHost(key, r.budget, r.queued, r.min_rank, r.taken, r.retired === 1, r.ready_at);
       this.hosts.set(key, c);
       if (c.dirty) this.dirtyHosts.add(c);
     }
-    return c.row;
+    return c;
   }
 
   budget(key: string): BudgetState {
-    return this.cachedBudget(key).row;
+    let b = this.budgets.get(key);
+    if (b === undefined) {
+      const r = this.st.getBudget.get(key) as
+        | { in_flight: number; next_at: number; gap_ms: number; failures: number }
+        | undefined;
+      if (r === undefined) {
+        b = freshBudget(settingsForHost(this.settings, key));
+        this.dirtyBudgets.add(key);
+      } else b = { inFlight: r.in_flight, nextAt: r.next_at, gapMs: r.gap_ms, failures: r.failures };
+      this.budgets.set(key, b);
+    }
+    return b;
   }
 
   /** Whether a budget is what politeness counts against for good (see isPlaced). */
@@ -124,9 +146,7 @@ export class HostTable {
   }
 
   setBudget(key: string, state: BudgetState): void {
-    const c = this.cachedBudget(key);
-    c.row = state;
-    c.dirty = true;
+    this.budgets.set(key, state);
     this.dirtyBudgets.add(key);
   }
 
@@ -144,16 +164,14 @@ export class HostTable {
 
   flush(): void {
     for (const key of this.dirtyBudgets) {
-      const c = this.budgets.get(key) as Cached<BudgetState>;
-      const b = c.row;
+      const b = this.budgets.get(key) as BudgetState;
       this.st.putBudget.run(key, b.inFlight, b.nextAt, b.gapMs, b.failures);
       const own = settingsForHost(this.settings, key);
       if (this.shared) this.st.setReadyOfBudget.run(readyAt(b, own, this.placed(key)), key);
-      c.dirty = false;
       // A host's own budget: its row's ready_at follows the budget (an address's hosts
       // had theirs set just now). Hosts not read by this table keep the rows they have.
       const host = this.hosts.get(key);
-      if (host !== undefined && host.row.budget === key) this.dirtyHosts.add(host);
+      if (host !== undefined && host.budget === key) this.dirtyHosts.add(host);
     }
     this.dirtyBudgets.clear();
     for (const c of this.dirtyHosts) this.writeHost(c);
@@ -164,7 +182,7 @@ export class HostTable {
   trim(): void {
     if (this.hosts.size + this.budgets.size <= KEPT_HOSTS) return;
     for (const [key, c] of this.hosts) if (!c.dirty) this.hosts.delete(key);
-    for (const [key, c] of this.budgets) if (!c.dirty) this.budgets.delete(key);
+    for (const key of this.budgets.keys()) if (!this.dirtyBudgets.has(key)) this.budgets.delete(key);
   }
 
   /** Forgets every entry: what they say may not be what the file holds (a rollback). */
@@ -175,49 +193,16 @@ export class HostTable {
     this.dirtyBudgets.clear();
   }
 
-  private writeHost(c: CachedHost): void {
-    const h = c.row;
+  private writeHost(h: KeptHost): void {
     const own = settingsForHost(this.settings, h.budget);
     const ready = readyAt(this.budget(h.budget), own, this.placed(h.budget));
-    const was = c.stored;
-    c.dirty = false;
-    if (
-      !this.shared &&
-      c.storedBudget === h.budget &&
-      was !== null &&
-      was.queued === h.queued &&
-      was.minRank === h.minRank &&
-      was.taken === h.taken &&
-      was.retired === h.retired &&
-      was.ready === ready
-    ) {
-      return;
-    }
+    h.dirty = false;
+    if (!this.shared && h.unchanged(ready)) return;
     const retired = h.retired ? 1 : 0;
-    if (c.storedBudget === h.budget)
+    if (h.storedBudget === h.budget)
       this.st.updateHost.run(h.queued, h.minRank, h.taken, retired, ready, h.host);
     else this.st.putHost.run(h.host, h.budget, h.queued, h.minRank, h.taken, retired, ready);
-    c.storedBudget = h.budget;
-    c.stored = { queued: h.queued, minRank: h.minRank, taken: h.taken, retired: h.retired, ready };
-  }
-
-  private cachedBudget(key: string): Cached<BudgetState> {
-    let c = this.budgets.get(key);
-    if (c === undefined) {
-      const r = this.st.getBudget.get(key) as
-        | { in_flight: number; next_at: number; gap_ms: number; failures: number }
-        | undefined;
-      c =
-        r === undefined
-          ? { row: freshBudget(settingsForHost(this.settings, key)), dirty: true }
-          : {
-              row: { inFlight: r.in_flight, nextAt: r.next_at, gapMs: r.gap_ms, failures: r.failures },
-              dirty: false,
-            };
-      this.budgets.set(key, c);
-      if (c.dirty) this.dirtyBudgets.add(key);
-    }
-    return c;
+    h.stored(ready);
   }
 }
 
