@@ -239,6 +239,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX pending_links_age ON pending_links (crawl, id);
     `,
   },
+  {
+    version: 8,
+    name: 'crawl_reads: reads of the whole crawl that its processes share',
+    sql: `
+      -- A read of every host row (the consoles' host overview, the host count) costs half a
+      -- second of the database at 10^5 hosts. One process reads it for the crawl and keeps
+      -- the answer here; the others take that answer until fresh_until
+      -- (src/frontier/postgres/shared-read.ts).
+      CREATE TABLE crawl_reads (
+        crawl integer NOT NULL REFERENCES crawls (id),
+        name text NOT NULL,
+        value jsonb,                       -- the last answer; NULL while the first is read
+        fresh_until timestamptz NOT NULL,  -- read again after it (set ahead while one reads)
+        PRIMARY KEY (crawl, name)
+      );
+    `,
+  },
 ];
 
 /** crawler_links rows read, fingerprinted and written per round of migration 4. */

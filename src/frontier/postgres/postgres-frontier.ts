@@ -1,4 +1,3 @@
-import { PacedRead } from '../../paced-read.js';
 import type { JsonObject } from '../../protocol/index.js';
 import { longPoll, Waiters } from '../long-poll.js';
 import { PendingReleases } from '../pending-releases.js';
@@ -56,6 +55,7 @@ import { Params } from './params.js';
 import { sweepPending } from './pending-links.js';
 import { requeueDueBatch } from './recrawl.js';
 import { reclaimExpired, requeueDueRetries } from './requeue.js';
+import { SharedRead } from './shared-read.js';
 import { claimSite, recordSite, sitesOf } from './sites.js';
 import { findStored, requeueStored } from './stored.js';
 import type { Tx } from './tx.js';
@@ -113,6 +113,8 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
   private lastAdopted = 0;
   /** --recrawl-after: when this handle's lease calls next look for URLs come due (store clock). */
   private nextDueLook = 0;
+  /** The consoles' host overviews, by how many busiest hosts they name. */
+  private readonly overviews = new Map<number, SharedRead<HostOverview>>();
 
   private constructor(
     private readonly db: Database,
@@ -125,7 +127,15 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     /** True when this process took the crawl's settings from the database. */
     readonly joined: boolean,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.hostCount = new SharedRead(db, crawlId, 'host-count', async () => {
+      const [h] = await db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM hosts WHERE crawl = $1 AND NOT shared',
+        [crawlId],
+      );
+      return h?.n ?? 0;
+    });
+  }
 
   static async open(
     url: string,
@@ -316,8 +326,18 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
     );
   }
 
-  /** Hosts by state and the busiest ones (for the console); a host's politeness state is on its budget's row. */
-  async hostOverview(limit: number): Promise<HostOverview> {
+  /** Hosts by state and the busiest ones (for the console), one read for all the crawl's processes (SharedRead). */
+  hostOverview(limit: number): Promise<HostOverview> {
+    let read = this.overviews.get(limit);
+    if (read === undefined) {
+      read = new SharedRead(this.db, this.crawlId, `hosts:${limit}`, () => this.readHostOverview(limit));
+      this.overviews.set(limit, read);
+    }
+    return read.get();
+  }
+
+  /** A host's politeness state is on its budget's row. */
+  private async readHostOverview(limit: number): Promise<HostOverview> {
     const join = `FROM hosts h JOIN hosts b ON b.crawl = h.crawl AND b.host = h.budget WHERE h.crawl = $1 AND NOT h.shared`;
     const [counts] = await this.db.query<{ active: number; waiting: number; retired: number }>(
       `SELECT count(*) FILTER (WHERE h.retired)::int AS retired,
@@ -369,15 +389,10 @@ export class PostgresFrontier implements LocalFrontier, FrontierHosts, FrontierC
   /**
    * The crawl's hosts, a count of every host row: 15 ms of the database at 10^5 hosts,
    * and stats() is asked every second by the console and by every scrape, in every
-   * process. Counted again only once twenty times the last count's time has passed.
+   * process. Counted again only once twenty times the last count's time has passed, by
+   * one process for all (SharedRead).
    */
-  private readonly hostCount = new PacedRead(async () => {
-    const [h] = await this.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM hosts WHERE crawl = $1 AND NOT shared',
-      [this.crawlId],
-    );
-    return h?.n ?? 0;
-  });
+  private readonly hostCount: SharedRead<number>;
 
   async leave(crawler: CrawlerId): Promise<void> {
     await this.write((tx) => leaveCrawl(tx, crawler));

@@ -13,6 +13,7 @@ export interface CrawlToReset {
 
 /** Every table that holds a crawl's rows, by its `crawl` column; `crawls` itself last. */
 const CRAWL_TABLES = [
+  'crawl_reads',
   'pending_links',
   'crawler_links',
   'hosts',
