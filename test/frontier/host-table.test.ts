@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type HostStatements,
   HostTable,
-  KEPT_HOSTS,
+  KEPT_GENERATION,
   prepareHostStatements,
 } from '../../src/frontier/sqlite/host-table.js';
 import { schemaConnection } from '../../src/frontier/sqlite/open.js';
@@ -89,38 +89,48 @@ describe('a host table kept from one transaction to the next (a store one proces
     expect(storedHost(db, 'a.test')?.ready_at).toBe(5000);
   });
 
-  it('past its bound, forgets what the file holds and reads it again as it was', () => {
+  it('forgets the hosts least lately used, and reads them again as the file has them', () => {
     const { st, runs } = countedStatements(db);
     const table = new HostTable(st, SETTINGS, false);
-    // Each host brings its budget: half the bound in hosts fills it.
-    const hosts = Array.from({ length: KEPT_HOSTS / 2 + 1 }, (_, i) => `h${i}.test`);
-    db.transaction(() => {
-      for (const [i, host] of hosts.entries()) {
-        const h = table.host(host);
-        for (let n = 0; n <= i % 3; n++) table.queue(h, n);
-        table.setBudget(host, { ...table.budget(host), nextAt: 1000 + i });
-      }
-      table.flush();
-    })();
+    const named = (prefix: string) => Array.from({ length: KEPT_GENERATION }, (_, i) => `${prefix}${i}.test`);
+    const [first, second] = [named('a'), named('b')];
+    const write = (hosts: string[]) =>
+      db.transaction(() => {
+        for (const [i, host] of hosts.entries()) {
+          const h = table.host(host);
+          for (let n = 0; n <= i % 3; n++) table.queue(h, n);
+          table.setBudget(host, { ...table.budget(host), nextAt: 1000 + i });
+        }
+        // Used in every transaction: never forgotten.
+        table.queue(table.host('hot.test'), 0);
+        table.flush();
+      })();
+    write(first);
+    table.trim();
+    write(second);
     table.trim();
     const readBefore = runs.get('getHost') ?? 0;
+    const writes = () =>
+      (runs.get('putHost') ?? 0) + (runs.get('updateHost') ?? 0) + (runs.get('putBudget') ?? 0);
+    const written = writes();
     db.transaction(() => {
-      for (const [i, host] of hosts.entries()) {
+      // The second generation is kept; the first was forgotten and is read again.
+      for (const [i, host] of [...second.entries(), ...first.entries()]) {
         expect(table.host(host).queued).toBe((i % 3) + 1);
         expect(table.budget(host).nextAt).toBe(1000 + i);
       }
+      expect(table.host('hot.test').queued).toBe(2);
+      table.flush();
     })();
-    expect((runs.get('getHost') ?? 0) - readBefore).toBe(hosts.length);
+    expect((runs.get('getHost') ?? 0) - readBefore).toBe(first.length);
     // Read again, the rows are as the file has them: nothing to write.
-    const written = (runs.get('putHost') ?? 0) + (runs.get('updateHost') ?? 0) + (runs.get('putBudget') ?? 0);
-    db.transaction(() => table.flush())();
-    expect((runs.get('putHost') ?? 0) + (runs.get('updateHost') ?? 0) + (runs.get('putBudget') ?? 0)).toBe(written);
+    expect(writes()).toBe(written);
   });
 
   it('below its bound, keeps every entry from one transaction to the next', () => {
     const { st, runs } = countedStatements(db);
     const table = new HostTable(st, SETTINGS, false);
-    const hosts = Array.from({ length: KEPT_HOSTS / 2 - 1 }, (_, i) => `h${i}.test`);
+    const hosts = Array.from({ length: KEPT_GENERATION - 1 }, (_, i) => `h${i}.test`);
     db.transaction(() => {
       for (const host of hosts) table.queue(table.host(host), 0);
       table.flush();

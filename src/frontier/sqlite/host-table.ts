@@ -8,7 +8,7 @@ export type { HostRow };
 /**
  * A host's row as a table keeps it: the row its callers change, and its columns as the
  * file has them, so that an unchanged row is not written again. One object a host, not a
- * row and a copy: a kept table holds thousands (KEPT_HOSTS).
+ * row and a copy: a kept table holds thousands (KEPT_GENERATION).
  */
 class KeptHost implements HostRow {
   dirty: boolean;
@@ -72,16 +72,58 @@ class KeptHost implements HostRow {
 }
 
 /**
- * Past this many hosts and budgets together a kept table forgets its clean entries (they
- * are read again when wanted). Some 190 bytes each: 3 MB at the bound. A crawl of 10^5
- * hosts reaches it early, so what the table holds stops growing then; a host read again
- * is two indexed reads.
+ * Hosts (and as many budgets) a kept table's young generation holds before it ages: the
+ * table holds at most two generations, 6 MB at some 190 bytes an entry. A crawl of 10^5
+ * hosts reaches the bound early, so what the table holds stops growing then (at 65,536
+ * entries forgotten all at once, it was still growing past the first 10^5 pages of such
+ * a crawl); a host used in either generation stays, and one forgotten is read again with
+ * two indexed reads.
  */
-export const KEPT_HOSTS = 16_384;
+export const KEPT_GENERATION = 8192;
+
+/**
+ * A map in two generations: when the young one fills, it becomes the old one and the old
+ * one is forgotten; an entry read from the old one moves to the young one. Recently used
+ * entries stay, as in an LRU, for two lookups at most.
+ */
+class TwoGenerations<V> {
+  private young = new Map<string, V>();
+  private old = new Map<string, V>();
+
+  get(key: string): V | undefined {
+    const found = this.young.get(key);
+    if (found !== undefined) return found;
+    const old = this.old.get(key);
+    if (old !== undefined) {
+      this.old.delete(key);
+      this.young.set(key, old);
+    }
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    this.young.set(key, value);
+    this.old.delete(key);
+  }
+
+  /** Ages once the young generation holds `limit`; of the forgotten ones, what `keep` says stays. */
+  age(limit: number, keep: (key: string, value: V) => boolean): void {
+    if (this.young.size < limit) return;
+    const gone = this.old;
+    this.old = this.young;
+    this.young = new Map();
+    for (const [key, value] of gone) if (keep(key, value)) this.young.set(key, value);
+  }
+
+  clear(): void {
+    this.young = new Map();
+    this.old = new Map();
+  }
+}
 
 export class HostTable {
-  private readonly hosts = new Map<string, KeptHost>();
-  private readonly budgets = new Map<string, BudgetState>();
+  private readonly hosts = new TwoGenerations<KeptHost>();
+  private readonly budgets = new TwoGenerations<BudgetState>();
   /** What flush() writes: only these, not every entry the table holds. */
   private readonly dirtyHosts = new Set<KeptHost>();
   private readonly dirtyBudgets = new Set<string>();
@@ -178,11 +220,10 @@ export class HostTable {
     this.dirtyHosts.clear();
   }
 
-  /** Drops the entries with nothing to write, once there are many (a kept table, after its commit). */
+  /** Forgets the entries least lately used, once there are many (a kept table, after its commit); never one with something to write. */
   trim(): void {
-    if (this.hosts.size + this.budgets.size <= KEPT_HOSTS) return;
-    for (const [key, c] of this.hosts) if (!c.dirty) this.hosts.delete(key);
-    for (const key of this.budgets.keys()) if (!this.dirtyBudgets.has(key)) this.budgets.delete(key);
+    this.hosts.age(KEPT_GENERATION, (_, host) => host.dirty);
+    this.budgets.age(KEPT_GENERATION, (key) => this.dirtyBudgets.has(key));
   }
 
   /** Forgets every entry: what they say may not be what the file holds (a rollback). */
