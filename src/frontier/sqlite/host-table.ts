@@ -13,18 +13,17 @@ export type { HostRow };
 class KeptHost implements HostRow {
   dirty: boolean;
   /**
-   * The budget column the file has (null: no row yet). A host's budget rarely changes,
-   * and an update naming the budget column rewrites the host's entry in hosts_budget
-   * even when the value is the same: a page more in every commit.
+   * The budget column the file has (null: no row yet, and the columns below not known).
+   * A host's budget rarely changes, and an update naming the budget column rewrites the
+   * host's entry in hosts_budget even when the value is the same: a page more in every
+   * commit.
    */
-  storedBudget: string | null;
-  /** Whether the stored columns below are known (a row read or written by this table). */
-  known: boolean;
-  storedQueued: number;
-  storedMinRank: number;
-  storedTaken: number;
-  storedRetired: boolean;
-  storedReady: number;
+  storedBudget: string | null = null;
+  storedQueued = 0;
+  storedMinRank = 0;
+  storedTaken = 0;
+  storedRetired = false;
+  storedReady = 0;
 
   constructor(
     readonly host: string,
@@ -37,19 +36,12 @@ class KeptHost implements HostRow {
     ready: number | undefined,
   ) {
     this.dirty = ready === undefined;
-    this.known = ready !== undefined;
-    this.storedBudget = ready === undefined ? null : budget;
-    this.storedQueued = queued;
-    this.storedMinRank = minRank;
-    this.storedTaken = taken;
-    this.storedRetired = retired;
-    this.storedReady = ready ?? 0;
+    if (ready !== undefined) this.stored(ready);
   }
 
   /** Whether the file has this row as it is, ready_at `ready` included. */
   unchanged(ready: number): boolean {
     return (
-      this.known &&
       this.storedBudget === this.budget &&
       this.storedQueued === this.queued &&
       this.storedMinRank === this.minRank &&
@@ -61,7 +53,6 @@ class KeptHost implements HostRow {
 
   /** The file has the row as it is now. */
   stored(ready: number): void {
-    this.known = true;
     this.storedBudget = this.budget;
     this.storedQueued = this.queued;
     this.storedMinRank = this.minRank;
