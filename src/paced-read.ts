@@ -1,6 +1,11 @@
 /** A read quicker than this is not paced: a small crawl's gauges stay fresh at every ask. */
 const UNPACED_MS = 10;
 
+/** How long a read that took `tookMs` is not done again: `share` - 1 times its time, or not at all when it was quick. */
+export function pacedForMs(tookMs: number, share: number): number {
+  return tookMs < UNPACED_MS ? 0 : tookMs * (share - 1);
+}
+
 /**
  * A read that costs in proportion to the crawl's size (every host row of a crawl of 10^5
  * hosts: a quarter to half a second of the database), done again only once `share`
@@ -32,7 +37,7 @@ export class PacedRead<T> {
       .then((value) => {
         const ended = this.now();
         const took = ended - started;
-        this.last = { value, nextAt: took < UNPACED_MS ? ended : ended + took * (this.share - 1) };
+        this.last = { value, nextAt: ended + pacedForMs(took, this.share) };
         return value;
       })
       .finally(() => {

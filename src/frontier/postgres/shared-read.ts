@@ -1,7 +1,5 @@
+import { pacedForMs } from '../../paced-read.js';
 import type { Database } from './database.js';
-
-/** A read quicker than this is done again at the next ask (a small crawl's stays fresh). */
-const UNPACED_MS = 10;
 
 /** How long a process that claimed a read has before another may: one that died lets go. */
 const CLAIM_SECONDS = 60;
@@ -45,12 +43,11 @@ export class SharedRead<T> {
     if (claimed.length === 0 && last !== undefined && last.value !== null) return last.value;
     const started = performance.now();
     const value = await this.read();
-    const took = performance.now() - started;
-    const freshFor = took < UNPACED_MS ? 0 : (took * (this.share - 1)) / 1000;
+    const freshMs = pacedForMs(performance.now() - started, this.share);
     await this.db.query(
       `UPDATE crawl_reads SET value = $3, fresh_until = clock_timestamp() + make_interval(secs => $4)
        WHERE crawl = $1 AND name = $2`,
-      [this.crawlId, this.name, JSON.stringify(value), freshFor],
+      [this.crawlId, this.name, JSON.stringify(value), freshMs / 1000],
     );
     return value;
   }
