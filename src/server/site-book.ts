@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { formatSiteLine, parseSiteLine, type SiteLogLine } from '../protocol/index.js';
+import { folderPrefixOf } from './url-folder.js';
 
 /** A URL visited, as the book counts it. */
 export interface SiteVisit {
@@ -8,10 +9,10 @@ export interface SiteVisit {
 }
 
 /**
- * How many origins, and sites' host names and directories, the book remembers having
- * written: a visit of one of them costs a count and nothing else. Past it the memory
- * starts over (the table answers), so a crawl of 10^5 hosts keeps a few MB here, not
- * every site.
+ * How many origins, and folders of URLs (a site's host name and directory), the book
+ * remembers having written: a visit in one of them costs a count and nothing else, not
+ * even a parse of its URL. Past it the memory starts over (the table answers), so a crawl
+ * of 10^5 hosts keeps a few MB here, not every site.
  */
 const RECENT = 16_384;
 
@@ -51,8 +52,10 @@ export class SiteBook {
   private readonly st: ReturnType<typeof statements>;
   /** Origins to the key of their site, for origins whose site row and host name are written. */
   private readonly recentOrigins = new Map<string, string>();
-  /** `key\ndir` of directories written. */
-  private readonly recentDirs = new Set<string>();
+  /** A URL's text up to its last '/' (folderPrefixOf) to what is written of its folder. */
+  private readonly recentFolders = new Map<string, WrittenFolder>();
+  /** Visits whose folder the book has not written lately, in one transaction. */
+  private readonly writeVisits: (visits: readonly SiteVisit[]) => void;
   /** Visits counted but not yet written, by site key. */
   private readonly pendingCounts = new Map<string, number>();
   private countsTimer: NodeJS.Timeout | null = null;
@@ -63,6 +66,12 @@ export class SiteBook {
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(SCHEMA);
     this.st = statements(this.db);
+    this.writeVisits = this.db.transaction((visits: readonly SiteVisit[]) => {
+      for (const v of visits) {
+        const key = this.visit(v);
+        if (key !== null) this.count(key);
+      }
+    });
   }
 
   /** Runs `changes` as one transaction: all of them are kept, or none. */
@@ -89,12 +98,13 @@ export class SiteBook {
    */
   visited(visits: readonly SiteVisit[]): void {
     if (visits.length === 0) return;
-    this.db.transaction(() => {
-      for (const v of visits) {
-        const key = this.visit(v);
-        if (key !== null) this.pendingCounts.set(key, (this.pendingCounts.get(key) ?? 0) + 1);
-      }
-    })();
+    const unwritten: SiteVisit[] = [];
+    for (const v of visits) {
+      const folder = this.recentFolders.get(folderPrefixOf(v.url) ?? '');
+      if (folder !== undefined && (folder.addressKnown || v.address === null)) this.count(folder.key);
+      else unwritten.push(v);
+    }
+    if (unwritten.length > 0) this.writeVisits(unwritten);
     this.countsTimer ??= setTimeout(() => this.writeCounts(), COUNTS_EVERY_MS).unref();
   }
 
@@ -183,20 +193,27 @@ export class SiteBook {
     for (const host of site.hosts) this.st.addHost.run(key, host);
     for (const dir of site.directories) this.st.addDir.run(key, dir);
     this.nameOrigins(key, site.hosts, site.origin);
-    this.recentOrigins.clear();
-    this.recentDirs.clear();
   }
 
-  /** One visit: its site's key, or null for a URL that does not parse. */
+  private count(key: string): void {
+    this.pendingCounts.set(key, (this.pendingCounts.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * One visit whose folder is not remembered as written: its site, host name and
+   * directory written, and the folder remembered. Its site's key, or null for a URL that
+   * does not parse.
+   */
   private visit({ url, address }: SiteVisit): string | null {
     const u = URL.parse(url);
     if (u === null) return null;
     const key = this.siteOf(u, address);
     const dir = u.pathname.slice(0, u.pathname.lastIndexOf('/') + 1) || '/';
-    const seen = `${key}\n${dir}`;
-    if (!this.recentDirs.has(seen)) {
-      this.st.addDir.run(key, dir);
-      remember(this.recentDirs, seen);
+    this.st.addDir.run(key, dir);
+    const prefix = folderPrefixOf(url);
+    if (prefix !== null) {
+      if (this.recentFolders.size >= RECENT) this.recentFolders.clear();
+      this.recentFolders.set(prefix, { key, addressKnown: address !== null });
     }
     return key;
   }
@@ -229,7 +246,17 @@ export class SiteBook {
 
   private nameOrigins(key: string, hosts: readonly string[], origin: string): void {
     for (const o of [origin, ...hosts.map((h) => originWith(origin, h))]) this.st.setOrigin.run(o, key);
+    // An origin may now be another site's: what was remembered of origins is asked again.
+    this.recentOrigins.clear();
+    this.recentFolders.clear();
   }
+}
+
+/** A folder of URLs whose site row, host name and directory are written. */
+interface WrittenFolder {
+  key: string;
+  /** An address was given with a visit, so the site's row has one (learnAddress). */
+  addressKnown: boolean;
 }
 
 interface SiteRow {
@@ -274,12 +301,6 @@ export function siteLineOf(line: string): SiteLogLine | null {
   } catch {
     return null;
   }
-}
-
-/** Adds to a bounded memory of recent facts: full, it starts over. */
-function remember(recent: Set<string>, fact: string): void {
-  if (recent.size >= RECENT) recent.clear();
-  recent.add(fact);
 }
 
 /** A site is its address and port; one never resolved is known by its origin alone. */

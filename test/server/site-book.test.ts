@@ -76,6 +76,30 @@ describe('SiteBook', () => {
     }
   });
 
+  it('counts every visit of a folder it has written, and still writes a new directory and an address learned later', () => {
+    const book = new SiteBook(file);
+    book.visited([
+      { url: 'http://a.test/docs/1', address: null },
+      { url: 'http://a.test/docs/2', address: null },
+    ]);
+    book.visited([
+      { url: 'http://a.test/docs/3', address: '127.0.0.7' }, // now the book learns where it is
+      { url: 'http://a.test/docs/4?x=/y/', address: '127.0.0.7' },
+      { url: 'http://a.test/docs/more/5', address: '127.0.0.7' },
+      { url: 'http://a.test/docs/6', address: null },
+      { url: 'http://a.test/docs/..', address: null }, // the parser's "/"
+    ]);
+    const sites = book.all();
+    expect(sites).toHaveLength(1);
+    expect(sites[0]).toMatchObject({
+      origin: 'http://a.test',
+      address: '127.0.0.7',
+      hosts: ['a.test'],
+      count: 7,
+      directories: ['/docs/', '/docs/more/', '/'],
+    });
+  });
+
   it('takes in the sites.jsonl a server before sites.db journaled, once, without its torn last line', () => {
     const old = join(dir, 'sites.jsonl');
     const site = {
