@@ -1,4 +1,5 @@
 import { type CanonicalizeResult, canonicalize } from '../url/canonicalize.js';
+import { pathEndOf } from '../url/folder.js';
 import { trapOf } from '../url/traps.js';
 import type { KnownUrl } from './known-urls.js';
 import type { LinkRules } from './links.js';
@@ -159,12 +160,7 @@ function isFolderRelative(href: string): boolean {
  * (the origin's length).
  */
 function folderPrefix(base: string, pathStart: number): string {
-  let end = base.length;
-  const query = base.indexOf('?', pathStart);
-  if (query !== -1) end = query;
-  const hash = base.indexOf('#', pathStart);
-  if (hash !== -1 && hash < end) end = hash;
-  return base.slice(0, base.lastIndexOf('/', end - 1) + 1);
+  return base.slice(0, base.lastIndexOf('/', pathEndOf(base, pathStart) - 1) + 1);
 }
 
 /**

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { formatSiteLine, parseSiteLine, type SiteLogLine } from '../protocol/index.js';
-import { folderPrefixOf } from './url-folder.js';
+import { folderPrefixOf } from '../url/folder.js';
 
 /** A URL visited, as the book counts it. */
 export interface SiteVisit {

@@ -1,9 +1,9 @@
 /**
  * The text of an http(s) URL up to its last '/' (before any query or fragment), when
  * the rest can change neither the origin nor the directory that a URL parser finds: two
- * URLs with the same such prefix are on one origin, in one directory. It lets the book
- * of sites count a visit in a folder it has written without parsing the URL (a parse and
- * its getters were most of a visit's cost, some 1.5 µs).
+ * URLs with the same such prefix are on one origin, in one directory. It lets the
+ * server's book of sites count a visit in a folder it has written without parsing the
+ * URL (a parse and its getters were most of a visit's cost, some 1.5 µs).
  *
  * Null where the text does not show it plainly: another scheme or upper case, slashes
  * after "//" that the parser would skip (the host would come after them), no '/' after
@@ -15,7 +15,7 @@ export function folderPrefixOf(url: string): string | null {
   if (hostStart < 0) return null;
   const first = url.charCodeAt(hostStart);
   if (first === SLASH || first === BACKSLASH) return null;
-  const end = endOfPath(url);
+  const end = pathEndOf(url, hostStart);
   const slash = url.lastIndexOf('/', end - 1);
   if (slash <= hostStart) return null;
   const last = url.slice(slash + 1, end);
@@ -28,9 +28,10 @@ const BACKSLASH = 0x5c;
 const DOT = 0x2e;
 const PERCENT = 0x25;
 
-function endOfPath(url: string): number {
-  const query = url.indexOf('?');
-  const fragment = url.indexOf('#');
+/** Where the path of `url` ends (its query or fragment starts), looking from `from`. */
+export function pathEndOf(url: string, from: number): number {
+  const query = url.indexOf('?', from);
+  const fragment = url.indexOf('#', from);
   if (query === -1) return fragment === -1 ? url.length : fragment;
   return fragment === -1 ? query : Math.min(query, fragment);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { folderPrefixOf } from '../../src/server/url-folder.js';
+import { folderPrefixOf } from '../../src/url/folder.js';
 
 /** What the book needs of a URL: its origin and its directory, as the parser finds them. */
 function place(url: string): string | null {
