@@ -42,8 +42,8 @@ CREATE TABLE IF NOT EXISTS origins (origin TEXT PRIMARY KEY, key TEXT NOT NULL) 
  * 10^5 sites, and a server that kept them all grew by some 150 MB over a 10^6-page crawl.
  * Each change is one transaction (WAL, as the store), so a server killed with kill -9
  * starts again with every name, directory and module info, and every count but those of
- * its last COUNTS_EVERY_MS; only the origins and directories met lately are remembered
- * in memory, to spare a visit of a known site its lookups. Host
+ * its last COUNTS_EVERY_MS; only the origins and folders met lately are remembered in
+ * memory, to spare a visit in a known folder its parse and its lookups. Host
  * names and directories are rows, so a web server with thousands of host names (a CDN's
  * address) costs an index probe per visit, not a scan of its names.
  */
