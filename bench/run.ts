@@ -4,7 +4,8 @@
 // Smaller runs: BENCH_PAGES_PER_HOST=200 BENCH_HOSTS=4 BENCH_ROUNDS=1 node --import tsx bench/run.ts
 // One web, some contenders: BENCH_PROFILES=realistic BENCH_CONTENDERS=raw,cobweb
 // Other knobs: see bench/settings.ts (BENCH_CONCURRENCY, BENCH_PER_HOST, BENCH_COBWEB_ROOT, ...).
-// Before/after: BENCH_BASELINE_ROOT=../other-checkout adds its crawl to the same rounds.
+// Before/after: BENCH_BASELINE_ROOT=../other-checkout adds its crawl to the same rounds
+// (BENCH_BASELINE_BUNNIES=2: its server and 2 bunnies, beside the cluster contender).
 // A setting against the defaults: BENCH_VARIANT_ARGS='--parse-threads 2' adds that crawl.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -127,7 +128,12 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
       cobweb: { kind: 'cobweb', extraArgs: [], bunnies: 0, root },
       bare: { kind: 'bare', extraArgs: ['--no-builtin-modules'], bunnies: 0, root },
       http: { kind: 'http', extraArgs: ['--http', '127.0.0.1:0'], bunnies: 0, root },
-      baseline: { kind: 'baseline', extraArgs: [], bunnies: 0, root: settings.baselineRoot ?? root },
+      baseline: {
+        kind: 'baseline',
+        extraArgs: [],
+        bunnies: settings.baselineBunnies,
+        root: settings.baselineRoot ?? root,
+      },
       cluster: { kind: 'cluster', extraArgs: [], bunnies: 2, root },
       variant: { kind: 'variant', extraArgs: settings.variantArgs, bunnies: 0, root },
     };
@@ -147,7 +153,7 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
     for (const contender of contenders) {
       const label =
         contender === 'baseline'
-          ? `${LABELS.baseline} in ${settings.baselineRoot}`
+          ? `${settings.baselineBunnies > 0 ? `server + ${settings.baselineBunnies} bunnies` : 'crawl'}: ${LABELS.baseline} in ${settings.baselineRoot}`
           : contender === 'variant'
             ? `cobweb crawl, the same with ${settings.variantArgs.join(' ')}`
             : LABELS[contender];

@@ -32,6 +32,8 @@ export interface BenchSettings {
   cobwebRoot: string | undefined;
   /** Another checkout or build measured in the same rounds, beside this one (a before/after). */
   baselineRoot: string | undefined;
+  /** The baseline as a server with this many bunnies (0: a crawl), to compare clusters build against build. */
+  baselineBunnies: number;
   /** cobweb flags measured in the same rounds against the defaults (the variant contender); none: no variant. */
   variantArgs: string[];
   /** One-page crawls timed for the start-up figure (0: none). */
@@ -57,6 +59,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): BenchSetting
     keepData: env.BENCH_KEEP_DATA === '1',
     cobwebRoot: env.BENCH_COBWEB_ROOT || undefined,
     baselineRoot: env.BENCH_BASELINE_ROOT || undefined,
+    baselineBunnies: intFrom(env, 'BENCH_BASELINE_BUNNIES', 0, 0, 16),
     startupRounds: intFrom(env, 'BENCH_STARTUP_ROUNDS', 7, 0, 100),
     variantArgs: (env.BENCH_VARIANT_ARGS ?? '').split(/\s+/).filter((arg) => arg !== ''),
   };
