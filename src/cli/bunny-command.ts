@@ -5,12 +5,13 @@ import { consoleLine } from '../console/access.js';
 import { CrawlOptionError } from '../errors.js';
 import { ServerUnreachableError } from '../frontier/remote/connection.js';
 import { LOG_OPTIONS, stderrLog } from './command-log.js';
-import { EXIT, type StopSignal } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { bunnyProgressLine, ProgressReporter, summaryJson } from './progress.js';
 import { BUNNY_JSON_HELP, QUIET_HELP } from './quiet.js';
 import { addRuleOptions, longFlagOf } from './rule-options.js';
 import { parseHostPort, QUEUE_OPTIONS } from './server-flags.js';
+import { listenForStop } from './stop-signals.js';
 
 /** The crawl options that are each bunny's own: how it fetches. The rest comes from its server. */
 const FETCH_OPTIONS = [
@@ -108,18 +109,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
     const quiet = flags.quiet === true;
     // As cobweb crawl shows it: its own pages and the crawl's queue, live on a terminal.
     const progress = new ProgressReporter(process.stderr, 5000, { line: bunnyProgressLine });
-    const stop = new AbortController();
-    let signal: StopSignal | null = null;
-    const onSignal = (received: StopSignal) => {
-      if (signal !== null) process.exit(EXIT[received]);
-      signal = received;
-      progress.finish();
-      // Said even under --quiet, as by cobweb crawl.
-      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
-      stop.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stopping = listenForStop(() => progress.finish());
     try {
       const summary = await bunny({
         ...gathered.options,
@@ -137,13 +127,15 @@ export function bunnyCommand(outcome: { code: number }): Command {
         },
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),
-        signal: stop.signal,
+        signal: stopping.signal,
       });
       progress.finish(summary);
       if (flags.json === true) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
+      const signal = stopping.received;
       outcome.code = signal === null ? EXIT.ok : EXIT[signal];
     } catch (err) {
       // A server that could not be reached while a signal stopped the waiting: the signal's code.
+      const signal = stopping.received;
       if (err instanceof ServerUnreachableError && signal !== null) {
         process.stderr.write(`cobweb: ${err.message}\n`);
         outcome.code = EXIT[signal];
@@ -152,8 +144,7 @@ export function bunnyCommand(outcome: { code: number }): Command {
       throw err;
     } finally {
       progress.finish();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopping.dispose();
     }
   });
 }

@@ -2,11 +2,12 @@ import { resolve } from 'node:path';
 import { Command } from 'commander';
 import { consoleLine } from '../console/access.js';
 import { DEFAULTS } from '../options/options.js';
-import { EXIT, exitCodeOf, type StopSignal } from './exit-codes.js';
+import { exitCodeOf } from './exit-codes.js';
 import { addConfigFlags, gatherOptions } from './gathered-options.js';
 import { ProgressReporter, summaryJson, summaryText } from './progress.js';
 import { JSON_HELP, printed, QUIET_HELP } from './quiet.js';
 import { addRuleOptions } from './rule-options.js';
+import { listenForStop } from './stop-signals.js';
 
 /** `cobweb crawl`; the exit code it ends with is left in `outcome.code`. */
 export function crawlCommand(outcome: { code: number }): Command {
@@ -24,18 +25,7 @@ export function crawlCommand(outcome: { code: number }): Command {
     const json = flags.json === true;
     const { options: given, seeds } = await gatherOptions(command, read, args);
     const progress = new ProgressReporter(process.stderr, 5000, { maxPages: given.maxPages });
-    const stop = new AbortController();
-    let signal: StopSignal | null = null;
-    const onSignal = (received: StopSignal) => {
-      if (signal !== null) process.exit(EXIT[received]);
-      signal = received;
-      progress.finish();
-      // Said even under --quiet: the user is waiting, and a second signal loses what is in flight.
-      process.stderr.write('cobweb: stopping: finishing the fetches in flight (again to quit at once)\n');
-      stop.abort();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stopping = listenForStop(() => progress.finish());
     if (given.ignoreRobots === true && !quiet) {
       process.stderr.write('cobweb: warning: --ignore-robots: robots.txt will not be read or obeyed\n');
     }
@@ -45,7 +35,7 @@ export function crawlCommand(outcome: { code: number }): Command {
       const summary = await crawl({
         ...given,
         seeds,
-        signal: stop.signal,
+        signal: stopping.signal,
         progressMs: progress.intervalMs,
         onProgress: quiet ? undefined : (p) => progress.update(p),
         // The console's address is printed whatever --quiet says: with port 0 nothing else tells it.
@@ -63,10 +53,9 @@ export function crawlCommand(outcome: { code: number }): Command {
       progress.finish(summary);
       if (json) process.stdout.write(`${JSON.stringify(summaryJson(summary))}\n`);
       else if (!quiet) process.stdout.write(`${summaryText(summary)}\n`);
-      outcome.code = exitCodeOf(summary, signal);
+      outcome.code = exitCodeOf(summary, stopping.received);
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopping.dispose();
     }
   });
 }
