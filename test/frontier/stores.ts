@@ -5,6 +5,7 @@ import { MemoryFrontier } from '../../src/frontier/memory/memory-frontier.js';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
+import { TEST_SETTINGS } from '../helpers/frontier-settings.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type InProcessServer, startTestServer } from '../helpers/server.js';
 
@@ -185,19 +186,7 @@ STORE_KINDS.push({
   },
 });
 
-export const TEST_SETTINGS: FrontierSettings = {
-  perHost: 1,
-  delayMs: 0,
-  delayFactor: 0,
-  maxDelayMs: 30_000,
-  backoffMs: 1000,
-  maxBackoffMs: 60_000,
-  retireAfter: 3,
-  key: 'host',
-  maxPagesPerHost: Number.POSITIVE_INFINITY,
-  leaseMs: 60_000,
-  maxPages: Number.POSITIVE_INFINITY,
-};
+export { TEST_SETTINGS };
 
 export function open(
   spec: string,

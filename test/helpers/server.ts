@@ -14,20 +14,7 @@ import type { SessionLimits } from '../../src/server/session.js';
 import { type RunningServer, startServer } from '../../src/server/start.js';
 import { createUrlFilter, type ScopeMode } from '../../src/url/filter.js';
 import type { TrapLimits } from '../../src/url/traps.js';
-
-export const SERVER_TEST_SETTINGS: FrontierSettings = {
-  perHost: 1,
-  delayMs: 0,
-  delayFactor: 0,
-  maxDelayMs: 30_000,
-  backoffMs: 1000,
-  maxBackoffMs: 60_000,
-  retireAfter: 3,
-  key: 'host',
-  maxPagesPerHost: Number.POSITIVE_INFINITY,
-  leaseMs: 60_000,
-  maxPages: Number.POSITIVE_INFINITY,
-};
+import { TEST_SETTINGS } from './frontier-settings.js';
 
 export interface TestServerOptions {
   settings?: Partial<FrontierSettings>;
@@ -91,11 +78,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const openCrawl: CrawlOpener = async (_name, layout) => {
     mkdirSync(layout.root, { recursive: true });
     writeFileSync(layout.marker, '{}');
-    const store = new SqliteFrontier(
-      layout.store,
-      { ...SERVER_TEST_SETTINGS, ...options.settings },
-      options.now,
-    );
+    const store = new SqliteFrontier(layout.store, { ...TEST_SETTINGS, ...options.settings }, options.now);
     return {
       store,
       rules,
@@ -115,7 +98,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     tokenOnEveryPacket: options.tokenOnEveryPacket ?? false,
     modulesDir: options.modulesDir ?? null,
     backoff: options.backoff ?? [],
-    leaseMs: SERVER_TEST_SETTINGS.leaseMs,
+    leaseMs: TEST_SETTINGS.leaseMs,
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     maxConnections: options.maxConnections ?? 100,
     log: options.log ?? (() => {}),
