@@ -14,6 +14,7 @@ import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataDirBusyError, DataDirError } from '../errors.js';
+import { tryFileLock } from '../file-lock.js';
 import { MODULE_NAME } from '../modules/api.js';
 import { CRAWLS_FOLDER, type DataLayout } from './layout.js';
 import { readMarker } from './marker.js';
@@ -123,10 +124,8 @@ const LOCK_RETRY_MS = 20;
 
 /**
  * One crawl per data folder: two writers would interleave pages.jsonl and fight over
- * the store. The lock is an exclusive SQLite transaction on `cobweb.lock`, that is a
- * POSIX lock the operating system drops with the process, however it ends (kill -9,
- * a crash, a zombie not yet reaped): no pid to check, nothing stale to clean up. The
- * file stays; only the lock on it comes and goes. Resolves to the function releasing it.
+ * the store. The lock is on `cobweb.lock` (file-lock.ts: dropped with the process,
+ * however it ends). Resolves to the function releasing it.
  */
 export async function lockDataDir(layout: DataLayout): Promise<() => void> {
   const busy = () =>
@@ -140,15 +139,8 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
     throw new DataDirError(`--data ${layout.root} cannot be made: ${(err as Error).message}`);
   }
   for (let attempt = 1; ; attempt++) {
-    const db = new Database(layout.lock, { timeout: 0 });
-    try {
-      db.pragma('locking_mode = EXCLUSIVE');
-      // The file holds no data, only the lock: no journal to write and sync to disk.
-      db.pragma('journal_mode = MEMORY');
-      db.exec('BEGIN EXCLUSIVE');
-    } catch (err) {
-      db.close();
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    const release = tryFileLock(layout.lock);
+    if (release === null) {
       if (attempt === LOCK_TRIES) throw busy();
       await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
       continue;
@@ -156,7 +148,7 @@ export async function lockDataDir(layout: DataLayout): Promise<() => void> {
     lockedHere.add(layout.root);
     return () => {
       lockedHere.delete(layout.root);
-      db.close();
+      release();
     };
   }
 }

@@ -2,6 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { CobwebError } from '../../errors.js';
+import { tryFileLock } from '../../file-lock.js';
 import { openSeenSet, SEEN_KINDS, type SeenKind } from '../../seen/open.js';
 import type { SeenSet } from '../../seen/types.js';
 import { fingerprints } from '../../url/fingerprint.js';
@@ -352,26 +353,17 @@ export class SeenGate {
 const GATES = new Map<string, Promise<SeenGate>>();
 
 /**
- * One process holds a store's seen set: an exclusive SQLite lock on `seen.lock` in its
- * folder, which the system drops with the process however it ends.
+ * One process holds a store's seen set: a lock on `seen.lock` in its folder (file-lock.ts),
+ * which the system drops with the process however it ends.
  */
 function lockSeenDir(dir: string, file: string): () => void {
-  const db = new Database(join(dir, 'seen.lock'), { timeout: 0 });
-  try {
-    db.pragma('locking_mode = EXCLUSIVE');
-    // The file holds no data, only the lock: no journal to write and sync to disk.
-    db.pragma('journal_mode = MEMORY');
-    db.exec('BEGIN EXCLUSIVE');
-  } catch (err) {
-    db.close();
-    if ((err as { code?: string }).code === 'SQLITE_BUSY') {
-      throw new SeenSetBusyError(
-        `the seen set of ${file} is held by another process (the crawl or server using it); stop it, or reach the crawl through its server`,
-      );
-    }
-    throw err;
+  const release = tryFileLock(join(dir, 'seen.lock'));
+  if (release === null) {
+    throw new SeenSetBusyError(
+      `the seen set of ${file} is held by another process (the crawl or server using it); stop it, or reach the crawl through its server`,
+    );
   }
-  return () => db.close();
+  return release;
 }
 
 /** Whether another process holds the store's seen set now (its lock is taken). */
