@@ -2,7 +2,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { CobwebError } from '../../errors.js';
-import { tryFileLock } from '../../file-lock.js';
+import { fileLockHeld, tryFileLock } from '../../file-lock.js';
 import { openSeenSet, SEEN_KINDS, type SeenKind } from '../../seen/open.js';
 import type { SeenSet } from '../../seen/types.js';
 import { fingerprints } from '../../url/fingerprint.js';
@@ -352,12 +352,15 @@ export class SeenGate {
 /** This process's gates, by store file. */
 const GATES = new Map<string, Promise<SeenGate>>();
 
+/** The file in a seen set's folder whose lock says which process holds the set. */
+const SEEN_LOCK = 'seen.lock';
+
 /**
  * One process holds a store's seen set: a lock on `seen.lock` in its folder (file-lock.ts),
  * which the system drops with the process however it ends.
  */
 function lockSeenDir(dir: string, file: string): () => void {
-  const release = tryFileLock(join(dir, 'seen.lock'));
+  const release = tryFileLock(join(dir, SEEN_LOCK));
   if (release === null) {
     throw new SeenSetBusyError(
       `the seen set of ${file} is held by another process (the crawl or server using it); stop it, or reach the crawl through its server`,
@@ -370,22 +373,7 @@ function lockSeenDir(dir: string, file: string): () => void {
 export function seenSetHeld(file: string): boolean {
   // POSIX locks do not conflict within one process: this process's own gates first.
   if (GATES.has(resolve(file))) return true;
-  const dir = seenDirOf(file);
-  let db: Database.Database;
-  try {
-    db = new Database(join(dir, 'seen.lock'), { timeout: 0, fileMustExist: true });
-  } catch {
-    return false;
-  }
-  try {
-    db.exec('BEGIN EXCLUSIVE');
-    db.exec('ROLLBACK');
-    return false;
-  } catch {
-    return true;
-  } finally {
-    db.close();
-  }
+  return fileLockHeld(join(seenDirOf(file), SEEN_LOCK));
 }
 
 export function isSeenKind(value: string): value is SeenKind {
