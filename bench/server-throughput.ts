@@ -7,8 +7,9 @@
 // Knobs: BENCH_SERVER_URLS (completions per run; by default 20000, or 10 a host where
 // that is more: see urlsPerRun), BENCH_SERVER_BATCH (64),
 // BENCH_SERVER_HOSTS (host counts, default 200,10000), BENCH_SERVER_MIXES (default
-// all-new,nine-known; the one-URL row runs with all-new), BENCH_SERVER_AGAINST (another
-// checkout, built: each row runs on its server too, right after this one's).
+// all-new,nine-known; the one-URL row runs with all-new), BENCH_SERVER_FRONTIERS (the
+// server's stores side by side, default sqlite,workbench), BENCH_SERVER_AGAINST (another
+// checkout, built: each row runs on its server too, right after this one's, on SQLite).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -78,14 +79,22 @@ interface RunningServer {
   stop(): Promise<number>;
 }
 
-/** A server to measure: this checkout's, or another's (BENCH_SERVER_AGAINST). */
+/** A server to measure: this checkout's on one of its stores, or another's (BENCH_SERVER_AGAINST). */
 interface Contender {
   name: string;
   checkout: string;
+  /** --frontier: the store in the server's data folder (the option's default when absent). */
+  frontier?: string;
 }
 
+const FRONTIERS = (process.env.BENCH_SERVER_FRONTIERS ?? 'sqlite,workbench').split(',').map((f) => {
+  if (f !== 'sqlite' && f !== 'workbench')
+    throw new RangeError('BENCH_SERVER_FRONTIERS lists sqlite, workbench');
+  return f;
+});
+
 const CONTENDERS: Contender[] = [
-  { name: 'this', checkout: repoDir },
+  ...FRONTIERS.map((frontier) => ({ name: `this, ${frontier}`, checkout: repoDir, frontier })),
   ...(process.env.BENCH_SERVER_AGAINST
     ? [{ name: 'against', checkout: resolve(process.env.BENCH_SERVER_AGAINST) }]
     : []),
@@ -109,6 +118,7 @@ async function startServer(dir: string, contender: Contender): Promise<RunningSe
       '--per-host',
       '1000',
       '--no-builtin-modules',
+      ...(contender.frontier === undefined ? [] : ['--frontier', contender.frontier]),
     ],
     contender.checkout,
   );
@@ -307,9 +317,10 @@ async function main(): Promise<void> {
   }
   console.log(describeMachine());
   console.log(
-    `${CLIENTS} clients in one process, the URLs column's count leased and completed per run (${URLS_SET ?? '20,000, or 10 a host where that is more'}), ${OUTLINKS} outlinks each (all-new: 10 new; nine-known: 1 new, 9 added before, most on the page's host); server: SQLite store, no modules\n`,
+    `${CLIENTS} clients in one process, the URLs column's count leased and completed per run (${URLS_SET ?? '20,000, or 10 a host where that is more'}), ${OUTLINKS} outlinks each (all-new: 10 new; nine-known: 1 new, 9 added before, most on the page's host); server: no modules, its store as named\n`,
   );
-  if (CONTENDERS.length > 1) console.log(`against: ${CONTENDERS[1]?.checkout}\n`);
+  const against = CONTENDERS.find((c) => c.name === 'against');
+  if (against !== undefined) console.log(`against: ${against.checkout}\n`);
   console.log(
     '| run | server | mix | hosts | URLs | seconds | URLs/s | server CPU s | server CPU µs/URL | clients CPU s | server peak RSS (MiB) |',
   );

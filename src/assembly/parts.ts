@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { type LinkRules, linkRulesFrom } from '../bunny/links.js';
 import { checkStore } from '../data-dir/data-dir.js';
@@ -6,6 +7,7 @@ import { DataDirError, ModuleLoadError } from '../errors.js';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
+import { WorkbenchFrontier } from '../frontier/workbench/workbench-frontier.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
 import type { LogLevel, Settings } from '../options/options.js';
@@ -97,12 +99,32 @@ export async function openStore(
   settings: ConstructorParameters<typeof SqliteFrontier>[1],
 ): Promise<SqliteFrontier> {
   checkStore(layout);
+  if (existsSync(layout.workbench))
+    throw new DataDirError(
+      `${layout.root} holds a crawl in a workbench store (workbench/): go on with cobweb server --frontier workbench, or start this one in another --data folder`,
+    );
   try {
     return await SqliteFrontier.open(layout.store, settings, { seen, say });
   } catch (err) {
     if (err instanceof NotAStoreError) throw new DataDirError(err.message);
     throw err;
   }
+}
+
+/**
+ * The workbench store of a server's data folder. A folder keeps the store it was
+ * crawled with: one whose frontier.db holds a crawl is refused (DataDirError), as the
+ * SQLite store is refused on a folder with a workbench (openStore).
+ */
+export async function openWorkbench(
+  layout: DataLayout,
+  settings: ConstructorParameters<typeof SqliteFrontier>[1],
+): Promise<WorkbenchFrontier> {
+  if (existsSync(layout.store))
+    throw new DataDirError(
+      `${layout.root} holds a crawl in its SQLite store (frontier.db): go on with --frontier sqlite, or start this one in another --data folder`,
+    );
+  return WorkbenchFrontier.open(layout.workbench, settings);
 }
 
 /** The seen set the options ask for, as the store takes it. */

@@ -22,7 +22,7 @@ import { settingsForBunnies } from '../server/bunny-settings.js';
 import type { CrawlOpener } from '../server/crawls.js';
 import { DEFAULT_LIMITS } from '../server/server.js';
 import { type RunningServer, startServer } from '../server/start.js';
-import { linkRulesOf, openStore, seenOf } from './parts.js';
+import { linkRulesOf, openStore, openWorkbench, seenOf } from './parts.js';
 import { checkPortFree } from './port-check.js';
 import { revisitStore } from './revisit.js';
 import { FOLDER_HINTS, sharedHints } from './seed-lines.js';
@@ -53,6 +53,11 @@ export interface ServeOptions extends Omit<CrawlOptions, 'seeds' | 'maxTimeMs'> 
   backoff?: readonly BackoffStep[];
   /** URLs containing one of these are refused (like cgi-bin or /~). */
   skipSubstrings?: readonly string[];
+  /**
+   * The store in the data folder: 'sqlite' (frontier.db, the default), or 'workbench'
+   * (the crawl in the server's memory, a journal in workbench/: the faster one).
+   */
+  frontier?: 'sqlite' | 'workbench';
   /** Connections at once, bunnies and commands. */
   maxConnections?: number;
   /** A connection idle this long (or half a packet) is closed. */
@@ -113,6 +118,7 @@ const SERVER_KEYS = [
   'modulesDir',
   'backoff',
   'skipSubstrings',
+  'frontier',
   'maxConnections',
   'idleTimeoutMs',
   'onListening',
@@ -179,7 +185,9 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
             ? shared
             : shared !== null
               ? await openSharedStore({ ...o, crawl: name }, [], false)
-              : await openStore(folder, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o));
+              : options.frontier === 'workbench'
+                ? await openWorkbench(folder, frontierSettingsOf(o))
+                : await openStore(folder, seenOf(o), (line) => say(line, 'warning'), frontierSettingsOf(o));
         const opens = store;
         return {
           store: opens,
@@ -232,7 +240,7 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
       listen,
       data: layout.root,
       crawl: ownCrawl,
-      store: shared === null ? 'sqlite' : 'postgres',
+      store: shared !== null ? 'postgres' : (options.frontier ?? 'sqlite'),
     });
     // The own crawl's lines, as the server writes them: what this run did, for the summary.
     const counts = new RunCounter();

@@ -45,6 +45,14 @@ export function serverCommand(outcome: { code: number }): Command {
         .argParser(parseHostPort)
         .default({ host: '127.0.0.1', port: 7070 }, '127.0.0.1:7070'),
     )
+    .addOption(
+      new Option(
+        '--frontier <kind>',
+        "the store in --data: sqlite (frontier.db) or workbench (the crawl in the server's memory, journaled in workbench/; faster)",
+      )
+        .choices(['sqlite', 'workbench'])
+        .default('sqlite'),
+    )
     .option('--modules <dir>', 'where loadmod finds NAME.mjs or NAME.js')
     .option(
       '--token <token>',
@@ -91,6 +99,7 @@ export function serverCommand(outcome: { code: number }): Command {
       modulesDir: flags.modules as string | undefined,
       backoff: flags.backoff as BackoffStep[],
       skipSubstrings: flags.skipSubstring as string[],
+      frontier: flags.frontier as 'sqlite' | 'workbench',
       maxConnections: flags.maxConnections as number,
       idleTimeoutMs: flags.idleTimeout as number,
       onLog: stderrLog(flags.quiet === true),

@@ -178,6 +178,7 @@ export function clearCrawl(layout: DataLayout, moduleData: readonly string[]): v
   }
   // The store's seen set (src/frontier/sqlite/seen-gate.ts): its files and its lock.
   rmSync(`${layout.store}-seen`, { recursive: true, force: true });
+  rmSync(layout.workbench, { recursive: true, force: true });
   removeOwn(layout.warc, (name) => OWN_WARC.test(name));
   // A name from the marker is only ever a plain file name in data/ (a hand-edited one included).
   const own = new Set(moduleData.filter((n) => MODULE_NAME.test(n)).map((n) => `${n}.jsonl`));

@@ -5,6 +5,8 @@ import { CRAWL_NAME, CRAWL_NAME_RULE, DEFAULT_CRAWL } from '../protocol/types.js
 export interface DataLayout {
   root: string;
   store: string;
+  /** The workbench store's folder (a server's --frontier workbench): snapshot and journal. */
+  workbench: string;
   pages: string;
   /** refused.jsonl: the URLs refused without a request (the crawl's rules, robots.txt). */
   refused: string;
@@ -33,6 +35,7 @@ export function layoutOf(dir: string): DataLayout {
   return {
     root,
     store: join(root, 'frontier.db'),
+    workbench: join(root, 'workbench'),
     pages: join(root, 'pages.jsonl'),
     refused: join(root, 'refused.jsonl'),
     warc: join(root, 'warc'),

@@ -4,6 +4,7 @@ import { RemoteFrontier } from './remote/remote-frontier.js';
 import { isSeenKind } from './sqlite/seen-gate.js';
 import { SqliteFrontier } from './sqlite/sqlite-frontier.js';
 import type { Frontier, FrontierSettings, LocalFrontier } from './types.js';
+import { WorkbenchFrontier } from './workbench/workbench-frontier.js';
 
 /** A store named on the command line (--store) is not one cobweb can open. */
 export class StoreSpecError extends CobwebError {
@@ -52,7 +53,8 @@ const SQLITE_WITH_SEEN = /^sqlite\+([a-z]+):(.+)$/;
 /**
  * Opens the store a spec names: `sqlite:FILE` (or a plain file path), the embedded
  * store every crawling process on this machine may share; `sqlite+KIND:FILE`, the
- * same store with a seen set only the opening process holds; or `postgres://...`, a
+ * same store with a seen set only the opening process holds; `workbench:DIR`, the
+ * crawl in one process's memory with a journal in DIR; or `postgres://...`, a
  * PostgreSQL database that processes on many machines share.
  */
 export async function openFrontier(
@@ -73,11 +75,13 @@ export async function openFrontier(
       throw new StoreSpecError(`unknown seen set "${kind}" in "${spec}": use memory, bloom, lmdb or drum`);
     return SqliteFrontier.open(withSeen[2] as string, settings, { now: options.now, seen: { kind } });
   }
+  if (spec.startsWith('workbench:'))
+    return WorkbenchFrontier.open(spec.slice('workbench:'.length), settings, { now: options.now });
   if (spec.startsWith('sqlite:'))
     return new SqliteFrontier(spec.slice('sqlite:'.length), settings, options.now);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(spec)) {
     throw new StoreSpecError(
-      `unknown store "${spec}": expected sqlite:FILE, postgres://USER@HOST/DB, or cobweb://HOST:PORT for a server`,
+      `unknown store "${spec}": expected sqlite:FILE, workbench:DIR, postgres://USER@HOST/DB, or cobweb://HOST:PORT for a server`,
     );
   }
   return new SqliteFrontier(spec, settings, options.now);

@@ -154,6 +154,42 @@ for (const seen of ['memory', 'bloom', 'lmdb', 'drum']) {
 }
 
 /**
+ * The workbench store (src/frontier/workbench): one process's memory and a journal in a
+ * folder. The handles a test opens are one object until it is closed; opened again, it
+ * reads its folder back.
+ */
+STORE_KINDS.push({
+  name: 'workbench',
+  oneProcess: 'it lives in the memory of the process that opened it',
+  async unavailable() {
+    return null;
+  },
+  async create() {
+    const dir = mkdtempSync(join(tmpdir(), 'cobweb-store-workbench-'));
+    const spec = `workbench:${join(dir, 'workbench')}`;
+    let current: AnyFrontier | null = null;
+    return {
+      spec,
+      async open(settings, now) {
+        if (current !== null) return current;
+        const f = await open(spec, settings, now);
+        const close = f.close.bind(f);
+        f.close = async () => {
+          if (current === f) current = null;
+          await close();
+        };
+        current = f;
+        return f;
+      },
+      async dispose() {
+        await current?.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
+
+/**
  * PostgreSQL: one throwaway cluster for the suite (started at the first store), a new
  * database for every test; child processes open it by its connection string.
  */

@@ -40,6 +40,23 @@ export class MemoryHostDecisions {
   crawlSeeds(add: CrawlSeeds): CrawlSeeds {
     for (const o of add.origins) this.origins.add(o);
     for (const a of add.addresses) this.addresses.add(a);
+    return this.seeds();
+  }
+
+  seeds(): CrawlSeeds {
     return { origins: [...this.origins], addresses: [...this.addresses] };
+  }
+
+  robotsRow(origin: string): RobotsRow | undefined {
+    return this.robotsRows.get(origin);
+  }
+
+  allRobots(): IterableIterator<[string, RobotsRow]> {
+    return this.robotsRows.entries();
+  }
+
+  /** A robots.txt row as a journal read it back. */
+  restoreRobots(origin: string, row: RobotsRow): void {
+    this.robotsRows.set(origin, row);
   }
 }

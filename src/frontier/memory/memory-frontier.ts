@@ -28,8 +28,11 @@ import type {
   ExtendedLease,
   FetchReport,
   Frontier,
+  FrontierAdmin,
+  FrontierHosts,
   FrontierSettings,
   FrontierStats,
+  HostOverview,
   Lease,
   LeaseBatch,
   LeaseId,
@@ -43,34 +46,56 @@ import type {
   RobotsEntry,
   SiteFacts,
   StoredCookie,
+  StoredLink,
+  StoredQuery,
   StoredRobots,
 } from '../types.js';
+import type { CrawlerEntry, KeptState, SiteClaim, StoreChanges, StoreCounters } from './changes.js';
 import { MemoryHostDecisions } from './memory-decisions.js';
 import { type MemoryHost, MemoryHosts } from './memory-hosts.js';
-import { type HeldLease, recordOf, type UrlEntry } from './url-entry.js';
+import { MinHeap } from './min-heap.js';
+import { type HeldLease, rankOf, recordOf, type UrlEntry } from './url-entry.js';
 
 /** Every change is notified here, so a long poll needs no short slices; this is only a safety net. */
 const POLL_SLICE_MS = 1000;
 
+/** A lease in the expiry index; stale once the lease ended or was extended. */
+interface ExpirySlot {
+  lease: HeldLease;
+  expiresAt: number;
+}
+
+/** A URL in the retry index; stale once it left the retrying state or got another time. */
+interface RetrySlot {
+  entry: UrlEntry;
+  retryAt: number;
+}
+
 /**
- * The reference Frontier: the whole contract in memory, for one process, durable never.
- * It is what the contract says and nothing more (no group commit, no caches, no rows), so
- * it is the store to read to learn the contract, and the one the crawl loop's own tests
- * run on. Politeness, budgets, retirement, lease expiry and recrawling are the shared
- * pieces of ../policy, as in the SQLite and PostgreSQL stores. Each call runs alone, in
- * the order calls came (one chain of promises), as one store transaction would.
+ * The in-memory Frontier: the whole contract in the memory of one process. Alone it is
+ * the reference store, durable never: what the contract says and nothing more (no
+ * group commit, no rows), the store to read to learn the contract and the one the crawl
+ * loop's own tests run on. Given a StoreChanges it tells every change it makes, and the
+ * workbench store (../workbench) journals them: the same engine, durable. What it must
+ * find the least of on each lease call (the next ready host, lease to run out, retry
+ * due) sits in heaps, so a call costs what it hands out, not the size of the crawl.
+ * Politeness, budgets, retirement, lease expiry and recrawling are the shared pieces of
+ * ../policy, as in the SQLite and PostgreSQL stores. Each call runs alone, in the order
+ * calls came (one chain of promises), as one store transaction would.
  */
-export class MemoryFrontier implements Frontier {
+export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private readonly seen = MemorySeenSet.open();
   private readonly hosts: MemoryHosts;
-  private readonly urls: UrlEntry[] = [];
+  private urls: UrlEntry[] = [];
   private readonly leases = new Map<LeaseId, HeldLease>();
+  private readonly expiries = new MinHeap<ExpirySlot>((a, b) => a.expiresAt < b.expiresAt);
   private readonly retrying = new Set<UrlEntry>();
+  private readonly retries = new MinHeap<RetrySlot>((a, b) => a.retryAt < b.retryAt);
   /** Records handed out and not acknowledged yet, by id. */
   private readonly unlogged = new Map<RecordId, UrlEntry>();
   /** Crawler ids and whether each has left. */
-  private readonly crawlers = new Map<CrawlerId, { name: string; left: boolean }>();
-  private readonly siteClaims = new Map<string, { claimedBy: CrawlerId | null; recorded: boolean }>();
+  private readonly crawlers = new Map<CrawlerId, CrawlerEntry>();
+  private readonly siteClaims = new Map<string, SiteClaim>();
   private readonly jar = new Map<string, string>();
   private readonly decisions = new MemoryHostDecisions();
   private readonly counts = { queued: 0, leased: 0, retrying: 0, done: 0, failed: 0, rejected: 0 };
@@ -85,14 +110,23 @@ export class MemoryFrontier implements Frontier {
   constructor(
     private readonly settings: FrontierSettings,
     private readonly now: () => number = Date.now,
+    /** Told of every change (the workbench store's journal); none: nothing is kept. */
+    private readonly changes: StoreChanges | null = null,
   ) {
-    this.hosts = new MemoryHosts(settings);
+    this.hosts = new MemoryHosts(settings, changes === null ? undefined : (k, b) => changes.budget(k, b));
+  }
+
+  /** The kind of seen set stats() names. */
+  protected get seenKind(): string {
+    return 'memory';
   }
 
   async registerCrawler(name: string): Promise<CrawlerId> {
     return this.serial(() => {
       const id = this.crawlers.size + 1;
-      this.crawlers.set(id, { name, left: false });
+      const c = { name, left: false };
+      this.crawlers.set(id, c);
+      this.changes?.crawler(id, c);
       return id;
     });
   }
@@ -125,6 +159,7 @@ export class MemoryFrontier implements Frontier {
         if (lease === undefined || lease.released) continue;
         this.applyReport(lease.entry.host, r.report);
         lease.released = true;
+        this.changes?.lease(lease);
       }
     });
     if (batch.length > 0) this.waiters.notify();
@@ -134,7 +169,12 @@ export class MemoryFrontier implements Frontier {
     return this.serial(() => {
       const expiresAt = leaseExpiry(this.now(), this.settings);
       const held = leaseIds.filter((id) => this.leases.has(id));
-      for (const id of held) (this.leases.get(id) as HeldLease).expiresAt = expiresAt;
+      for (const id of held) {
+        const lease = this.leases.get(id) as HeldLease;
+        lease.expiresAt = expiresAt;
+        this.expiries.push({ lease, expiresAt });
+        this.changes?.lease(lease);
+      }
       return held.map((id) => ({ id, expiresAt }));
     });
   }
@@ -177,6 +217,7 @@ export class MemoryFrontier implements Frontier {
       for (const e of this.unlogged.values()) {
         if (e.holder !== null) continue;
         e.holder = crawler;
+        this.changes?.entry(e);
         records.push(recordOf(e));
       }
       return { added, records, stale };
@@ -193,6 +234,7 @@ export class MemoryFrontier implements Frontier {
         e.unlogged = false;
         e.holder = null;
         this.unlogged.delete(id);
+        this.changes?.entry(e);
       }
     });
   }
@@ -202,7 +244,10 @@ export class MemoryFrontier implements Frontier {
       const mine = [...this.unlogged.values()]
         .filter((e) => e.holder === null || e.holder === crawler || !this.isLive(e.holder))
         .sort((a, b) => a.id - b.id);
-      for (const e of mine) e.holder = crawler;
+      for (const e of mine) {
+        e.holder = crawler;
+        this.changes?.entry(e);
+      }
       return mine.map(recordOf);
     });
   }
@@ -211,13 +256,13 @@ export class MemoryFrontier implements Frontier {
     return this.serial(() => {
       const site = this.siteClaims.get(origin);
       if (site === undefined) {
-        this.siteClaims.set(origin, { claimedBy: crawler, recorded: false });
+        this.setSite(origin, { claimedBy: crawler, recorded: false, facts: null });
         return true;
       }
       if (site.recorded || site.claimedBy === crawler) return false;
       // Claimed by a crawler that left before its hooks finished: run them again, not never.
       if (site.claimedBy !== null && this.isLive(site.claimedBy)) return false;
-      site.claimedBy = crawler;
+      this.setSite(origin, { ...site, claimedBy: crawler });
       return true;
     });
   }
@@ -225,7 +270,15 @@ export class MemoryFrontier implements Frontier {
   async recordSite(site: SiteFacts): Promise<void> {
     await this.serial(() => {
       const claimedBy = this.siteClaims.get(site.origin)?.claimedBy ?? null;
-      this.siteClaims.set(site.origin, { claimedBy, recorded: true });
+      this.setSite(site.origin, { claimedBy, recorded: true, facts: site });
+    });
+  }
+
+  async sites(): Promise<SiteFacts[]> {
+    return this.serial(() => {
+      const out: SiteFacts[] = [];
+      for (const s of this.siteClaims.values()) if (s.facts !== null) out.push(s.facts);
+      return out;
     });
   }
 
@@ -238,15 +291,119 @@ export class MemoryFrontier implements Frontier {
       staleCompletions: this.staleCompletions,
       expiredLeases: this.expiredLeases,
       budgetLeft: Number.isFinite(max) ? pagesLeft(max, this.crawlCounts()) : null,
-      seen: { kind: 'memory', size: this.seen.size },
+      seen: { kind: this.seenKind, size: this.seen.size },
     };
+  }
+
+  async findStored(query: StoredQuery, after: RecordId, limit: number): Promise<StoredLink[]> {
+    return this.serial(() => {
+      const among = query.among === undefined ? null : new Set(query.among);
+      if (among?.size === 0) return [];
+      const reasons = new Set(query.refusedFor ?? []);
+      const out: StoredLink[] = [];
+      for (let i = Math.max(0, after); i < this.urls.length && out.length < limit; i++) {
+        const e = this.urls[i] as UrlEntry;
+        const wanted =
+          (e.state === 'refused' && (query.refused === true || reasons.has(e.reason ?? ''))) ||
+          (e.state === 'failed' && query.failed === true) ||
+          (e.state === 'done' && query.done === true);
+        if (!wanted || (among !== null && !among.has(e.url))) continue;
+        out.push({
+          id: e.id,
+          url: e.url,
+          depth: e.depth,
+          via: e.via,
+          state: e.state as StoredLink['state'],
+          reason: e.reason,
+        });
+      }
+      return out;
+    });
+  }
+
+  async requeue(ids: readonly RecordId[], options: { asSeeds?: boolean } = {}): Promise<number> {
+    const n = await this.serial(() => {
+      let queued = 0;
+      for (const id of ids) {
+        const e = this.urls[id - 1];
+        if (e === undefined || (e.state !== 'failed' && e.state !== 'refused')) continue;
+        if (e.state === 'failed') this.counts.failed--;
+        else this.counts.rejected--;
+        if (e.unlogged) this.unlogged.delete(e.id);
+        const h = this.hosts.host(e.host);
+        if (h.retired) {
+          // Asked for again on purpose: the host gets a fresh start.
+          h.retired = false;
+          this.changes?.host(h);
+          this.hosts.setBudget(h.budget, { ...this.hosts.budget(h.budget), failures: 0 });
+        }
+        if (options.asSeeds === true) {
+          e.depth = 0;
+          e.via = null;
+        }
+        e.attempts = 0;
+        e.reason = null;
+        e.unlogged = false;
+        e.holder = null;
+        this.backToQueue(e, 0, null, []);
+        queued++;
+      }
+      return queued;
+    });
+    if (n > 0) this.waiters.notify();
+    return n;
+  }
+
+  async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
+    return this.serial(() =>
+      [...this.hosts.all()]
+        .filter((h) => h.queue.length > 0)
+        .sort((a, b) => b.queue.length - a.queue.length || (a.host < b.host ? -1 : 1))
+        .slice(0, limit)
+        .map((h) => ({ host: h.host, queued: h.queue.length })),
+    );
+  }
+
+  async hostOverview(limit: number): Promise<HostOverview> {
+    return this.serial(() => {
+      let active = 0;
+      let waiting = 0;
+      let retired = 0;
+      const views = [];
+      for (const h of this.hosts.all()) {
+        const b = this.hosts.budget(h.budget);
+        if (h.retired) retired++;
+        else if (b.inFlight > 0) active++;
+        else if (h.queue.length > 0) waiting++;
+        if (h.retired || (b.inFlight === 0 && h.queue.length === 0)) continue;
+        const at = this.hosts.readyAt(h);
+        views.push({
+          host: h.host,
+          queued: h.queue.length,
+          inFlight: b.inFlight,
+          readyAt: at === NEVER ? null : at,
+          gapMs: b.gapMs,
+        });
+      }
+      views.sort((a, b) => b.inFlight - a.inFlight || b.queued - a.queued);
+      return { active, waiting, retired, busiest: views.slice(0, limit) };
+    });
+  }
+
+  async requeueDue(afterMs: number): Promise<number> {
+    const n = await this.serial(() => this.queueDue(recrawlCutoff(this.now(), afterMs)));
+    if (n > 0) this.waiters.notify();
+    return n;
   }
 
   async leave(crawler: CrawlerId): Promise<void> {
     await this.serial(() => {
       for (const lease of [...this.leases.values()]) if (lease.crawler === crawler) this.giveBack(lease);
       const c = this.crawlers.get(crawler);
-      if (c !== undefined) c.left = true;
+      if (c !== undefined) {
+        c.left = true;
+        this.changes?.crawler(crawler, c);
+      }
     });
     this.waiters.notify();
   }
@@ -260,14 +417,19 @@ export class MemoryFrontier implements Frontier {
       for (const c of changes) {
         if (c.value === null) this.jar.delete(c.key);
         else this.jar.set(c.key, c.value);
+        this.changes?.cookie(c.key, c.value);
       }
     });
   }
 
   async robots(origin: string, crawler: CrawlerId): Promise<RobotsAnswer> {
-    return this.serial(() =>
-      this.decisions.robots(origin, crawler, this.now(), this.settings.leaseMs, (c) => this.isLive(c)),
-    );
+    return this.serial(() => {
+      const answer = this.decisions.robots(origin, crawler, this.now(), this.settings.leaseMs, (c) =>
+        this.isLive(c),
+      );
+      this.robotsChanged(origin);
+      return answer;
+    });
   }
 
   async recordRobots(
@@ -276,29 +438,162 @@ export class MemoryFrontier implements Frontier {
     crawler: CrawlerId,
   ): Promise<StoredRobots | null> {
     const times = robotsTimesOf(this.settings);
-    return this.serial(() => this.decisions.recordRobots(origin, entry, crawler, this.now(), times));
+    return this.serial(() => {
+      const kept = this.decisions.recordRobots(origin, entry, crawler, this.now(), times);
+      this.robotsChanged(origin);
+      return kept;
+    });
   }
 
   async crawlSeeds(add: CrawlSeeds): Promise<CrawlSeeds> {
-    return this.serial(() => this.decisions.crawlSeeds(add));
+    return this.serial(() => {
+      const all = this.decisions.crawlSeeds(add);
+      if (add.origins.length > 0 || add.addresses.length > 0) this.changes?.seeds(all);
+      return all;
+    });
   }
 
-  /** Everything is forgotten: nothing of a memory store outlives it. */
+  /** Everything is forgotten, unless a StoreChanges kept it. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.waiters.notify();
     // Calls made before close() finish first; later ones are refused (serial()).
-    await this.tail;
+    await this.tail.catch(() => {});
     await this.seen.close();
   }
 
-  /** Runs `work` after every call made before it, alone: the store's transaction. */
-  private serial<T>(work: () => T | Promise<T>): Promise<T> {
+  /**
+   * Starts from what a store kept (the workbench store's snapshot and journal), before
+   * any call: the URLs, hosts, budgets, leases and decisions, and the seen set and
+   * indexes made again from them.
+   */
+  async restore(kept: KeptState): Promise<void> {
+    await this.serial(async () => {
+      this.urls = kept.entries;
+      for (const h of kept.hosts) {
+        const host = this.hosts.host(h.host);
+        host.taken = h.taken;
+        host.retired = h.retired;
+        this.hosts.restoreBudgetKey(host, h.budget);
+      }
+      for (const [key, b] of kept.budgets) this.hosts.restoreBudget(key, b);
+      for (const [id, c] of kept.crawlers) this.crawlers.set(id, c);
+      for (const [origin, s] of kept.sites) this.siteClaims.set(origin, s);
+      for (const [k, v] of kept.cookies) this.jar.set(k, v);
+      for (const [origin, row] of kept.robots) this.decisions.restoreRobots(origin, row);
+      this.decisions.crawlSeeds(kept.seeds);
+      const c = kept.counters;
+      this.nextLeaseId = c.nextLeaseId;
+      this.staleCompletions = c.staleCompletions;
+      this.expiredLeases = c.expiredLeases;
+      this.nextDueLook = c.nextDueLook;
+      const leased = new Map(kept.leases.map((l) => [l.entryId, l]));
+      for (const e of this.urls) {
+        if (e.unlogged) this.unlogged.set(e.id, e);
+        switch (e.state) {
+          case 'queued':
+            this.hosts.host(e.host).queue.push(e);
+            this.counts.queued++;
+            break;
+          case 'leased': {
+            const l = leased.get(e.id);
+            if (l === undefined) throw new Error(`the journal has URL ${e.id} leased, and no lease of it`);
+            const lease: HeldLease = { ...l, entry: e };
+            this.leases.set(l.id, lease);
+            this.expiries.push({ lease, expiresAt: lease.expiresAt });
+            this.counts.leased++;
+            break;
+          }
+          case 'retrying':
+            this.retrying.add(e);
+            this.retries.push({ entry: e, retryAt: e.retryAt });
+            this.counts.retrying++;
+            break;
+          case 'done':
+            this.counts.done++;
+            break;
+          case 'failed':
+            this.counts.failed++;
+            break;
+          case 'refused':
+            this.counts.rejected++;
+            break;
+        }
+      }
+      for (const h of this.hosts.all()) {
+        h.queue.sort((a, b) => rankOf(a) - rankOf(b) || a.id - b.id);
+        this.hosts.place(h);
+      }
+      const batch = 65_536;
+      for (let i = 0; i < this.urls.length; i += batch)
+        await this.seen.insertNew(fingerprints(this.urls.slice(i, i + batch).map((e) => e.url)));
+    });
+  }
+
+  /** Everything the store holds, as a store that keeps it writes a snapshot of it. */
+  keptState(): KeptState {
+    return {
+      entries: this.urls,
+      hosts: [...this.hosts.all()]
+        .filter((h) => h.taken > 0 || h.retired || h.budget !== h.host)
+        .map((h) => ({ host: h.host, taken: h.taken, retired: h.retired, budget: h.budget })),
+      budgets: [...this.hosts.allBudgets()],
+      leases: [...this.leases.values()].map((l) => ({
+        id: l.id,
+        entryId: l.entry.id,
+        crawler: l.crawler,
+        expiresAt: l.expiresAt,
+        released: l.released,
+      })),
+      crawlers: [...this.crawlers],
+      sites: [...this.siteClaims],
+      cookies: [...this.jar],
+      robots: [...this.decisions.allRobots()],
+      seeds: this.decisions.seeds(),
+      counters: this.counters(),
+    };
+  }
+
+  /**
+   * Runs `work` after every call made before it, alone: the store's transaction. With a
+   * StoreChanges the call answers once its changes are kept; the next call does not wait
+   * for that, so one write keeps the changes of every call that ran meanwhile.
+   */
+  protected serial<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the frontier is closed'));
-    const run = this.tail.then(work);
+    const changes = this.changes;
+    let kept: Promise<void> | null = null;
+    const run = this.tail.then(async () => {
+      const result = await work();
+      kept = changes === null ? null : changes.commit(this.counters());
+      return result;
+    });
     this.tail = run.catch(() => {});
-    return run;
+    if (changes === null) return run;
+    return run.then(async (result) => {
+      if (kept !== null) await kept;
+      return result;
+    });
+  }
+
+  private counters(): StoreCounters {
+    return {
+      nextLeaseId: this.nextLeaseId,
+      staleCompletions: this.staleCompletions,
+      expiredLeases: this.expiredLeases,
+      nextDueLook: this.nextDueLook,
+    };
+  }
+
+  private setSite(origin: string, claim: SiteClaim): void {
+    this.siteClaims.set(origin, claim);
+    this.changes?.site(origin, claim);
+  }
+
+  private robotsChanged(origin: string): void {
+    const row = this.decisions.robotsRow(origin);
+    if (row !== undefined) this.changes?.robots(origin, row);
   }
 
   private isLive(crawler: CrawlerId): boolean {
@@ -314,28 +609,31 @@ export class MemoryFrontier implements Frontier {
   /** lease(): up to n URLs from ready hosts, shallowest first, within the crawl's budget. */
   private claim(n: number, crawler: CrawlerId): LeaseBatch {
     const now = this.now();
-    for (const lease of [...this.leases.values()]) if (isExpired(lease.expiresAt, now)) this.giveBack(lease);
-    for (const e of [...this.retrying]) {
-      if (e.retryAt > now) continue;
-      this.retrying.delete(e);
-      this.counts.retrying--;
-      this.backToQueue(e, 0, null, []);
-    }
+    this.giveBackExpired(now);
+    this.requeueRetries(now);
     this.requeueComeDue(now);
     const want = Math.min(n, pagesLeft(this.settings.maxPages, this.crawlCounts()));
     const leases: Lease[] = [];
     // Breadth-first: each rank in turn (policy/queue-rank.ts: depth, requisites after
-    // every page), its ready hosts in the order they became ready.
-    for (let rank = this.nextRank(-1); rank !== undefined && leases.length < want; ) {
-      const atRank = [...this.hosts.all()].filter((h) => !h.retired && h.minRank === rank);
-      const ready = atRank.filter((h) => this.hosts.readyAt(h) <= now);
-      ready.sort((a, b) => this.hosts.readyAt(a) - this.hosts.readyAt(b));
-      for (const h of ready) {
-        if (leases.length >= want) break;
+    // every page), its ready hosts in the order they became ready; each host once a
+    // rank (those that stay at it go back to the index after the call).
+    const later: MemoryHost[] = [];
+    for (let rank = this.hosts.rankAfter(-1); rank !== undefined; rank = this.hosts.rankAfter(rank)) {
+      if (leases.length >= want) break;
+      const served = new Set<MemoryHost>();
+      for (let h = this.hosts.nextReady(rank, now); h !== undefined; h = this.hosts.nextReady(rank, now)) {
+        if (served.has(h)) {
+          later.push(h);
+          continue;
+        }
+        served.add(h);
         this.claimFromHost(h, rank, want - leases.length, crawler, now, leases);
+        if (h.minRank === rank) later.push(h);
+        else this.hosts.place(h);
+        if (leases.length >= want) break;
       }
-      rank = this.nextRank(rank);
     }
+    for (const h of later) this.hosts.place(h);
     const ended = crawlEnd(this.settings.maxPages, this.crawlCounts());
     const nextReadyAt = ended !== null || want === 0 ? this.nextExpiryOrRetry() : this.nextReadyAt();
     return { leases, ended, nextReadyAt };
@@ -362,7 +660,11 @@ export class MemoryFrontier implements Frontier {
       const entry = h.queue.shift() as UrlEntry;
       entry.state = 'leased';
       const id = this.nextLeaseId++;
-      this.leases.set(id, { id, entry, crawler, expiresAt, released: false });
+      const lease: HeldLease = { id, entry, crawler, expiresAt, released: false };
+      this.leases.set(id, lease);
+      this.expiries.push({ lease, expiresAt });
+      this.changes?.entry(entry);
+      this.changes?.lease(lease);
       this.counts.queued--;
       this.counts.leased++;
       b = afterLease(b, settings, now, placed);
@@ -371,32 +673,46 @@ export class MemoryFrontier implements Frontier {
     this.hosts.setBudget(h.budget, b);
   }
 
-  /** The lowest rank above `than` that some host's queue starts with. */
-  private nextRank(than: number): number | undefined {
-    let next: number | undefined;
-    for (const h of this.hosts.all()) {
-      const d = h.minRank;
-      if (!h.retired && d !== undefined && d > than && (next === undefined || d < next)) next = d;
+  /** Leases run out by `now` go back to the queue. */
+  private giveBackExpired(now: number): void {
+    for (;;) {
+      const top = this.expiries.top(
+        (s) => this.leases.get(s.lease.id) !== s.lease || s.lease.expiresAt !== s.expiresAt,
+      );
+      if (top === undefined || !isExpired(top.expiresAt, now)) return;
+      this.expiries.pop();
+      this.giveBack(top.lease);
     }
-    return next;
+  }
+
+  /** Retries whose time has come go back to the queue. */
+  private requeueRetries(now: number): void {
+    for (;;) {
+      const top = this.retries.top((s) => !this.retrying.has(s.entry) || s.entry.retryAt !== s.retryAt);
+      if (top === undefined || top.retryAt > now) return;
+      this.retries.pop();
+      this.retrying.delete(top.entry);
+      this.counts.retrying--;
+      this.backToQueue(top.entry, 0, null, []);
+    }
   }
 
   /** When some host may be leased, or a lease runs out, or a retry comes due. */
   private nextReadyAt(): number | null {
-    const times = [...this.hosts.all()]
-      .filter((h) => !h.retired && h.queue.length > 0)
-      .map((h) => this.hosts.readyAt(h))
-      .filter((t) => t < NEVER);
+    const host = this.hosts.nextReadyAt();
     const other = this.nextExpiryOrRetry();
-    if (other !== null) times.push(other);
-    return times.length === 0 ? null : Math.min(...times);
+    if (host === null) return other;
+    return other === null ? host : Math.min(host, other);
   }
 
   /** The only news a store with nothing ready can have: a lease running out, a retry due. */
   private nextExpiryOrRetry(): number | null {
-    const times = [...this.leases.values()].map((l) => l.expiresAt);
-    for (const e of this.retrying) times.push(e.retryAt);
-    return times.length === 0 ? null : Math.min(...times);
+    const lease = this.expiries.top(
+      (s) => this.leases.get(s.lease.id) !== s.lease || s.lease.expiresAt !== s.expiresAt,
+    );
+    const retry = this.retries.top((s) => !this.retrying.has(s.entry) || s.entry.retryAt !== s.retryAt);
+    if (lease === undefined) return retry === undefined ? null : retry.retryAt;
+    return retry === undefined ? lease.expiresAt : Math.min(lease.expiresAt, retry.retryAt);
   }
 
   private crawlCounts(): CrawlCounts {
@@ -407,11 +723,13 @@ export class MemoryFrontier implements Frontier {
   /** One fetch's politeness facts: the budget's gap, hold or back-off, and its free slot. */
   private applyReport(host: string, report: FetchReport): void {
     const h = this.hosts.host(host);
-    if (report.address != null) {
+    if (report.address != null && this.settings.key === 'ip') {
       // Still counted in flight here: the fetches move along, and the report frees one there.
       let inFlight = 0;
       for (const l of this.leases.values()) if (l.entry.host === host && !l.released) inFlight++;
+      const before = h.budget;
       this.hosts.moveToAddress(h, report.address, inFlight);
+      if (h.budget !== before) this.changes?.host(h);
     }
     const settings = settingsForHost(this.settings, host);
     this.hosts.setBudget(h.budget, afterFetch(this.hosts.budget(h.budget), report, settings, this.now()));
@@ -419,6 +737,7 @@ export class MemoryFrontier implements Frontier {
 
   private endLease(lease: HeldLease): void {
     this.leases.delete(lease.id);
+    this.changes?.leaseEnded(lease.id);
     this.counts.leased--;
   }
 
@@ -445,7 +764,8 @@ export class MemoryFrontier implements Frontier {
     }
     e.attempts += tries;
     e.state = 'queued';
-    h.enqueue(e);
+    this.changes?.entry(e);
+    this.hosts.enqueue(h, e);
     this.counts.queued++;
   }
 
@@ -466,6 +786,7 @@ export class MemoryFrontier implements Frontier {
           ...(v?.capturedAt === undefined ? {} : { capturedAt: v.capturedAt }),
         };
         this.counts.done++;
+        this.changes?.entry(e);
         return;
       }
       case 'failed':
@@ -473,11 +794,13 @@ export class MemoryFrontier implements Frontier {
         e.attempts++;
         e.reason = o.error;
         this.counts.failed++;
+        this.changes?.entry(e);
         return;
       case 'refused':
         e.state = 'refused';
         e.reason = o.reason;
         this.counts.rejected++;
+        this.changes?.entry(e);
         return;
       case 'retry':
         if (this.hosts.host(e.host).retired) {
@@ -489,7 +812,9 @@ export class MemoryFrontier implements Frontier {
         e.reason = o.error;
         e.retryAt = now + o.afterMs;
         this.retrying.add(e);
+        this.retries.push({ entry: e, retryAt: e.retryAt });
         this.counts.retrying++;
+        this.changes?.entry(e);
         return;
       case 'deferred':
         this.backToQueue(e, 0, crawler, records);
@@ -506,7 +831,9 @@ export class MemoryFrontier implements Frontier {
     for (const m of this.hosts.sharing(h)) {
       if (m.retired) continue;
       m.retired = true;
+      this.changes?.host(m);
       const waiting = [...m.queue.splice(0), ...[...this.retrying].filter((e) => e.host === m.host)];
+      this.hosts.place(m);
       for (const e of waiting.sort((a, b) => a.id - b.id)) {
         if (e.state === 'retrying') {
           this.retrying.delete(e);
@@ -543,7 +870,9 @@ export class MemoryFrontier implements Frontier {
         return;
       }
       h.taken++;
-      h.enqueue(e);
+      this.changes?.entry(e);
+      this.changes?.host(h);
+      this.hosts.enqueue(h, e);
       this.counts.queued++;
       added++;
     });
@@ -584,6 +913,7 @@ export class MemoryFrontier implements Frontier {
     e.unlogged = true;
     e.holder = holder;
     this.unlogged.set(e.id, e);
+    this.changes?.entry(e);
     if (state === 'failed') this.counts.failed++;
     else this.counts.rejected++;
   }
@@ -593,17 +923,25 @@ export class MemoryFrontier implements Frontier {
     const afterMs = this.settings.recrawlAfterMs;
     if (!dueLookNeeded(afterMs, now, this.nextDueLook, this.settings.maxPages, this.crawlCounts())) return;
     this.nextDueLook = now + DUE_LOOK_MS;
-    const cutoff = recrawlCutoff(now, afterMs as number);
-    if (cutoff === null) return;
+    this.queueDue(recrawlCutoff(now, afterMs as number));
+  }
+
+  /** Done URLs fetched at or before `cutoff` are queued again; how many. */
+  private queueDue(cutoff: number | null): number {
+    if (cutoff === null) return 0;
+    let n = 0;
     for (const e of this.urls) {
       const h = this.hosts.host(e.host);
       if (e.state !== 'done' || h.retired || (e.previous?.fetchedAt ?? Number.POSITIVE_INFINITY) > cutoff)
         continue;
       e.state = 'queued';
       e.attempts = 0;
-      h.enqueue(e);
+      this.changes?.entry(e);
+      this.hosts.enqueue(h, e);
       this.counts.done--;
       this.counts.queued++;
+      n++;
     }
+    return n;
   }
 }

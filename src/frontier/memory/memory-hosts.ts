@@ -1,8 +1,18 @@
 import { addressBudget, isPlaced } from '../host-row.js';
 import { settingsForHost } from '../policy/host-rules.js';
-import { type BudgetState, freshBudget, mergeBudgets, readyAt } from '../policy/politeness.js';
+import { type BudgetState, freshBudget, mergeBudgets, NEVER, readyAt } from '../policy/politeness.js';
 import type { FrontierSettings } from '../types.js';
+import { MinHeap } from './min-heap.js';
 import { rankOf, type UrlEntry } from './url-entry.js';
+
+/** Where a host waits in the ready index: its queue's rank, and when its budget lets it be leased. */
+interface Slot {
+  host: MemoryHost;
+  rank: number;
+  at: number;
+  /** The host's creation order: hosts ready at one time go in the order they came. */
+  order: number;
+}
 
 /** A host: its queue (by rank, policy/queue-rank.ts, then in the order URLs came), and what the crawl decided of it. */
 export class MemoryHost {
@@ -13,8 +23,13 @@ export class MemoryHost {
   taken = 0;
   /** Given up on (policy/retirement.ts): takes no URL any more. */
   retired = false;
+  /** Its entry in the ready index, if it has one; any other entry of it there is stale. */
+  slot: Slot | null = null;
 
-  constructor(readonly host: string) {
+  constructor(
+    readonly host: string,
+    readonly order: number,
+  ) {
     this.budget = host;
   }
 
@@ -28,6 +43,12 @@ export class MemoryHost {
   enqueue(e: UrlEntry): void {
     const q = this.queue;
     const rank = rankOf(e);
+    const last = q[q.length - 1];
+    // Most URLs come in order (new links have the highest id): no search.
+    if (last === undefined || rankOf(last) < rank || (rankOf(last) === rank && last.id < e.id)) {
+      q.push(e);
+      return;
+    }
     let lo = 0;
     let hi = q.length;
     while (lo < hi) {
@@ -41,17 +62,34 @@ export class MemoryHost {
   }
 }
 
+const isStale = (s: Slot): boolean => s.host.slot !== s;
+const slotBefore = (a: Slot, b: Slot): boolean => a.at < b.at || (a.at === b.at && a.order < b.order);
+
 /**
- * Every host and politeness budget of the crawl. The budgets change only through the
- * functions of policy/politeness.ts, as in the other stores; this class only keeps them.
+ * Every host and politeness budget of the crawl, and the ready index a lease call reads:
+ * per rank, a heap of the hosts with URLs queued at that rank by when they may next be
+ * leased, so that a lease call costs what it hands out, not the number of hosts. Hosts
+ * at their --per-host limit are left out until a fetch ends. The budgets change only
+ * through the functions of policy/politeness.ts, as in the other stores; this class
+ * keeps them and moves the hosts they hold in the index.
  */
 export class MemoryHosts {
   private readonly hosts = new Map<string, MemoryHost>();
   private readonly budgets = new Map<string, BudgetState>();
+  /** The hosts counting against each budget key. */
+  private readonly members = new Map<string, Set<MemoryHost>>();
+  private readonly byRank = new Map<number, MinHeap<Slot>>();
+  /** The ranks byRank holds, lowest first. */
+  private ranks: number[] = [];
+  private slots = 0;
   /** With --politeness-key ip a host's own budget is provisional until its address is known. */
   private readonly shared: boolean;
 
-  constructor(private readonly settings: FrontierSettings) {
+  constructor(
+    private readonly settings: FrontierSettings,
+    /** Told of every budget that changed (the workbench store journals them). */
+    private readonly budgetChanged: (key: string, state: BudgetState) => void = () => {},
+  ) {
     this.shared = settings.key === 'ip';
   }
 
@@ -63,11 +101,16 @@ export class MemoryHosts {
     return this.hosts.values();
   }
 
+  has(key: string): boolean {
+    return this.hosts.has(key);
+  }
+
   host(key: string): MemoryHost {
     let h = this.hosts.get(key);
     if (h === undefined) {
-      h = new MemoryHost(key);
+      h = new MemoryHost(key, this.hosts.size);
       this.hosts.set(key, h);
+      this.join(h, key);
     }
     return h;
   }
@@ -76,8 +119,15 @@ export class MemoryHosts {
     return this.budgets.get(key) ?? freshBudget(settingsForHost(this.settings, key));
   }
 
+  /** Every budget that was ever set, for a snapshot. */
+  allBudgets(): IterableIterator<[string, BudgetState]> {
+    return this.budgets.entries();
+  }
+
   setBudget(key: string, state: BudgetState): void {
     this.budgets.set(key, state);
+    this.budgetChanged(key, state);
+    for (const m of this.members.get(key) ?? []) this.place(m);
   }
 
   /** Whether the host's budget is what politeness counts against for good (see isPlaced). */
@@ -90,6 +140,69 @@ export class MemoryHosts {
     return readyAt(this.budget(h.budget), settingsForHost(this.settings, h.budget), this.placed(h));
   }
 
+  /** Queues a URL of the host and moves the host in the index if its rank changed. */
+  enqueue(h: MemoryHost, e: UrlEntry): void {
+    const before = h.queue[0];
+    h.enqueue(e);
+    if (h.queue[0] !== before) this.place(h);
+  }
+
+  /** Puts the host where it now belongs in the ready index: its rank, its time (out, with nothing to lease). */
+  place(h: MemoryHost): void {
+    const rank = h.minRank;
+    const at = rank === undefined || h.retired ? NEVER : this.readyAt(h);
+    if (at === NEVER || rank === undefined) {
+      h.slot = null;
+      return;
+    }
+    const old = h.slot;
+    if (old !== null && old.rank === rank && old.at === at) return;
+    const slot: Slot = { host: h, rank, at, order: h.order };
+    h.slot = slot;
+    let heap = this.byRank.get(rank);
+    if (heap === undefined) {
+      heap = new MinHeap(slotBefore);
+      this.byRank.set(rank, heap);
+      this.addRank(rank);
+    }
+    heap.push(slot);
+    // Stale entries sink out as they reach the top; one that waits long (a host moved
+    // to a later time) is swept out with the rest when they outnumber the hosts.
+    if (++this.slots > 4 * this.hosts.size + 10_000) this.rebuild();
+  }
+
+  /** The lowest rank above `than` with hosts waiting (a claim moves hosts to later ranks as it goes). */
+  rankAfter(than: number): number | undefined {
+    for (const r of this.ranks) if (r > than) return r;
+    return undefined;
+  }
+
+  /** Takes out of the index the host first ready at `rank`, if one is ready by `now`; place() puts it back. */
+  nextReady(rank: number, now: number): MemoryHost | undefined {
+    const heap = this.byRank.get(rank);
+    const top = heap?.top(isStale);
+    if (heap === undefined || top === undefined) {
+      this.dropRank(rank);
+      return undefined;
+    }
+    if (top.at > now) return undefined;
+    heap.pop();
+    this.slots--;
+    top.host.slot = null;
+    return top.host;
+  }
+
+  /** The earliest time some host with URLs queued may be leased; null if none will be before a fetch ends. */
+  nextReadyAt(): number | null {
+    let next: number | null = null;
+    for (const rank of [...this.ranks]) {
+      const top = this.byRank.get(rank)?.top(isStale);
+      if (top === undefined) this.dropRank(rank);
+      else if (next === null || top.at < next) next = top.at;
+    }
+    return next;
+  }
+
   /**
    * --politeness-key ip: the host was found at `address`, so from now on it shares one
    * budget with every host there; its `inFlight` fetches move along with it.
@@ -99,12 +212,68 @@ export class MemoryHosts {
     if (!this.shared || h.budget === key) return;
     const from = this.budget(h.budget);
     this.setBudget(h.budget, { ...from, inFlight: Math.max(0, from.inFlight - inFlight) });
-    this.setBudget(key, mergeBudgets(this.budget(key), { ...from, inFlight }));
+    this.members.get(h.budget)?.delete(h);
     h.budget = key;
+    this.join(h, key);
+    this.setBudget(key, mergeBudgets(this.budget(key), { ...from, inFlight }));
+  }
+
+  /** A host's budget key as a journal read it back, before any budget is set. */
+  restoreBudgetKey(h: MemoryHost, key: string): void {
+    if (h.budget === key) return;
+    this.members.get(h.budget)?.delete(h);
+    h.budget = key;
+    this.join(h, key);
+  }
+
+  /** A budget as a journal read it back (no one is told). */
+  restoreBudget(key: string, state: BudgetState): void {
+    this.budgets.set(key, state);
   }
 
   /** The hosts that count against the host's budget, itself included. */
   sharing(h: MemoryHost): MemoryHost[] {
-    return [...this.hosts.values()].filter((m) => m === h || m.budget === h.budget);
+    return [...(this.members.get(h.budget) ?? [h])];
+  }
+
+  private join(h: MemoryHost, key: string): void {
+    let set = this.members.get(key);
+    if (set === undefined) {
+      set = new Set();
+      this.members.set(key, set);
+    }
+    set.add(h);
+  }
+
+  private addRank(rank: number): void {
+    let i = this.ranks.length;
+    while (i > 0 && (this.ranks[i - 1] as number) > rank) i--;
+    this.ranks.splice(i, 0, rank);
+  }
+
+  private dropRank(rank: number): void {
+    const heap = this.byRank.get(rank);
+    if (heap !== undefined && heap.size > 0) return;
+    this.byRank.delete(rank);
+    this.ranks = this.ranks.filter((r) => r !== rank);
+  }
+
+  /** The index made again from the hosts' own slots, without the stale entries. */
+  private rebuild(): void {
+    this.byRank.clear();
+    this.ranks = [];
+    this.slots = 0;
+    for (const h of this.hosts.values()) {
+      const s = h.slot;
+      if (s === null) continue;
+      let heap = this.byRank.get(s.rank);
+      if (heap === undefined) {
+        heap = new MinHeap(slotBefore);
+        this.byRank.set(s.rank, heap);
+        this.addRank(s.rank);
+      }
+      heap.push(s);
+      this.slots++;
+    }
   }
 }

@@ -1,0 +1,149 @@
+import type { CrawlerEntry, KeptState, SiteClaim, StoreChanges, StoreCounters } from '../memory/changes.js';
+import type { MemoryHost } from '../memory/memory-hosts.js';
+import type { HeldLease, UrlEntry } from '../memory/url-entry.js';
+import type { BudgetState } from '../policy/politeness.js';
+import type { RobotsRow } from '../policy/robots-reads.js';
+import type { CrawlerId, CrawlSeeds, LeaseId } from '../types.js';
+
+/**
+ * One change as the journal holds it: a JSON array, its first element the kind. Each
+ * names the whole new state of one thing (a URL, a host, a budget, a lease...), so
+ * reading them in order, the last one of each thing wins.
+ *
+ *   ['u', id, url, host, depth, via, redirects, kind, ...state]  a URL first seen
+ *   ['e', id, ...state]                a URL's new state (state: see stateOf)
+ *   ['h', host, taken, retired, budget]
+ *   ['b', key, BudgetState]
+ *   ['l', id, urlId, crawler, expiresAt, released]  ['x', id]: the lease ended
+ *   ['c', id, name, left]  ['s', origin, SiteClaim]  ['k', key, value | null]
+ *   ['r', origin, RobotsRow]  ['o', CrawlSeeds]  ['n', StoreCounters]
+ */
+export type Change = unknown[];
+
+/** A URL's changing fields, in the order the 'u' and 'e' records carry them. */
+function stateOf(e: UrlEntry): unknown[] {
+  return [
+    e.state,
+    e.attempts,
+    e.reason,
+    e.unlogged ? 1 : 0,
+    e.holder,
+    e.retryAt,
+    e.previous ?? null,
+    e.depth,
+    e.via,
+  ];
+}
+
+function leaseOf(l: HeldLease): Change {
+  return ['l', l.id, l.entry.id, l.crawler, l.expiresAt, l.released ? 1 : 0];
+}
+
+/**
+ * Gathers what one call of the engine changed (StoreChanges) and hands it on as one
+ * line of JSON: each thing once, in its last state, so a call that touched a URL three
+ * times writes it once.
+ */
+export class ChangeLog implements StoreChanges {
+  private readonly entries = new Set<UrlEntry>();
+  private readonly leases = new Map<LeaseId, HeldLease>();
+  private readonly ended = new Set<LeaseId>();
+  private readonly hosts = new Set<MemoryHost>();
+  private readonly budgets = new Map<string, BudgetState>();
+  private other: Change[] = [];
+  private lastCounters = '';
+  /** URLs up to this id have been written whole once; later ones are new. */
+  private written: number;
+
+  constructor(
+    /** Takes one call's line; resolves once it is kept. */
+    private readonly write: (line: string) => Promise<void>,
+    written = 0,
+  ) {
+    this.written = written;
+  }
+
+  entry(e: UrlEntry): void {
+    this.entries.add(e);
+  }
+  lease(l: HeldLease): void {
+    this.leases.set(l.id, l);
+  }
+  leaseEnded(id: LeaseId): void {
+    this.leases.delete(id);
+    this.ended.add(id);
+  }
+  host(h: MemoryHost): void {
+    this.hosts.add(h);
+  }
+  budget(key: string, state: BudgetState): void {
+    this.budgets.set(key, state);
+  }
+  crawler(id: CrawlerId, c: CrawlerEntry): void {
+    this.other.push(['c', id, c.name, c.left]);
+  }
+  site(origin: string, claim: SiteClaim): void {
+    this.other.push(['s', origin, claim]);
+  }
+  cookie(key: string, value: string | null): void {
+    this.other.push(['k', key, value]);
+  }
+  robots(origin: string, row: RobotsRow): void {
+    this.other.push(['r', origin, row]);
+  }
+  seeds(seeds: CrawlSeeds): void {
+    this.other.push(['o', seeds]);
+  }
+
+  commit(counters: StoreCounters): Promise<void> | null {
+    const out: Change[] = [];
+    // New URLs in id order first: a reader sees each one whole before any change of it.
+    const fresh = [...this.entries].filter((e) => e.id > this.written).sort((a, b) => a.id - b.id);
+    for (const e of fresh) {
+      out.push(['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)]);
+      this.written = e.id;
+    }
+    for (const e of this.entries) if (!fresh.includes(e)) out.push(['e', e.id, ...stateOf(e)]);
+    for (const h of this.hosts) out.push(['h', h.host, h.taken, h.retired ? 1 : 0, h.budget]);
+    for (const [key, b] of this.budgets) out.push(['b', key, b]);
+    for (const l of this.leases.values()) out.push(leaseOf(l));
+    for (const id of this.ended) out.push(['x', id]);
+    out.push(...this.other);
+    const c = JSON.stringify(counters);
+    if (c !== this.lastCounters && out.length > 0) out.push(['n', counters]);
+    this.clear();
+    if (out.length === 0) return null;
+    this.lastCounters = c;
+    return this.write(JSON.stringify(out));
+  }
+
+  /** Forgets what was gathered: a snapshot about to be written holds it. */
+  clear(): void {
+    this.entries.clear();
+    this.leases.clear();
+    this.ended.clear();
+    this.hosts.clear();
+    this.budgets.clear();
+    this.other = [];
+  }
+
+  /** Notes that URLs up to `id` are written whole (by a snapshot). */
+  writtenUpTo(id: number): void {
+    this.written = id;
+  }
+}
+
+/** The lines of a snapshot: everything the engine holds, as the changes that would make it. */
+export function* snapshotChanges(s: KeptState): Generator<Change> {
+  for (const e of s.entries)
+    yield ['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)];
+  for (const h of s.hosts) yield ['h', h.host, h.taken, h.retired ? 1 : 0, h.budget];
+  for (const [key, b] of s.budgets) yield ['b', key, b];
+  for (const l of s.leases) yield ['l', l.id, l.entryId, l.crawler, l.expiresAt, l.released ? 1 : 0];
+  for (const [id, c] of s.crawlers) yield ['c', id, c.name, c.left];
+  for (const [origin, claim] of s.sites) yield ['s', origin, claim];
+  for (const [key, value] of s.cookies) yield ['k', key, value];
+  for (const [origin, row] of s.robots) yield ['r', origin, row];
+  yield ['o', s.seeds];
+  yield ['n', s.counters];
+}

@@ -1,0 +1,142 @@
+import type { CrawlerEntry, KeptState, SiteClaim, StoreCounters } from '../memory/changes.js';
+import type { UrlEntry, UrlState } from '../memory/url-entry.js';
+import type { BudgetState } from '../policy/politeness.js';
+import type { RobotsRow } from '../policy/robots-reads.js';
+import type { CrawlerId, CrawlSeeds, LeaseId, PreviousFetch, UrlKind } from '../types.js';
+import type { Change } from './change-log.js';
+
+/** A journal or snapshot line that is not what the workbench store writes. */
+export class JournalReadError extends Error {
+  override name = 'JournalReadError';
+}
+
+/** Builds the engine's KeptState from snapshot and journal lines, read in the order they were written. */
+export class KeptReader {
+  private readonly entries: UrlEntry[] = [];
+  private readonly hosts = new Map<string, KeptState['hosts'][number]>();
+  private readonly budgets = new Map<string, BudgetState>();
+  private readonly leases = new Map<LeaseId, KeptState['leases'][number]>();
+  private readonly crawlers = new Map<CrawlerId, CrawlerEntry>();
+  private readonly sites = new Map<string, SiteClaim>();
+  private readonly cookies = new Map<string, string>();
+  private readonly robots = new Map<string, RobotsRow>();
+  private seeds: CrawlSeeds = { origins: [], addresses: [] };
+  private counters: StoreCounters = { nextLeaseId: 1, staleCompletions: 0, expiredLeases: 0, nextDueLook: 0 };
+
+  /** One line: an array of changes (a call's, or a slice of a snapshot). */
+  line(text: string, where: string): void {
+    let changes: Change[];
+    try {
+      changes = JSON.parse(text) as Change[];
+    } catch {
+      throw new JournalReadError(`${where}: not a line of JSON`);
+    }
+    if (!Array.isArray(changes)) throw new JournalReadError(`${where}: not a list of changes`);
+    for (const c of changes) this.apply(c, where);
+  }
+
+  get urls(): number {
+    return this.entries.length;
+  }
+
+  kept(): KeptState {
+    return {
+      entries: this.entries,
+      hosts: [...this.hosts.values()],
+      budgets: [...this.budgets],
+      leases: [...this.leases.values()],
+      crawlers: [...this.crawlers],
+      sites: [...this.sites],
+      cookies: [...this.cookies],
+      robots: [...this.robots],
+      seeds: this.seeds,
+      counters: this.counters,
+    };
+  }
+
+  private apply(c: Change, where: string): void {
+    const [kind, a, b, d, e, f] = c;
+    switch (kind) {
+      case 'u': {
+        const id = a as number;
+        if (id !== this.entries.length + 1) throw new JournalReadError(`${where}: URL ${id} out of order`);
+        const entry = {
+          id,
+          url: b as string,
+          host: d as string,
+          depth: e as number,
+          via: f as string | null,
+          redirects: c[6] as number,
+          kind: c[7] as UrlKind,
+        } as UrlEntry;
+        setState(entry, c.slice(8));
+        this.entries.push(entry);
+        return;
+      }
+      case 'e': {
+        const entry = this.entries[(a as number) - 1];
+        if (entry === undefined) throw new JournalReadError(`${where}: a change of URL ${a}, never added`);
+        setState(entry, c.slice(2));
+        return;
+      }
+      case 'h':
+        this.hosts.set(a as string, {
+          host: a as string,
+          taken: b as number,
+          retired: d === 1,
+          budget: e as string,
+        });
+        return;
+      case 'b':
+        this.budgets.set(a as string, b as BudgetState);
+        return;
+      case 'l':
+        this.leases.set(a as LeaseId, {
+          id: a as LeaseId,
+          entryId: b as number,
+          crawler: d as CrawlerId,
+          expiresAt: e as number,
+          released: f === 1,
+        });
+        return;
+      case 'x':
+        this.leases.delete(a as LeaseId);
+        return;
+      case 'c':
+        this.crawlers.set(a as CrawlerId, { name: b as string, left: d as boolean });
+        return;
+      case 's':
+        this.sites.set(a as string, b as SiteClaim);
+        return;
+      case 'k':
+        if (b === null) this.cookies.delete(a as string);
+        else this.cookies.set(a as string, b as string);
+        return;
+      case 'r':
+        this.robots.set(a as string, b as RobotsRow);
+        return;
+      case 'o':
+        this.seeds = a as CrawlSeeds;
+        return;
+      case 'n':
+        this.counters = a as StoreCounters;
+        return;
+      default:
+        throw new JournalReadError(`${where}: unknown change ${JSON.stringify(kind)}`);
+    }
+  }
+}
+
+function setState(entry: UrlEntry, s: unknown[]): void {
+  entry.state = s[0] as UrlState;
+  entry.attempts = s[1] as number;
+  entry.reason = s[2] as string | null;
+  entry.unlogged = s[3] === 1;
+  entry.holder = s[4] as CrawlerId | null;
+  entry.retryAt = s[5] as number;
+  const previous = s[6] as PreviousFetch | null;
+  if (previous === null) delete entry.previous;
+  else entry.previous = previous;
+  entry.depth = s[7] as number;
+  entry.via = s[8] as string | null;
+}

@@ -1,0 +1,213 @@
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DataDirBusyError } from '../../errors.js';
+import { tryFileLock } from '../../file-lock.js';
+import { MemoryFrontier } from '../memory/memory-frontier.js';
+import type { FrontierSettings } from '../types.js';
+import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
+import { JournalFile } from './journal-file.js';
+import { KeptReader } from './kept-reader.js';
+
+export interface WorkbenchOptions {
+  now?: () => number;
+  /** The journal is folded into a new snapshot once it is this big (or twice the last snapshot). */
+  compactAtBytes?: number;
+}
+
+const LOCK = 'workbench.lock';
+const DEFAULT_COMPACT_AT = 64 * 1024 * 1024;
+/** Changes per snapshot line: lines of a few hundred KB. */
+const SNAPSHOT_LINE = 2000;
+
+const snapshotName = (g: number) => `snapshot.${g}.jsonl`;
+const journalName = (g: number) => `journal.${g}.jsonl`;
+
+/**
+ * The workbench store: the crawl in the memory of one process (the in-memory engine of
+ * ../memory, with its heaps of ready hosts), kept on disk the way the fast frontiers
+ * keep theirs (BUbiNG's workbench, IRLbot): every call's changes are one line of a
+ * journal, written with group commit (a call answers once its line is synced; calls that
+ * ran meanwhile share the sync), and the journal is folded into a snapshot of the whole
+ * state when it has grown past the snapshot's size. Opening reads the last snapshot and
+ * the journal after it: the state of the last call that answered, or a later one.
+ * Leases live on through a restart and run out by the clock, as in the SQLite store.
+ *
+ * A folder holds generation g as snapshot.g.jsonl (absent for 0) and journal.g.jsonl.
+ * One process at a time (workbench.lock); its seen set is in memory, made again from
+ * the URLs on opening. For a cobweb server, whose one process owns the crawl.
+ */
+export class WorkbenchFrontier extends MemoryFrontier {
+  private journal: JournalFile;
+  private generation: number;
+  private snapshotBytes: number;
+  private readonly compactAt: number;
+
+  private constructor(
+    private readonly dir: string,
+    settings: FrontierSettings,
+    options: WorkbenchOptions,
+    private readonly unlock: () => void,
+    log: ChangeLog,
+    found: { generation: number; snapshotBytes: number },
+  ) {
+    super(settings, options.now, log);
+    this.generation = found.generation;
+    this.snapshotBytes = found.snapshotBytes;
+    this.compactAt = options.compactAtBytes ?? DEFAULT_COMPACT_AT;
+    this.journal = JournalFile.open(join(dir, journalName(this.generation)));
+  }
+
+  static async open(
+    dir: string,
+    settings: FrontierSettings,
+    options: WorkbenchOptions = {},
+  ): Promise<WorkbenchFrontier> {
+    mkdirSync(dir, { recursive: true });
+    const unlock = tryFileLock(join(dir, LOCK));
+    if (unlock === null)
+      throw new DataDirBusyError(
+        `another process has the workbench store ${dir} open; stop it, or use another folder`,
+      );
+    try {
+      const found = await readFolder(dir);
+      let store: WorkbenchFrontier | null = null;
+      const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), found.reader.urls);
+      store = new WorkbenchFrontier(dir, settings, options, unlock, log, found);
+      await store.restore(found.reader.kept());
+      return store;
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+
+  private closing: Promise<void> | null = null;
+
+  override close(): Promise<void> {
+    this.closing ??= this.closeOnce();
+    return this.closing;
+  }
+
+  private async closeOnce(): Promise<void> {
+    await super.close();
+    await this.journal.close();
+    this.unlock();
+  }
+
+  /** One call's line: to the journal, or, once the journal has grown enough, into a snapshot. */
+  private keep(line: string): Promise<void> {
+    const kept = this.journal.append(line);
+    if (this.journal.bytes >= Math.max(this.compactAt, 2 * this.snapshotBytes)) this.compact();
+    return kept;
+  }
+
+  /**
+   * Writes the whole state as snapshot g+1 and starts journal g+1 empty. It runs between
+   * two calls (from a call's commit), so the state is one call's end; it blocks the
+   * process while it writes (about a second per 10^6 URLs), which the journal's growth
+   * to twice the snapshot pays for. Lines of journal g not written yet are in the
+   * snapshot: their calls answer once it is synced.
+   */
+  private compact(): void {
+    const next = this.generation + 1;
+    const tmp = join(this.dir, `${snapshotName(next)}.tmp`);
+    const fd = openSync(tmp, 'w');
+    let bytes = 0;
+    try {
+      let batch: Change[] = [];
+      const flush = () => {
+        const data = Buffer.from(`${JSON.stringify(batch)}\n`);
+        for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+        bytes += data.length;
+        batch = [];
+      };
+      for (const c of snapshotChanges(this.keptState())) {
+        batch.push(c);
+        if (batch.length >= SNAPSHOT_LINE) flush();
+      }
+      if (batch.length > 0) flush();
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, join(this.dir, snapshotName(next)));
+    syncFolder(this.dir);
+    const old = this.journal;
+    const previous = this.generation;
+    this.journal = JournalFile.open(join(this.dir, journalName(next)));
+    this.generation = next;
+    this.snapshotBytes = bytes;
+    old.dropPending(Promise.resolve());
+    void old.close().then(() => removeGeneration(this.dir, previous));
+  }
+}
+
+/** The newest snapshot and its journal, read; a line torn by a crash at the journal's end is cut off. */
+async function readFolder(
+  dir: string,
+): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number }> {
+  const names = readdirSync(dir);
+  let generation = 0;
+  for (const n of names) {
+    const m = /^snapshot\.(\d+)\.jsonl$/.exec(n);
+    if (m !== null) generation = Math.max(generation, Number(m[1]));
+  }
+  for (const n of names) {
+    const m = /^(snapshot|journal)\.(\d+)\.jsonl(\.tmp)?$/.exec(n);
+    if (m !== null && (Number(m[2]) < generation || m[3] !== undefined)) unlinkSync(join(dir, n));
+  }
+  const reader = new KeptReader();
+  let snapshotBytes = 0;
+  const snapshot = join(dir, snapshotName(generation));
+  if (generation > 0) {
+    snapshotBytes = statSync(snapshot).size;
+    let n = 0;
+    const lines = createInterface({ input: createReadStream(snapshot), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) reader.line(line, `${snapshot} line ${++n}`);
+  }
+  const journal = join(dir, journalName(generation));
+  if (existsSync(journal)) {
+    const data = readFileSync(journal);
+    const end = data.lastIndexOf(10) + 1;
+    if (end < data.length) truncateSync(journal, end);
+    const text = data.subarray(0, end).toString('utf8');
+    let n = 0;
+    for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${journal} line ${++n}`);
+  }
+  return { reader, generation, snapshotBytes };
+}
+
+function removeGeneration(dir: string, g: number): void {
+  for (const name of [journalName(g), snapshotName(g)]) {
+    try {
+      unlinkSync(join(dir, name));
+    } catch {
+      // Gone already, or never made (generation 0 has no snapshot).
+    }
+  }
+}
+
+/** A rename is durable once the folder's entry is synced. */
+function syncFolder(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
