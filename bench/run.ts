@@ -38,6 +38,7 @@ const LABELS: Record<Contender, string> = {
   http: 'cobweb crawl, the same with the console on (--http 127.0.0.1:0)',
   baseline: 'the same crawl by the baseline build',
   cluster: 'cobweb server + 2 cobweb bunny processes, the same work split between them',
+  workbench: 'the same server on its workbench store (--frontier workbench) + 2 bunnies',
   variant: 'cobweb crawl, the same with BENCH_VARIANT_ARGS',
 };
 /** cobweb / raw loop on each web, with the defaults. */
@@ -135,6 +136,7 @@ async function benchWeb(settings: BenchSettings, jsDir: string, profile: WebProf
         root: settings.baselineRoot ?? root,
       },
       cluster: { kind: 'cluster', extraArgs: [], bunnies: 2, root },
+      workbench: { kind: 'workbench', extraArgs: ['--frontier', 'workbench'], bunnies: 2, root },
       variant: { kind: 'variant', extraArgs: settings.variantArgs, bunnies: 0, root },
     };
     const outcomes = new Map<Contender, RoundOutcome[]>(contenders.map((c) => [c, []]));
@@ -207,30 +209,30 @@ function ratioLines(
     'with --http / without',
     ` (the console's cost; target >= ${(1 - TARGET_CONSOLE_COST).toFixed(2)})`,
   );
-  pair(
-    'cluster',
-    'cobweb',
-    'server + 2 bunnies / cobweb crawl',
-    ` (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`,
-  );
-  const cpuTarget = TARGET_CLUSTER_CPU[profile];
-  const cpuRatio = pairedRatio(of('cluster'), of('cobweb'), cpuPerPage);
-  if (cpuRatio !== undefined) {
-    lines.push(
-      `CPU per page, server + 2 bunnies (all processes summed) / cobweb crawl: ${cpuRatio}${cpuTarget === undefined ? '' : ` (target <= ${cpuTarget.toFixed(2)})`}`,
+  for (const [cluster, name] of [
+    ['cluster', 'server + 2 bunnies'],
+    ['workbench', 'server on its workbench store + 2 bunnies'],
+  ] as const) {
+    pair(cluster, 'cobweb', `${name} / cobweb crawl`, ` (target >= ${TARGET_CLUSTER_RATIO.toFixed(2)})`);
+    const cpuTarget = TARGET_CLUSTER_CPU[profile];
+    const cpuRatio = pairedRatio(of(cluster), of('cobweb'), cpuPerPage);
+    if (cpuRatio !== undefined) {
+      lines.push(
+        `CPU per page, ${name} (all processes summed) / cobweb crawl: ${cpuRatio}${cpuTarget === undefined ? '' : ` (target <= ${cpuTarget.toFixed(2)})`}`,
+      );
+    }
+    const serverPerThousand = of(cluster).flatMap(({ measurement: m }) =>
+      m?.serverCpuSeconds === undefined || m.pages === 0
+        ? []
+        : [
+            `${((1000 * m.serverCpuSeconds) / m.pages).toFixed(2)} of ${((1000 * (m.cpuSeconds ?? 0)) / m.pages).toFixed(2)}`,
+          ],
     );
-  }
-  const serverPerThousand = of('cluster').flatMap(({ measurement: m }) =>
-    m?.serverCpuSeconds === undefined || m.pages === 0
-      ? []
-      : [
-          `${((1000 * m.serverCpuSeconds) / m.pages).toFixed(2)} of ${((1000 * (m.cpuSeconds ?? 0)) / m.pages).toFixed(2)}`,
-        ],
-  );
-  if (serverPerThousand.length > 0) {
-    lines.push(
-      `the server's CPU s per 1,000 pages, of the cluster's, by round: ${serverPerThousand.join('; ')}`,
-    );
+    if (serverPerThousand.length > 0) {
+      lines.push(
+        `the server's CPU s per 1,000 pages, of the ${name}'s, by round: ${serverPerThousand.join('; ')}`,
+      );
+    }
   }
   pair('variant', 'cobweb', `with ${variantArgs.join(' ')} / defaults`);
   pair('cobweb', 'baseline', 'this build / baseline build');

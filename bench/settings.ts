@@ -4,7 +4,16 @@ import type { WebProfile } from './web/options.js';
 const WEB_PROFILES_BENCHED: readonly WebProfile[] = ['realistic', 'link-heavy', 'small'];
 
 /** The contenders a round can run; BENCH_CONTENDERS picks some (baseline needs BENCH_BASELINE_ROOT). */
-export const CONTENDERS = ['raw', 'cobweb', 'bare', 'http', 'baseline', 'cluster', 'variant'] as const;
+export const CONTENDERS = [
+  'raw',
+  'cobweb',
+  'bare',
+  'http',
+  'baseline',
+  'cluster',
+  'workbench',
+  'variant',
+] as const;
 export type Contender = (typeof CONTENDERS)[number];
 
 export interface BenchSettings {

@@ -135,6 +135,10 @@ export async function serve(options: ServeOptions): Promise<CobwebServerHandle> 
   for (const key of SERVER_KEYS) delete own[key];
   const o = settingsOf({ ...own, seeds: options.seeds ?? [] });
   checkSharedStoreOptions(o);
+  if (options.frontier === 'workbench' && o.store !== undefined)
+    throw new CrawlOptionError(
+      '--frontier workbench keeps the crawl in the --data folder, --store in PostgreSQL: leave out one of them (or COBWEB_STORE)',
+    );
   const seeds = seedsIfAny(o.seeds);
   const listenAt =
     options.listen === undefined ? { host: '127.0.0.1', port: 7070 } : hostPortOf('listen', options.listen);

@@ -35,6 +35,14 @@ function stateOf(e: UrlEntry): unknown[] {
   ];
 }
 
+/** A new store's counters. */
+export const STARTING_COUNTERS: StoreCounters = {
+  nextLeaseId: 1,
+  staleCompletions: 0,
+  expiredLeases: 0,
+  nextDueLook: 0,
+};
+
 function leaseOf(l: HeldLease): Change {
   return ['l', l.id, l.entry.id, l.crawler, l.expiresAt, l.released ? 1 : 0];
 }
@@ -58,9 +66,11 @@ export class ChangeLog implements StoreChanges {
   constructor(
     /** Takes one call's line; resolves once it is kept. */
     private readonly write: (line: string) => Promise<void>,
-    written = 0,
+    /** What was read back: the URLs written whole, and the counters as they stand. */
+    kept: { urls: number; counters: StoreCounters } = { urls: 0, counters: STARTING_COUNTERS },
   ) {
-    this.written = written;
+    this.written = kept.urls;
+    this.lastCounters = JSON.stringify(kept.counters);
   }
 
   entry(e: UrlEntry): void {
@@ -98,19 +108,20 @@ export class ChangeLog implements StoreChanges {
   commit(counters: StoreCounters): Promise<void> | null {
     const out: Change[] = [];
     // New URLs in id order first: a reader sees each one whole before any change of it.
-    const fresh = [...this.entries].filter((e) => e.id > this.written).sort((a, b) => a.id - b.id);
+    const before = this.written;
+    const fresh = [...this.entries].filter((e) => e.id > before).sort((a, b) => a.id - b.id);
     for (const e of fresh) {
       out.push(['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)]);
       this.written = e.id;
     }
-    for (const e of this.entries) if (!fresh.includes(e)) out.push(['e', e.id, ...stateOf(e)]);
+    for (const e of this.entries) if (e.id <= before) out.push(['e', e.id, ...stateOf(e)]);
     for (const h of this.hosts) out.push(['h', h.host, h.taken, h.retired ? 1 : 0, h.budget]);
     for (const [key, b] of this.budgets) out.push(['b', key, b]);
     for (const l of this.leases.values()) out.push(leaseOf(l));
     for (const id of this.ended) out.push(['x', id]);
     out.push(...this.other);
     const c = JSON.stringify(counters);
-    if (c !== this.lastCounters && out.length > 0) out.push(['n', counters]);
+    if (c !== this.lastCounters) out.push(['n', counters]);
     this.clear();
     if (out.length === 0) return null;
     this.lastCounters = c;

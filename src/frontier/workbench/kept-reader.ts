@@ -3,7 +3,7 @@ import type { UrlEntry, UrlState } from '../memory/url-entry.js';
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds, LeaseId, PreviousFetch, UrlKind } from '../types.js';
-import type { Change } from './change-log.js';
+import { type Change, STARTING_COUNTERS } from './change-log.js';
 
 /** A journal or snapshot line that is not what the workbench store writes. */
 export class JournalReadError extends Error {
@@ -21,7 +21,7 @@ export class KeptReader {
   private readonly cookies = new Map<string, string>();
   private readonly robots = new Map<string, RobotsRow>();
   private seeds: CrawlSeeds = { origins: [], addresses: [] };
-  private counters: StoreCounters = { nextLeaseId: 1, staleCompletions: 0, expiredLeases: 0, nextDueLook: 0 };
+  private counters: StoreCounters = STARTING_COUNTERS;
 
   /** One line: an array of changes (a call's, or a slice of a snapshot). */
   line(text: string, where: string): void {

@@ -56,6 +56,8 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private generation: number;
   private snapshotBytes: number;
   private readonly compactAt: number;
+  /** The files of generations a snapshot replaced, being deleted. */
+  private removals: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly dir: string,
@@ -86,9 +88,13 @@ export class WorkbenchFrontier extends MemoryFrontier {
     try {
       const found = await readFolder(dir);
       let store: WorkbenchFrontier | null = null;
-      const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), found.reader.urls);
+      const kept = found.reader.kept();
+      const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), {
+        urls: kept.entries.length,
+        counters: kept.counters,
+      });
       store = new WorkbenchFrontier(dir, settings, options, unlock, log, found);
-      await store.restore(found.reader.kept());
+      await store.restore(kept);
       return store;
     } catch (err) {
       unlock();
@@ -106,6 +112,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private async closeOnce(): Promise<void> {
     await super.close();
     await this.journal.close();
+    await this.removals;
     this.unlock();
   }
 
@@ -153,7 +160,12 @@ export class WorkbenchFrontier extends MemoryFrontier {
     this.generation = next;
     this.snapshotBytes = bytes;
     old.dropPending(Promise.resolve());
-    void old.close().then(() => removeGeneration(this.dir, previous));
+    // A journal that failed to close leaves its files: the next opening deletes them.
+    const removed = old.close().then(
+      () => removeGeneration(this.dir, previous),
+      () => {},
+    );
+    this.removals = Promise.all([this.removals, removed]).then(() => {});
   }
 }
 

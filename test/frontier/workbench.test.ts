@@ -1,0 +1,595 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DataDirBusyError } from '../../src/errors.js';
+import type { RobotsEntry } from '../../src/fetch/robots/robots-entry.js';
+import type { KeptState } from '../../src/frontier/memory/changes.js';
+import { openFrontier } from '../../src/frontier/open-store.js';
+import type {
+  Completion,
+  CrawlerId,
+  Lease,
+  NewLink,
+  PendingRecord,
+  RejectedLink,
+} from '../../src/frontier/types.js';
+import { KeptReader } from '../../src/frontier/workbench/kept-reader.js';
+import { WorkbenchFrontier, type WorkbenchOptions } from '../../src/frontier/workbench/workbench-frontier.js';
+import { TEST_SETTINGS } from './stores.js';
+
+/**
+ * What is particular to the workbench store, the crawl in one process's memory kept as a
+ * journal of calls folded now and then into a snapshot (src/frontier/workbench): a kill -9
+ * loses no call that answered, compaction keeps everything, a line torn by a crash is cut
+ * off, and leases run on through a restart by the store's clock. The Frontier contract
+ * itself runs in contract.test.ts.
+ */
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh folder for one test; the store's folder is `workbench` in it (made by the store). */
+function freshDir(): string {
+  const root = mkdtempSync(join(tmpdir(), 'cobweb-workbench-'));
+  dirs.push(root);
+  return join(root, 'workbench');
+}
+
+function open(dir: string, clock?: () => number, options: WorkbenchOptions = {}) {
+  return WorkbenchFrontier.open(dir, TEST_SETTINGS, {
+    ...(clock === undefined ? {} : { now: clock }),
+    ...options,
+  });
+}
+
+/** The generations in a folder's file names: snapshot.G.jsonl and journal.G.jsonl. */
+function generationsOf(dir: string): { snapshots: number[]; journals: number[]; other: string[] } {
+  const snapshots: number[] = [];
+  const journals: number[] = [];
+  const other: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const m = /^(snapshot|journal)\.(\d+)\.jsonl$/.exec(name);
+    if (m === null) other.push(name);
+    else (m[1] === 'snapshot' ? snapshots : journals).push(Number(m[2]));
+  }
+  return { snapshots: snapshots.sort((a, b) => a - b), journals: journals.sort((a, b) => a - b), other };
+}
+
+/**
+ * What a folder holds, read as the store reads it but without touching it: the newest
+ * snapshot, then its journal up to its last newline (a torn last line is not a call
+ * that answered).
+ */
+function readKept(dir: string): { state: KeptState; generation: number } {
+  const { snapshots } = generationsOf(dir);
+  const generation = snapshots.at(-1) ?? 0;
+  const reader = new KeptReader();
+  if (generation > 0) {
+    const file = join(dir, `snapshot.${generation}.jsonl`);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines.at(-1)).toBe(''); // a snapshot is whole: it ends with its newline
+    lines.forEach((line, i) => {
+      if (line.length > 0) reader.line(line, `${file} line ${i + 1}`);
+    });
+  }
+  const journal = join(dir, `journal.${generation}.jsonl`);
+  if (existsSync(journal)) {
+    const data = readFileSync(journal);
+    const whole = data.subarray(0, data.lastIndexOf(10) + 1).toString('utf8');
+    whole.split('\n').forEach((line, i) => {
+      if (line.length > 0) reader.line(line, `${journal} line ${i + 1}`);
+    });
+  }
+  return { state: reader.kept(), generation };
+}
+
+const CHILD = join(import.meta.dirname, 'fixtures', 'seen-crash-child.ts');
+
+/** How a child feeds the store in DIR: the generic one by its spec, or one that compacts every few KB. */
+const FEEDERS = [
+  {
+    name: 'by its spec (no compaction)',
+    args: (dir: string, round: number) => [CHILD, `workbench:${dir}`, `${round}`],
+  },
+  {
+    name: 'compacting every 8 KB',
+    args: (dir: string, round: number) => [CHILD, `workbench:${dir}`, `${round}`, '8192'],
+  },
+];
+
+/** Runs the child until `okCount` calls have resolved; checks the folder is refused to this process meanwhile; kills it. */
+async function runAndKill(args: string[], dir: string, okCount: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const offered = new Map<string, string[]>();
+  const resolved: string[] = [];
+  let oks = 0;
+  const lines = createInterface({ input: child.stdout });
+  const enough = new Promise<void>((resolve) => {
+    lines.on('line', (line) => {
+      const e = JSON.parse(line) as { event: string; call?: string; urls?: string[] };
+      if (e.event === 'offer') offered.set(e.call as string, e.urls as string[]);
+      if (e.event === 'ok') {
+        resolved.push(e.call as string);
+        if (++oks === okCount) resolve();
+      }
+    });
+  });
+  let exitedEarly = false;
+  // 'close': the child is gone and every line it wrote has been read.
+  const closed = once(child, 'close').then(() => {
+    exitedEarly = true;
+  });
+  await Promise.race([enough, closed]);
+  try {
+    expect(exitedEarly, 'the child ended before it was killed').toBe(false);
+    // The child holds the folder: this process is refused, however it opens it.
+    const busy = openFrontier(`workbench:${dir}`, TEST_SETTINGS);
+    await expect(busy).rejects.toBeInstanceOf(DataDirBusyError);
+    await expect(busy).rejects.toMatchObject({ code: 'COBWEB_DATA_DIR_BUSY' });
+  } finally {
+    child.kill('SIGKILL');
+    await closed;
+  }
+  return {
+    offered: [...offered.values()].flat(),
+    confirmed: resolved.flatMap((c) => offered.get(c) ?? []),
+  };
+}
+
+describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ args }) => {
+  it('keeps every call that answered, stores no URL twice, and queues exactly what it lacks', async () => {
+    const dir = freshDir();
+    const offered = new Set<string>();
+    const confirmed = new Set<string>();
+    for (let round = 0; round < 3; round++) {
+      const run = await runAndKill(args(dir, round), dir, 10 + Math.floor(Math.random() * 50));
+      for (const u of run.offered) offered.add(u);
+      for (const u of run.confirmed) confirmed.add(u);
+    }
+    expect(confirmed.size).toBeGreaterThan(0);
+
+    // Every line but a torn last one of the journal reads back (KeptReader throws on a bad one).
+    const urls = readKept(dir).state.entries.map((e) => e.url);
+    const stored = new Set(urls);
+    expect(urls.length).toBe(stored.size); // no URL stored twice
+    for (const u of confirmed) expect(stored.has(u), u).toBe(true); // nothing that answered lost
+    for (const u of stored) expect(offered.has(u), u).toBe(true); // nothing made up
+
+    // The folder is free again once its process is gone, with no lock to clean up.
+    const f = await openFrontier(`workbench:${dir}`, TEST_SETTINGS);
+    try {
+      expect((await f.stats()).seen?.size).toBe(stored.size);
+      const c = await f.registerCrawler('check');
+      const all = [...offered];
+      const missing = all.filter((u) => !stored.has(u));
+      const { added } = await f.add(
+        all.map((url) => ({ url, depth: 1, via: null })),
+        [],
+        c,
+      );
+      // The seen set made again from the folder says new for exactly the URLs it lacks.
+      expect(added).toBe(missing.length);
+    } finally {
+      await f.close();
+    }
+    const after = readKept(dir).state.entries.map((e) => e.url);
+    expect(after.length).toBe(new Set(after).size);
+    expect(new Set(after)).toEqual(new Set([...stored, ...offered]));
+  });
+});
+
+const HOSTS = ['h0.test', 'h1.test', 'h2.test', 'h3.test', 'h4.test', 'h5.test'];
+const origin = (host: string) => `http://${host}`;
+const ROBOTS_FILE: RobotsEntry = {
+  state: 'parsed',
+  status: 200,
+  text: 'User-agent: *\nDisallow: /private\n',
+};
+const ROBOTS_NONE: RobotsEntry = { state: 'allow-all', status: 404, text: null };
+
+/** What the owner's calls say of a store: compared before a close and after the reopen. */
+async function answersOf(f: WorkbenchFrontier, c: CrawlerId) {
+  const byKey = <T extends { key: string }>(list: T[]) => list.sort((a, b) => (a.key < b.key ? -1 : 1));
+  const byHost = <T extends { host: string }>(list: T[]) => list.sort((a, b) => (a.host < b.host ? -1 : 1));
+  return {
+    stats: await f.stats(),
+    stored: await f.findStored({ refused: true, failed: true, done: true }, 0, 100_000),
+    refusedByRobots: await f.findStored({ refusedFor: ['robots'] }, 0, 100_000),
+    failed: await f.findStored({ failed: true }, 0, 100_000),
+    sites: (await f.sites()).sort((a, b) => (a.origin < b.origin ? -1 : 1)),
+    cookies: byKey(await f.cookies()),
+    hostQueues: await f.hostQueues(100),
+    hosts: await f.hostOverview(100).then((o) => ({ ...o, busiest: byHost(o.busiest) })),
+    robots: [await f.robots(origin('h0.test'), c), await f.robots(origin('h1.test'), c)],
+    seeds: await f.crawlSeeds({ origins: [], addresses: [] }),
+  };
+}
+
+describe('the workbench store, compacted', () => {
+  it('folds its journal into snapshots, keeps only the newest, and reads back what it held', async () => {
+    const dir = freshDir();
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const settings = { ...TEST_SETTINGS, perHost: 100 };
+    const f = await WorkbenchFrontier.open(dir, settings, { now, compactAtBytes: 4096 });
+    const c = await f.registerCrawler('owner');
+    /** Each URL's 'done' completions, over both runs. */
+    const doneCount = new Map<string, number>();
+    let made = 0;
+    let k = 0;
+    const LIMIT = 800;
+    const newLinks = (from: Lease, n: number): NewLink[] => {
+      const out: NewLink[] = [];
+      for (let i = 0; i < n && made < LIMIT; i++, made++) {
+        const host = HOSTS[made % HOSTS.length] as string;
+        out.push({ url: `http://${host}/p${made}`, depth: from.depth + 1, via: from.url });
+      }
+      // A link seen already: changes nothing.
+      out.push({ url: `${origin(from.host)}/`, depth: from.depth + 1, via: from.url });
+      return out;
+    };
+    let unacknowledged: PendingRecord[] = [];
+
+    await f.crawlSeeds({ origins: HOSTS.map(origin), addresses: ['10.0.0.1'] });
+    await f.saveCookies([
+      { key: 'h0.test;/;sid', value: 'abc' },
+      { key: 'h1.test;/;lang', value: 'en' },
+      { key: 'h2.test;/;gone', value: 'soon' },
+    ]);
+    expect(await f.robots(origin('h0.test'), c)).toEqual({ kind: 'read' });
+    await f.recordRobots(origin('h0.test'), ROBOTS_FILE, c);
+    expect(await f.robots(origin('h1.test'), c)).toEqual({ kind: 'read' });
+    await f.recordRobots(origin('h1.test'), ROBOTS_NONE, c);
+    // A read under way when the store closes.
+    expect(await f.robots(origin('h2.test'), c)).toEqual({ kind: 'read' });
+    const seeded = await f.add(
+      HOSTS.map((h) => ({ url: `${origin(h)}/`, depth: 0, via: null })),
+      [{ url: 'http://elsewhere.test/', depth: 0, via: null, reason: 'scope' }],
+      c,
+    );
+    expect(seeded.added).toBe(HOSTS.length);
+    await f.acknowledge(seeded.records.map((r) => r.id));
+
+    for (let round = 0; round < 24; round++) {
+      const { leases } = await f.lease(25, c);
+      if (leases.length === 0) {
+        clock += 10_000;
+        continue;
+      }
+      const batch: Completion[] = leases.map((l): Completion => {
+        k++;
+        if (k % 11 === 3 && l.attempt === 1)
+          return {
+            leaseId: l.id,
+            outcome: { kind: 'retry', error: 'http-503', afterMs: 5000 },
+            outlinks: [],
+            rejected: [],
+          };
+        if (k % 13 === 5)
+          return { leaseId: l.id, outcome: { kind: 'failed', error: 'timeout' }, outlinks: [], rejected: [] };
+        if (k % 17 === 7)
+          return {
+            leaseId: l.id,
+            outcome: { kind: 'refused', reason: 'robots' },
+            outlinks: [],
+            rejected: [],
+          };
+        doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
+        const rejected: RejectedLink[] =
+          k % 5 === 0
+            ? [{ url: `http://out${k}.test/`, depth: l.depth + 1, via: l.url, reason: 'scope' }]
+            : [];
+        return {
+          leaseId: l.id,
+          outcome: { kind: 'done', validators: { etag: `"e${k}"` } },
+          report: { fetchMs: 5 },
+          outlinks: newLinks(l, 3),
+          rejected,
+        };
+      });
+      const result = await f.complete(batch, c);
+      expect(result.stale).toEqual([]);
+      // The records of refused links are written and acknowledged, those of the last round aside.
+      await f.acknowledge(unacknowledged.map((r) => r.id));
+      unacknowledged = result.records;
+      for (const l of leases) {
+        const site = origin(l.host);
+        if (await f.claimSite(site, c))
+          await f.recordSite({
+            origin: site,
+            address: '10.0.0.1',
+            firstSeen: clock,
+            info: { meta: { n: 1 } },
+          });
+      }
+      clock += 1000;
+      if (round === 12) await f.saveCookies([{ key: 'h2.test;/;gone', value: null }]);
+    }
+    // Leases held when the store closes, and retries not due yet.
+    const held = (await f.lease(5, c)).leases;
+    expect(held.length).toBeGreaterThan(0);
+    const retry = (await f.lease(1, c)).leases;
+    await f.complete(
+      retry.map((l) => ({
+        leaseId: l.id,
+        outcome: { kind: 'retry', error: 'http-503', afterMs: 60_000 },
+        outlinks: [],
+        rejected: [],
+      })),
+      c,
+    );
+
+    const before = await answersOf(f, c);
+    expect(before.stats.queued).toBeGreaterThan(0);
+    expect(before.stats.leased).toBe(held.length);
+    expect(before.stats.retrying).toBeGreaterThan(0);
+    expect(before.stats.done).toBeGreaterThan(200);
+    expect(before.stats.failed).toBeGreaterThan(0);
+    expect(before.stats.rejected).toBeGreaterThan(0);
+    expect(before.refusedByRobots.length).toBeGreaterThan(0);
+    expect(before.sites).toHaveLength(HOSTS.length);
+    expect(before.cookies.map((x) => x.key)).toEqual(['h0.test;/;sid', 'h1.test;/;lang']);
+    expect(before.robots.map((r) => r.kind)).toEqual(['known', 'known']);
+    expect(unacknowledged.length).toBeGreaterThan(0);
+    await f.close();
+
+    // Several snapshots were written; only the newest generation is left.
+    const files = generationsOf(dir);
+    expect(files.snapshots).toHaveLength(1);
+    expect(files.snapshots[0]).toBeGreaterThanOrEqual(3);
+    expect(files.journals).toEqual(files.snapshots);
+    expect(files.other).toEqual(['workbench.lock']);
+
+    // Opened again with the default compaction: the same store.
+    const g = await WorkbenchFrontier.open(dir, settings, { now });
+    try {
+      expect(await answersOf(g, c)).toEqual(before);
+      // The records nobody acknowledged are still the owner's to write.
+      expect((await g.reclaimRecords(c)).map((r) => r.url)).toEqual(unacknowledged.map((r) => r.url));
+      // The robots.txt read under way is still its reader's: another crawler waits.
+      const other = await g.registerCrawler('other');
+      expect(await g.robots(origin('h2.test'), other)).toEqual({ kind: 'busy' });
+
+      // The leases held before the close are held still: their completions count.
+      const late = await g.complete(
+        held.map((l) => {
+          doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
+          return {
+            leaseId: l.id,
+            outcome: { kind: 'done' },
+            report: { fetchMs: 5 },
+            outlinks: [],
+            rejected: [],
+          };
+        }),
+        c,
+      );
+      expect(late.stale).toEqual([]);
+
+      // The rest of the crawl, to its end.
+      let ended = null;
+      for (let i = 0; i < 1000 && ended === null; i++) {
+        const batch = await g.lease(50, c);
+        ended = batch.ended;
+        if (batch.leases.length === 0) {
+          clock += 10_000;
+          continue;
+        }
+        const done = await g.complete(
+          batch.leases.map((l) => {
+            doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
+            return {
+              leaseId: l.id,
+              outcome: { kind: 'done' },
+              report: { fetchMs: 5 },
+              outlinks: [],
+              rejected: [],
+            };
+          }),
+          c,
+        );
+        expect(done.stale).toEqual([]);
+      }
+      expect(ended).toBe('finished');
+      const end = await g.stats();
+      expect(end).toMatchObject({ queued: 0, leased: 0, retrying: 0 });
+      // Every URL fetched exactly once, none lost, none twice.
+      for (const [url, n] of doneCount) expect(n, url).toBe(1);
+      expect(end.done).toBe(doneCount.size);
+      const doneUrls = (await g.findStored({ done: true }, 0, 100_000)).map((l) => l.url);
+      expect(new Set(doneUrls)).toEqual(new Set(doneCount.keys()));
+      expect(end.done + end.failed + end.rejected).toBe(end.seen?.size);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('the workbench store, given calls at once', () => {
+  it('answers each once its line or a snapshot holding it is kept, through compactions', async () => {
+    const dir = freshDir();
+    const f = await open(dir, undefined, { compactAtBytes: 4096 });
+    const c = await f.registerCrawler('a');
+    // Calls made without waiting: their lines are written in groups, and snapshots are
+    // made while lines wait for the write under way.
+    const urls = Array.from({ length: 200 }, (_, i) =>
+      Array.from({ length: 5 }, (_, j) => `http://h${j}.test/burst/${i}/${'x'.repeat(i % 40)}`),
+    );
+    const snapshotsSeen = new Set<number>();
+    const answers = await Promise.all(
+      urls.map(async (batch) => {
+        const r = await f.add(
+          batch.map((url) => ({ url, depth: 1, via: null })),
+          [],
+          c,
+        );
+        for (const g of generationsOf(dir).snapshots) snapshotsSeen.add(g);
+        return r.added;
+      }),
+    );
+    expect(answers).toEqual(urls.map(() => 5));
+    expect(snapshotsSeen.size).toBeGreaterThanOrEqual(3);
+    await f.close();
+
+    const files = generationsOf(dir);
+    expect(files.snapshots).toHaveLength(1);
+    expect(files.journals).toEqual(files.snapshots);
+    const kept = readKept(dir).state.entries.map((e) => e.url);
+    expect(kept).toHaveLength(urls.flat().length);
+    expect(new Set(kept)).toEqual(new Set(urls.flat()));
+    const g = await open(dir);
+    try {
+      expect(await g.stats()).toMatchObject({ queued: 1000, hosts: 5 });
+      expect((await g.add([{ url: urls[0]?.[0] as string, depth: 1, via: null }], [], c)).added).toBe(0);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('the workbench store, with a torn journal line', () => {
+  it('opens, cuts the torn bytes, holds what it held, and keeps the calls made after', async () => {
+    const dir = freshDir();
+    const f = await open(dir);
+    const c = await f.registerCrawler('a');
+    await f.add(
+      [
+        { url: 'http://a.test/', depth: 0, via: null },
+        { url: 'http://b.test/', depth: 0, via: null },
+      ],
+      [{ url: 'http://c.test/', depth: 0, via: null, reason: 'scope' }],
+      c,
+    );
+    const { leases } = await f.lease(2, c);
+    await f.complete(
+      leases.map((l) => ({
+        leaseId: l.id,
+        outcome: { kind: 'done' },
+        report: { fetchMs: 1 },
+        outlinks: [{ url: `${l.url}next`, depth: 1, via: l.url }],
+        rejected: [],
+      })),
+      c,
+    );
+    const stats = await f.stats();
+    const stored = await f.findStored({ done: true, refused: true }, 0, 100);
+    await f.close();
+
+    const journal = join(dir, 'journal.0.jsonl');
+    const whole = readFileSync(journal, 'utf8');
+    expect(whole.endsWith('\n')).toBe(true);
+    appendFileSync(journal, '[["u",999,"http://x');
+
+    const g = await open(dir);
+    try {
+      expect(await g.stats()).toEqual(stats);
+      expect(await g.findStored({ done: true, refused: true }, 0, 100)).toEqual(stored);
+      // The torn bytes are gone: the whole lines are as they were, and every line is whole.
+      const text = readFileSync(journal, 'utf8');
+      expect(text.startsWith(whole)).toBe(true);
+      expect(text.endsWith('\n')).toBe(true);
+      expect(text).not.toContain('http://x');
+      for (const line of text.slice(0, -1).split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
+      // A call made now is kept.
+      expect((await g.add([{ url: 'http://d.test/', depth: 0, via: null }], [], c)).added).toBe(1);
+    } finally {
+      await g.close();
+    }
+    // Every line of the journal reads back whole.
+    expect(readKept(dir).state.entries.map((e) => e.url)).toContain('http://d.test/');
+    const h = await open(dir);
+    try {
+      expect((await h.stats()).queued).toBe(stats.queued + 1);
+      expect(await h.hostQueues(10)).toContainEqual({ host: 'd.test', queued: 1 });
+      expect((await h.add([{ url: 'http://d.test/', depth: 0, via: null }], [], c)).added).toBe(0);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('the workbench store, with a lease held over a restart', () => {
+  it('keeps the lease, and lets it run out by its own clock', async () => {
+    const dir = freshDir();
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const f = await open(dir, now);
+    const a = await f.registerCrawler('a');
+    await f.add([{ url: 'http://a.test/', depth: 0, via: null }], [], a);
+    const [lease] = (await f.lease(1, a)).leases;
+    expect(lease).toBeDefined();
+    const old = lease as Lease;
+    expect(old.expiresAt).toBe(clock + TEST_SETTINGS.leaseMs);
+    await f.close();
+
+    // Opened again before it runs out: still leased, nothing to hand out.
+    clock += 1000;
+    const g = await open(dir, now);
+    try {
+      expect(await g.stats()).toMatchObject({ queued: 0, leased: 1, expiredLeases: 0 });
+      const b = await g.registerCrawler('b');
+      const none = await g.lease(1, b);
+      expect(none.leases).toEqual([]);
+      expect(none.ended).toBeNull();
+      expect(none.nextReadyAt).toBe(old.expiresAt);
+    } finally {
+      await g.close();
+    }
+
+    // Opened again after it ran out: the URL is handed out again, the old lease is stale.
+    clock = old.expiresAt + 1;
+    const h = await open(dir, now);
+    let fresh: Lease;
+    let b: CrawlerId;
+    try {
+      b = await h.registerCrawler('b again');
+      const { leases } = await h.lease(1, b);
+      expect(leases.map((l) => [l.url, l.attempt])).toEqual([['http://a.test/', 2]]);
+      fresh = leases[0] as Lease;
+      expect(fresh.id).not.toBe(old.id);
+      expect(fresh.expiresAt).toBe(clock + TEST_SETTINGS.leaseMs);
+      expect((await h.stats()).expiredLeases).toBe(1);
+      const late = await h.complete(
+        [{ leaseId: old.id, outcome: { kind: 'done' }, report: { fetchMs: 1 }, outlinks: [], rejected: [] }],
+        a,
+      );
+      expect(late.stale).toEqual([old.id]);
+      expect(await h.stats()).toMatchObject({ leased: 1, done: 0, staleCompletions: 1, expiredLeases: 1 });
+    } finally {
+      await h.close();
+    }
+
+    // Opened once more: the new lease is held still and completes; what the refused
+    // completion counted is kept too.
+    const i = await open(dir, now);
+    try {
+      expect(await i.stats()).toMatchObject({ leased: 1, done: 0, expiredLeases: 1 });
+      const done = await i.complete(
+        [
+          {
+            leaseId: fresh.id,
+            outcome: { kind: 'done' },
+            report: { fetchMs: 1 },
+            outlinks: [],
+            rejected: [],
+          },
+        ],
+        b,
+      );
+      expect(done.stale).toEqual([]);
+      expect(await i.stats()).toMatchObject({ queued: 0, leased: 0, done: 1, expiredLeases: 1 });
+      // A call whose only change was a counter (a stale completion) is kept like any other.
+      expect((await i.stats()).staleCompletions, 'staleCompletions after a reopen').toBe(1);
+    } finally {
+      await i.close();
+    }
+  });
+});
