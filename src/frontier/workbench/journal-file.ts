@@ -5,17 +5,26 @@ const writeFd = promisify(write);
 const syncFd = promisify(fdatasync);
 const closeFd = promisify(close);
 
+/** How often lines written since the last sync are synced to the disk. */
+const SYNC_EVERY_MS = 200;
+
 /**
  * One append-only journal file, written with group commit: lines appended while a write
- * and its fdatasync are under way wait together for the next one, so a busy store syncs
- * the disk once for many calls (one sync per group, as SQLite's group commit and
- * BUbiNG's journals do). append() resolves once its line is on the disk.
+ * is under way wait together for the next one, so a busy store makes one write for many
+ * calls. append() resolves once its line is written to the file (it is in the kernel's
+ * hands: a killed process loses nothing), and the lines written are synced to the disk
+ * together at most SYNC_EVERY_MS later, on close and before a snapshot replaces the
+ * file: the SQLite store's guarantee (WAL, synchronous = NORMAL), where an OS crash or
+ * a power cut may lose the last moment's calls, without a disk sync in every call's wait.
  */
 export class JournalFile {
   private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   private flushing: Promise<void> | null = null;
   private failed: Error | null = null;
+  /** Written and not synced yet. */
+  private unsynced = false;
+  private syncTimer: NodeJS.Timeout | null = null;
   /** Bytes in the file, those being written included. */
   bytes: number;
 
@@ -55,10 +64,24 @@ export class JournalFile {
     );
   }
 
-  /** Waits for the write under way, then closes the file. */
+  /** Waits for the write under way, syncs what was written, then closes the file. */
   async close(): Promise<void> {
     while (this.flushing !== null) await this.flushing;
+    if (this.syncTimer !== null) clearTimeout(this.syncTimer);
+    this.syncTimer = null;
+    if (this.unsynced && this.failed === null) await syncFd(this.fd);
     await closeFd(this.fd);
+  }
+
+  private scheduleSync(): void {
+    this.unsynced = true;
+    this.syncTimer ??= setTimeout(() => {
+      this.syncTimer = null;
+      this.unsynced = false;
+      syncFd(this.fd).catch((err: Error) => {
+        this.failed ??= err;
+      });
+    }, SYNC_EVERY_MS).unref();
   }
 
   private async flush(): Promise<void> {
@@ -74,7 +97,6 @@ export class JournalFile {
             const { bytesWritten } = await writeFd(this.fd, data, at, data.length - at);
             at += bytesWritten;
           }
-          await syncFd(this.fd);
         } catch (err) {
           // A journal that could not be written keeps nothing more: every later call fails.
           this.failed = err as Error;
@@ -83,6 +105,7 @@ export class JournalFile {
           this.waiters = [];
           return;
         }
+        this.scheduleSync();
         for (const w of waiters) w.resolve();
       }
     } finally {

@@ -41,8 +41,8 @@ const journalName = (g: number) => `journal.${g}.jsonl`;
  * The workbench store: the crawl in the memory of one process (the in-memory engine of
  * ../memory, with its heaps of ready hosts), kept on disk the way the fast frontiers
  * keep theirs (BUbiNG's workbench, IRLbot): every call's changes are one line of a
- * journal, written with group commit (a call answers once its line is synced; calls that
- * ran meanwhile share the sync), and the journal is folded into a snapshot of the whole
+ * journal, written with group commit (journal-file.ts: a call answers once its line is
+ * written; the disk is synced within 200 ms), and the journal is folded into a snapshot of the whole
  * state when it has grown past the snapshot's size. Opening reads the last snapshot and
  * the journal after it: the state of the last call that answered, or a later one.
  * Leases live on through a restart and run out by the clock, as in the SQLite store.
