@@ -1,7 +1,7 @@
 // npm run bench:scale: the scale web (10^5 hosts, 10^6 pages by default) crawled by each
 // set-up side by side, counted at the web server. Knobs by environment:
 //   BENCH_SCALE_PAGES (1000000), BENCH_SCALE_HOSTS (pages / 10), BENCH_SCALE_SETUPS
-//   (crawl,server,postgres), BENCH_SCALE_BUNNIES (4), BENCH_SCALE_DELAY_MS (10),
+//   (crawl,server,postgres; workbench: the server on --frontier workbench), BENCH_SCALE_BUNNIES (4), BENCH_SCALE_DELAY_MS (10),
 //   BENCH_SCALE_CRAWL_DELAY (seconds, 0.05), BENCH_SCALE_SLOW_MS (2000), BENCH_SCALE_SEED (1),
 //   BENCH_SCALE_TIMEOUT_S (14400), BENCH_SCALE_PRIVATE (1: also the private-address check),
 //   BENCH_SCALE_PG_STATEMENTS (1: the database's time by statement, from pg_stat_statements),
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const setups = (process.env.BENCH_SCALE_SETUPS ?? 'crawl,server,postgres')
     .split(',')
     .map((s) => s.trim())
-    .filter((s): s is SetupName => s === 'crawl' || s === 'server' || s === 'postgres');
+    .filter((s): s is SetupName => s === 'crawl' || s === 'server' || s === 'workbench' || s === 'postgres');
   const delayMs = numberFrom('BENCH_SCALE_DELAY_MS', 10);
   const bunnies = numberFrom('BENCH_SCALE_BUNNIES', 4);
   const out = process.env.BENCH_SCALE_OUT ?? join(repoDir, '.bench-tmp', 'scale.md');

@@ -95,7 +95,9 @@ export async function scaleRun(o: ScaleRunOptions): Promise<ScaleRun> {
           ? 'cobweb crawl'
           : setup === 'server'
             ? `server + ${o.bunnies} bunnies`
-            : `PostgreSQL + ${o.bunnies} bunnies`,
+            : setup === 'workbench'
+              ? `server (workbench store) + ${o.bunnies} bunnies`
+              : `PostgreSQL + ${o.bunnies} bunnies`,
     }));
     if (o.privateAddressCheck === true) {
       runs.push({

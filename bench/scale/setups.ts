@@ -1,5 +1,6 @@
-// The three ways to crawl the scale web, as a user starts them: `cobweb crawl`; a
-// `cobweb server` and bunnies; bunnies straight on PostgreSQL. Each set-up says which
+// The ways to crawl the scale web, as a user starts them: `cobweb crawl`; a
+// `cobweb server` and bunnies (on its SQLite store, or on its workbench store); bunnies
+// straight on PostgreSQL. Each set-up says which
 // processes it started (so they can be measured) and which of them end the crawl.
 import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -10,7 +11,7 @@ import { collectStderrTail, spawnCobweb } from '../child.js';
 import { withClient } from '../pg-client.js';
 import type { ServeStarted } from './serve.js';
 
-export type SetupName = 'crawl' | 'server' | 'postgres';
+export type SetupName = 'crawl' | 'server' | 'workbench' | 'postgres';
 
 /** Crawl settings, the same for every set-up: a crawl's policy and a bunny's fetching. */
 export interface CrawlFlags {
@@ -108,7 +109,8 @@ export function storeBytesOf(dir: string): number {
 
 export async function startSetup(name: SetupName, ctx: SetupContext): Promise<StartedSetup> {
   if (name === 'crawl') return startCrawl(ctx);
-  if (name === 'server') return startServerAndBunnies(ctx);
+  if (name === 'server') return startServerAndBunnies(ctx, []);
+  if (name === 'workbench') return startServerAndBunnies(ctx, ['--frontier', 'workbench']);
   return startPostgresBunnies(ctx);
 }
 
@@ -125,7 +127,10 @@ async function startCrawl(ctx: SetupContext): Promise<StartedSetup> {
   return { procs: [p], crawlers: [p], finish: async () => {}, storeBytes: async () => storeBytesOf(data) };
 }
 
-async function startServerAndBunnies(ctx: SetupContext): Promise<StartedSetup> {
+async function startServerAndBunnies(
+  ctx: SetupContext,
+  serverFlags: readonly string[],
+): Promise<StartedSetup> {
   const data = join(ctx.dir, 'server');
   const oneBunny = ctx.seedsToOneBunny === true;
   // A bunny of a server has no /metrics of its own: the lease latency is the server's
@@ -144,6 +149,7 @@ async function startServerAndBunnies(ctx: SetupContext): Promise<StartedSetup> {
       '--http',
       `127.0.0.1:${metricsPort}`,
       '--quiet',
+      ...serverFlags,
     ],
     ctx.repoDir,
   );
