@@ -1,12 +1,10 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openFrontier } from '../../src/frontier/open-store.js';
+import { expectOnlyMissingNew, feedAndKill } from './fixtures/feed-and-kill.js';
 import { TEST_SETTINGS } from './stores.js';
 
 /**
@@ -17,42 +15,12 @@ import { TEST_SETTINGS } from './stores.js';
  * forgot nothing the store had (nothing queued twice).
  */
 
-const CHILD = join(import.meta.dirname, 'fixtures', 'seen-crash-child.ts');
 const ROUNDS = 3;
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
-
-/** Runs the child until `okCount` calls have resolved, then kills it; returns what it offered and what resolved. */
-async function runAndKill(spec: string, round: number, okCount: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, spec, String(round)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const offered = new Map<string, string[]>();
-  const resolved: string[] = [];
-  let oks = 0;
-  const lines = createInterface({ input: child.stdout });
-  const enough = new Promise<void>((resolve) => {
-    lines.on('line', (line) => {
-      const e = JSON.parse(line) as { event: string; call?: string; urls?: string[] };
-      if (e.event === 'offer') offered.set(e.call as string, e.urls as string[]);
-      if (e.event === 'ok') {
-        resolved.push(e.call as string);
-        if (++oks === okCount) resolve();
-      }
-    });
-  });
-  const exited = once(child, 'exit');
-  await Promise.race([enough, exited]);
-  child.kill('SIGKILL');
-  await exited;
-  return {
-    offered: [...offered.values()].flat(),
-    confirmed: resolved.flatMap((c) => offered.get(c) ?? []),
-  };
-}
 
 function rowsOf(file: string): string[] {
   const db = new Database(file, { readonly: true });
@@ -74,7 +42,7 @@ describe.each(['memory', 'bloom', 'lmdb', 'drum'])(
       const offered = new Set<string>();
       const confirmed = new Set<string>();
       for (let round = 0; round < ROUNDS; round++) {
-        const run = await runAndKill(spec, round, 10 + Math.floor(Math.random() * 50));
+        const run = await feedAndKill([spec, String(round)], 10 + Math.floor(Math.random() * 50));
         for (const u of run.offered) offered.add(u);
         for (const u of run.confirmed) confirmed.add(u);
       }
@@ -87,16 +55,7 @@ describe.each(['memory', 'bloom', 'lmdb', 'drum'])(
 
       const f = await openFrontier(spec, TEST_SETTINGS);
       try {
-        const c = await f.registerCrawler('check');
-        const all = [...offered];
-        const missing = all.filter((u) => !stored.has(u));
-        const { added } = await f.add(
-          all.map((url) => ({ url, depth: 1, via: null })),
-          [],
-          c,
-        );
-        // The set says new for exactly the URLs the store lacks.
-        expect(added).toBe(missing.length);
+        await expectOnlyMissingNew(f, offered, stored);
       } finally {
         await f.close();
       }

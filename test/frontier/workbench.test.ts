@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirBusyError } from '../../src/errors.js';
 import type { RobotsEntry } from '../../src/fetch/robots/robots-entry.js';
@@ -19,6 +16,7 @@ import type {
 } from '../../src/frontier/types.js';
 import { KeptReader } from '../../src/frontier/workbench/kept-reader.js';
 import { WorkbenchFrontier, type WorkbenchOptions } from '../../src/frontier/workbench/workbench-frontier.js';
+import { expectOnlyMissingNew, feedAndKill } from './fixtures/feed-and-kill.js';
 import { TEST_SETTINGS } from './stores.js';
 
 /**
@@ -89,59 +87,23 @@ function readKept(dir: string): { state: KeptState; generation: number } {
   return { state: reader.kept(), generation };
 }
 
-const CHILD = join(import.meta.dirname, 'fixtures', 'seen-crash-child.ts');
-
-/** How a child feeds the store in DIR: the generic one by its spec, or one that compacts every few KB. */
+/** How a child feeds the store in DIR: by its spec (the 64 MiB default), or compacting every 8 KB. */
 const FEEDERS = [
   {
     name: 'by its spec (no compaction)',
-    args: (dir: string, round: number) => [CHILD, `workbench:${dir}`, `${round}`],
+    args: (dir: string, round: number) => [`workbench:${dir}`, `${round}`],
   },
   {
     name: 'compacting every 8 KB',
-    args: (dir: string, round: number) => [CHILD, `workbench:${dir}`, `${round}`, '8192'],
+    args: (dir: string, round: number) => [`workbench:${dir}`, `${round}`, '8192'],
   },
 ];
 
-/** Runs the child until `okCount` calls have resolved; checks the folder is refused to this process meanwhile; kills it. */
-async function runAndKill(args: string[], dir: string, okCount: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const offered = new Map<string, string[]>();
-  const resolved: string[] = [];
-  let oks = 0;
-  const lines = createInterface({ input: child.stdout });
-  const enough = new Promise<void>((resolve) => {
-    lines.on('line', (line) => {
-      const e = JSON.parse(line) as { event: string; call?: string; urls?: string[] };
-      if (e.event === 'offer') offered.set(e.call as string, e.urls as string[]);
-      if (e.event === 'ok') {
-        resolved.push(e.call as string);
-        if (++oks === okCount) resolve();
-      }
-    });
-  });
-  let exitedEarly = false;
-  // 'close': the child is gone and every line it wrote has been read.
-  const closed = once(child, 'close').then(() => {
-    exitedEarly = true;
-  });
-  await Promise.race([enough, closed]);
-  try {
-    expect(exitedEarly, 'the child ended before it was killed').toBe(false);
-    // The child holds the folder: this process is refused, however it opens it.
-    const busy = openFrontier(`workbench:${dir}`, TEST_SETTINGS);
-    await expect(busy).rejects.toBeInstanceOf(DataDirBusyError);
-    await expect(busy).rejects.toMatchObject({ code: 'COBWEB_DATA_DIR_BUSY' });
-  } finally {
-    child.kill('SIGKILL');
-    await closed;
-  }
-  return {
-    offered: [...offered.values()].flat(),
-    confirmed: resolved.flatMap((c) => offered.get(c) ?? []),
-  };
+/** While the child holds the folder, this process is refused it, however it opens it. */
+async function refusedMeanwhile(dir: string): Promise<void> {
+  const busy = openFrontier(`workbench:${dir}`, TEST_SETTINGS);
+  await expect(busy).rejects.toBeInstanceOf(DataDirBusyError);
+  await expect(busy).rejects.toMatchObject({ code: 'COBWEB_DATA_DIR_BUSY' });
 }
 
 describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ args }) => {
@@ -150,7 +112,9 @@ describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ 
     const offered = new Set<string>();
     const confirmed = new Set<string>();
     for (let round = 0; round < 3; round++) {
-      const run = await runAndKill(args(dir, round), dir, 10 + Math.floor(Math.random() * 50));
+      const run = await feedAndKill(args(dir, round), 10 + Math.floor(Math.random() * 50), () =>
+        refusedMeanwhile(dir),
+      );
       for (const u of run.offered) offered.add(u);
       for (const u of run.confirmed) confirmed.add(u);
     }
@@ -167,16 +131,8 @@ describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ 
     const f = await openFrontier(`workbench:${dir}`, TEST_SETTINGS);
     try {
       expect((await f.stats()).seen?.size).toBe(stored.size);
-      const c = await f.registerCrawler('check');
-      const all = [...offered];
-      const missing = all.filter((u) => !stored.has(u));
-      const { added } = await f.add(
-        all.map((url) => ({ url, depth: 1, via: null })),
-        [],
-        c,
-      );
       // The seen set made again from the folder says new for exactly the URLs it lacks.
-      expect(added).toBe(missing.length);
+      await expectOnlyMissingNew(f, offered, stored);
     } finally {
       await f.close();
     }
@@ -237,6 +193,18 @@ describe('the workbench store, compacted', () => {
       return out;
     };
     let unacknowledged: PendingRecord[] = [];
+    /** A plain 'done' completion of each lease, counted. */
+    const doneAll = (leases: readonly Lease[]): Completion[] =>
+      leases.map((l) => {
+        doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
+        return {
+          leaseId: l.id,
+          outcome: { kind: 'done' },
+          report: { fetchMs: 5 },
+          outlinks: [],
+          rejected: [],
+        };
+      });
 
     await f.crawlSeeds({ origins: HOSTS.map(origin), addresses: ['10.0.0.1'] });
     await f.saveCookies([
@@ -359,19 +327,7 @@ describe('the workbench store, compacted', () => {
       expect(await g.robots(origin('h2.test'), other)).toEqual({ kind: 'busy' });
 
       // The leases held before the close are held still: their completions count.
-      const late = await g.complete(
-        held.map((l) => {
-          doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
-          return {
-            leaseId: l.id,
-            outcome: { kind: 'done' },
-            report: { fetchMs: 5 },
-            outlinks: [],
-            rejected: [],
-          };
-        }),
-        c,
-      );
+      const late = await g.complete(doneAll(held), c);
       expect(late.stale).toEqual([]);
 
       // The rest of the crawl, to its end.
@@ -383,19 +339,7 @@ describe('the workbench store, compacted', () => {
           clock += 10_000;
           continue;
         }
-        const done = await g.complete(
-          batch.leases.map((l) => {
-            doneCount.set(l.url, (doneCount.get(l.url) ?? 0) + 1);
-            return {
-              leaseId: l.id,
-              outcome: { kind: 'done' },
-              report: { fetchMs: 5 },
-              outlinks: [],
-              rejected: [],
-            };
-          }),
-          c,
-        );
+        const done = await g.complete(doneAll(batch.leases), c);
         expect(done.stale).toEqual([]);
       }
       expect(ended).toBe('finished');
