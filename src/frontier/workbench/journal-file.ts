@@ -2,7 +2,8 @@ import { close, fdatasync, fstatSync, openSync, write } from 'node:fs';
 import { promisify } from 'node:util';
 
 const writeFd = promisify(write);
-const syncFd = promisify(fdatasync);
+/** fdatasync(2), off the event loop. */
+export const syncFd = promisify(fdatasync);
 const closeFd = promisify(close);
 
 /** How often lines written since the last sync are synced to the disk. */
@@ -28,13 +29,26 @@ export class JournalFile {
   /** Bytes in the file, those being written included. */
   bytes: number;
 
-  private constructor(private readonly fd: number) {
+  private constructor(
+    private readonly fd: number,
+    /** Nothing is written before this resolves (the journal before it has written its lines). */
+    private readonly after: Promise<void>,
+  ) {
     this.bytes = fstatSync(fd).size;
   }
 
-  /** Opens `path` to append to, made if missing (at once: a snapshot switches files between two calls). */
-  static open(path: string): JournalFile {
-    return new JournalFile(openSync(path, 'a'));
+  /**
+   * Opens `path` to append to, made if missing (at once: a snapshot switches files
+   * between two calls). `after`: its lines wait for it, so that no line of this file is
+   * on the disk before the lines of the journal it follows.
+   */
+  static open(path: string, after: Promise<void> = Promise.resolve()): JournalFile {
+    return new JournalFile(openSync(path, 'a'), after);
+  }
+
+  /** Resolves once every line appended so far is written (or its write failed). */
+  async drained(): Promise<void> {
+    while (this.flushing !== null) await this.flushing;
   }
 
   append(line: string): Promise<void> {
@@ -44,24 +58,6 @@ export class JournalFile {
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.flushing ??= this.flush();
     return done;
-  }
-
-  /**
-   * Lines not written yet are not: a snapshot holds what they say. Their callers are
-   * answered once `kept` (the snapshot's own sync) resolves.
-   */
-  dropPending(kept: Promise<void>): void {
-    const waiters = this.waiters;
-    this.pending = [];
-    this.waiters = [];
-    kept.then(
-      () => {
-        for (const w of waiters) w.resolve();
-      },
-      (err: Error) => {
-        for (const w of waiters) w.reject(err);
-      },
-    );
   }
 
   /** Waits for the write under way, syncs what was written, then closes the file. */
@@ -86,6 +82,7 @@ export class JournalFile {
 
   private async flush(): Promise<void> {
     try {
+      await this.after;
       while (this.pending.length > 0) {
         const lines = this.pending;
         const waiters = this.waiters;

@@ -1,7 +1,6 @@
 import {
   closeSync,
   createReadStream,
-  existsSync,
   fsyncSync,
   mkdirSync,
   openSync,
@@ -20,7 +19,7 @@ import { tryFileLock } from '../../file-lock.js';
 import { MemoryFrontier } from '../memory/memory-frontier.js';
 import type { FrontierSettings } from '../types.js';
 import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
-import { JournalFile } from './journal-file.js';
+import { JournalFile, syncFd } from './journal-file.js';
 import { KeptReader } from './kept-reader.js';
 
 export interface WorkbenchOptions {
@@ -47,7 +46,8 @@ const journalName = (g: number) => `journal.${g}.jsonl`;
  * the journal after it: the state of the last call that answered, or a later one.
  * Leases live on through a restart and run out by the clock, as in the SQLite store.
  *
- * A folder holds generation g as snapshot.g.jsonl (absent for 0) and journal.g.jsonl.
+ * A folder holds the newest snapshot, snapshot.g.jsonl (none for 0), and the journals
+ * after it, journal.g.jsonl and, while a snapshot is made, journal.(g+1).jsonl.
  * One process at a time (workbench.lock); its seen set is in memory, made again from
  * the URLs on opening. For a cobweb server, whose one process owns the crawl.
  */
@@ -86,7 +86,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
         `another process has the workbench store ${dir} open; stop it, or use another folder`,
       );
     try {
-      const found = await readFolder(dir);
+      const found = await readFolder(dir, true);
       let store: WorkbenchFrontier | null = null;
       const kept = found.reader.kept();
       const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), {
@@ -124,11 +124,13 @@ export class WorkbenchFrontier extends MemoryFrontier {
   }
 
   /**
-   * Writes the whole state as snapshot g+1 and starts journal g+1 empty. It runs between
-   * two calls (from a call's commit), so the state is one call's end; it blocks the
-   * process while it writes (about a second per 10^6 URLs), which the journal's growth
-   * to twice the snapshot pays for. Lines of journal g not written yet are in the
-   * snapshot: their calls answer once it is synced.
+   * Starts generation g+1: the whole state is written to snapshot.(g+1).jsonl.tmp and
+   * the calls from now on go to journal.(g+1). It runs between two calls (from a
+   * call's commit), so the state is one call's end, and blocks the process while it
+   * turns the state into JSON (about a second per 10^6 URLs), which the journal's growth
+   * to twice the snapshot pays for. The disk sync, the rename that makes the snapshot
+   * count and the removal of generation g happen after, while calls go on: until the
+   * rename, an opening reads snapshot g and journals g and g+1, which hold the same.
    */
   private compact(): void {
     const next = this.generation + 1;
@@ -148,60 +150,79 @@ export class WorkbenchFrontier extends MemoryFrontier {
         if (batch.length >= SNAPSHOT_LINE) flush();
       }
       if (batch.length > 0) flush();
-      fsyncSync(fd);
-    } finally {
+    } catch (err) {
       closeSync(fd);
+      throw err;
     }
-    renameSync(tmp, join(this.dir, snapshotName(next)));
-    syncFolder(this.dir);
     const old = this.journal;
     const previous = this.generation;
-    this.journal = JournalFile.open(join(this.dir, journalName(next)));
+    this.journal = JournalFile.open(join(this.dir, journalName(next)), old.drained());
     this.generation = next;
     this.snapshotBytes = bytes;
-    old.dropPending(Promise.resolve());
-    // A journal that failed to close leaves its files: the next opening deletes them.
-    const removed = old.close().then(
-      () => removeGeneration(this.dir, previous),
-      () => {},
-    );
-    this.removals = Promise.all([this.removals, removed]).then(() => {});
+    const dir = this.dir;
+    // After the generation before: snapshots count in the order they were made.
+    this.removals = this.removals.then(async () => {
+      try {
+        await syncFd(fd);
+        renameSync(tmp, join(dir, snapshotName(next)));
+        syncFolder(dir);
+        await old.close();
+        removeGeneration(dir, previous);
+      } catch {
+        // Left as it is: the next opening reads what counts and deletes the rest.
+      } finally {
+        closeSync(fd);
+      }
+    });
   }
 }
 
-/** The newest snapshot and its journal, read; a line torn by a crash at the journal's end is cut off. */
-async function readFolder(
+/**
+ * What a workbench folder holds: the newest snapshot and the journals after it, read in
+ * order, up to the last newline of each (a line a crash tore is not a call that
+ * answered). `tidy` (an opening store): the torn bytes are cut off, and the files of
+ * older generations and a snapshot left half written are deleted; else nothing is
+ * touched. Answers the generation to go on with: the last journal's.
+ */
+export async function readFolder(
   dir: string,
+  tidy: boolean,
 ): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number }> {
   const names = readdirSync(dir);
-  let generation = 0;
+  let snapshot = 0;
   for (const n of names) {
     const m = /^snapshot\.(\d+)\.jsonl$/.exec(n);
-    if (m !== null) generation = Math.max(generation, Number(m[1]));
+    if (m !== null) snapshot = Math.max(snapshot, Number(m[1]));
   }
+  const journals: number[] = [];
   for (const n of names) {
     const m = /^(snapshot|journal)\.(\d+)\.jsonl(\.tmp)?$/.exec(n);
-    if (m !== null && (Number(m[2]) < generation || m[3] !== undefined)) unlinkSync(join(dir, n));
+    if (m === null) continue;
+    const g = Number(m[2]);
+    if (g < snapshot || m[3] !== undefined) {
+      if (tidy) unlinkSync(join(dir, n));
+    } else if (m[1] === 'journal') journals.push(g);
   }
+  journals.sort((a, b) => a - b);
   const reader = new KeptReader();
   let snapshotBytes = 0;
-  const snapshot = join(dir, snapshotName(generation));
-  if (generation > 0) {
-    snapshotBytes = statSync(snapshot).size;
+  if (snapshot > 0) {
+    const file = join(dir, snapshotName(snapshot));
+    snapshotBytes = statSync(file).size;
     let n = 0;
-    const lines = createInterface({ input: createReadStream(snapshot), crlfDelay: Number.POSITIVE_INFINITY });
-    for await (const line of lines) reader.line(line, `${snapshot} line ${++n}`);
+    const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
+    for await (const line of lines) reader.line(line, `${file} line ${++n}`);
   }
-  const journal = join(dir, journalName(generation));
-  if (existsSync(journal)) {
-    const data = readFileSync(journal);
+  for (const g of journals) {
+    const file = join(dir, journalName(g));
+    const data = readFileSync(file);
     const end = data.lastIndexOf(10) + 1;
-    if (end < data.length) truncateSync(journal, end);
+    if (tidy && end < data.length) truncateSync(file, end);
     const text = data.subarray(0, end).toString('utf8');
     let n = 0;
-    for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${journal} line ${++n}`);
+    for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${file} line ${++n}`);
   }
-  return { reader, generation, snapshotBytes };
+  return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes };
 }
 
 function removeGeneration(dir: string, g: number): void {
