@@ -124,9 +124,16 @@ async function startServer(dir: string, contender: Contender): Promise<RunningSe
   );
   const stderr = collectStderrTail(child);
   const rss = watchPeakRss(child.pid as number);
+  // A server that does not start ends the benchmark: nothing of it may keep the process up.
   const port = await new Promise<number>((resolvePort, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr()}`)), 30_000);
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      rss.stop();
+      child.kill('SIGKILL');
+      reject(new Error(`${why}: ${stderr()}`));
+    };
+    const timer = setTimeout(() => fail('server did not start'), 30_000);
     child.stdout?.on('data', (chunk) => {
       out += String(chunk);
       const m = /server listening on [^\s]+:(\d+)/.exec(out);
@@ -135,7 +142,7 @@ async function startServer(dir: string, contender: Contender): Promise<RunningSe
         resolvePort(Number(m[1]));
       }
     });
-    child.once('exit', () => reject(new Error(`server exited: ${stderr()}`)));
+    child.once('exit', () => fail('server exited'));
   });
   return {
     port,
