@@ -41,9 +41,10 @@ const journalName = (g: number) => `journal.${g}.jsonl`;
  * ../memory, with its heaps of ready hosts), kept on disk the way the fast frontiers
  * keep theirs (BUbiNG's workbench, IRLbot): every call's changes are one line of a
  * journal, written with group commit (journal-file.ts: a call answers once its line is
- * written; the disk is synced within 200 ms), and the journal is folded into a snapshot of the whole
- * state when it has grown past the snapshot's size. Opening reads the last snapshot and
- * the journal after it: the state of the last call that answered, or a later one.
+ * written; the disk is synced within 200 ms), and the journal is folded into a snapshot
+ * of the whole state once it has grown past twice the last one (and 64 MiB). Opening
+ * reads the newest snapshot and the journals after it: the state of the last call that
+ * answered, or a later one.
  * Leases live on through a restart and run out by the clock, as in the SQLite store.
  *
  * A folder holds the newest snapshot, snapshot.g.jsonl (none for 0), and the journals
@@ -85,9 +86,9 @@ export class WorkbenchFrontier extends MemoryFrontier {
       throw new DataDirBusyError(
         `another process has the workbench store ${dir} open; stop it, or use another folder`,
       );
+    let store: WorkbenchFrontier | null = null;
     try {
       const found = await readFolder(dir, true);
-      let store: WorkbenchFrontier | null = null;
       const kept = found.reader.kept();
       const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), {
         urls: kept.entries.length,
@@ -97,6 +98,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
       await store.restore(kept);
       return store;
     } catch (err) {
+      await store?.journal.close().catch(() => {});
       unlock();
       throw err;
     }
