@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -437,6 +437,28 @@ describe('the workbench store, with a torn journal line', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('the workbench store, with a journal line damaged in the middle', () => {
+  it('refuses to open, naming the file and the line, and changes nothing', async () => {
+    const dir = freshDir();
+    const f = await open(dir);
+    const c = await f.registerCrawler('a');
+    await f.add([{ url: 'http://a.test/', depth: 0, via: null }], [], c);
+    await f.add([{ url: 'http://b.test/', depth: 0, via: null }], [], c);
+    await f.close();
+    const journal = join(dir, 'journal.0.jsonl');
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    // Not a torn end: a line other than the last is not what the store wrote.
+    lines[1] = `${(lines[1] as string).slice(0, 10)}}`;
+    const damaged = lines.join('\n');
+    writeFileSync(journal, damaged);
+
+    await expect(open(dir)).rejects.toThrow(`${journal} line 2`);
+    // Nothing was cut or deleted: the same answer again.
+    expect(readFileSync(journal, 'utf8')).toBe(damaged);
+    await expect(open(dir)).rejects.toThrow(/not a line of JSON/);
   });
 });
 
