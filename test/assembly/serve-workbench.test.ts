@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { bunny, DataDirError, serve } from '../../src/index.js';
+import { bunny, CrawlOptionError, DataDirError, serve } from '../../src/index.js';
 import type { TestServer } from '../helpers/http.js';
 import { fetchCounts, readPages } from '../helpers/pages.js';
 import { requestCount, startTestWeb } from '../helpers/test-web.js';
@@ -101,6 +101,20 @@ describe('serve() with the workbench store', { timeout: 120_000 }, () => {
     const refused = serve({ seeds, data, listen: '127.0.0.1:0', frontier: 'workbench', onLog: () => {} });
     await expect(refused).rejects.toBeInstanceOf(DataDirError);
     await expect(refused).rejects.toThrow(/--frontier sqlite/);
+    expect(existsSync(join(data, 'workbench'))).toBe(false);
+  });
+
+  it('is refused beside --store: the crawl is in the data folder or in PostgreSQL, not both', async () => {
+    const data = join(dir, 'server');
+    const refused = serve({
+      data,
+      listen: '127.0.0.1:0',
+      frontier: 'workbench',
+      store: 'postgres://cobweb@127.0.0.1:1/cobweb',
+      onLog: () => {},
+    });
+    await expect(refused).rejects.toBeInstanceOf(CrawlOptionError);
+    await expect(refused).rejects.toThrow(/leave out one of them/);
     expect(existsSync(join(data, 'workbench'))).toBe(false);
   });
 });
