@@ -7,6 +7,7 @@ import { DataDirError, ModuleLoadError } from '../errors.js';
 import { NotAStoreError } from '../frontier/sqlite/schema.js';
 import type { StoreSeenOptions } from '../frontier/sqlite/seen-gate.js';
 import { SqliteFrontier } from '../frontier/sqlite/sqlite-frontier.js';
+import type { FrontierSettings } from '../frontier/types.js';
 import { WorkbenchFrontier } from '../frontier/workbench/workbench-frontier.js';
 import { BUILTIN_MODULES } from '../modules/builtin/index.js';
 import { ModuleHost } from '../modules/module-host.js';
@@ -99,10 +100,7 @@ export async function openStore(
   settings: ConstructorParameters<typeof SqliteFrontier>[1],
 ): Promise<SqliteFrontier> {
   checkStore(layout);
-  if (existsSync(layout.workbench))
-    throw new DataDirError(
-      `${layout.root} holds a crawl in a workbench store (workbench/): go on with cobweb server --frontier workbench, or start this one in another --data folder`,
-    );
+  refuseOtherStore(layout, 'sqlite');
   try {
     return await SqliteFrontier.open(layout.store, settings, { seen, say });
   } catch (err) {
@@ -111,20 +109,28 @@ export async function openStore(
   }
 }
 
-/**
- * The workbench store of a server's data folder. A folder keeps the store it was
- * crawled with: one whose frontier.db holds a crawl is refused (DataDirError), as the
- * SQLite store is refused on a folder with a workbench (openStore).
- */
+/** The workbench store of a server's data folder (`cobweb server --frontier workbench`). */
 export async function openWorkbench(
   layout: DataLayout,
-  settings: ConstructorParameters<typeof SqliteFrontier>[1],
+  settings: FrontierSettings,
 ): Promise<WorkbenchFrontier> {
-  if (existsSync(layout.store))
+  refuseOtherStore(layout, 'workbench');
+  return WorkbenchFrontier.open(layout.workbench, settings);
+}
+
+/**
+ * A data folder keeps the store it was crawled with: opening one kind where the other
+ * holds a crawl is refused (DataDirError), saying how to go on.
+ */
+function refuseOtherStore(layout: DataLayout, opening: 'sqlite' | 'workbench'): void {
+  if (opening === 'sqlite' && existsSync(layout.workbench))
+    throw new DataDirError(
+      `${layout.root} holds a crawl in a workbench store (workbench/): go on with cobweb server --frontier workbench, or start this one in another --data folder`,
+    );
+  if (opening === 'workbench' && existsSync(layout.store))
     throw new DataDirError(
       `${layout.root} holds a crawl in its SQLite store (frontier.db): go on with --frontier sqlite, or start this one in another --data folder`,
     );
-  return WorkbenchFrontier.open(layout.workbench, settings);
 }
 
 /** The seen set the options ask for, as the store takes it. */

@@ -41,13 +41,12 @@ describe('serve() with the workbench store', { timeout: 120_000 }, () => {
         onLog: () => {},
       });
 
+    /** A bunny with its own folder NAME, crawling for `server` until the crawl is over. */
+    const crawlFor = (server: { listen: string; token: string }, name: string) =>
+      bunny({ server: server.listen, token: server.token, data: join(dir, name), onLog: () => {} });
+
     const first = await start();
-    const summary = await bunny({
-      server: first.listen,
-      token: first.token,
-      data: join(dir, 'bunny-1'),
-      onLog: () => {},
-    });
+    const summary = await crawlFor(first, 'bunny-1');
     expect(summary.stoppedBy).toBe('finished');
     expect(summary.fetchedThisRun).toBe(2 * PAGES);
     const stopped = await first.close();
@@ -61,12 +60,7 @@ describe('serve() with the workbench store', { timeout: 120_000 }, () => {
 
     // Started again on the folder, with the same seeds: the crawl is over, nothing is fetched.
     const second = await start();
-    const again = await bunny({
-      server: second.listen,
-      token: second.token,
-      data: join(dir, 'bunny-2'),
-      onLog: () => {},
-    });
+    const again = await crawlFor(second, 'bunny-2');
     expect(again.stoppedBy).toBe('finished');
     expect(again.fetchedThisRun).toBe(0);
     expect(again).toMatchObject({ done: 2 * PAGES, queued: 0 });

@@ -116,11 +116,6 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     this.hosts = new MemoryHosts(settings, changes === null ? undefined : (k, b) => changes.budget(k, b));
   }
 
-  /** The kind of seen set stats() names. */
-  protected get seenKind(): string {
-    return 'memory';
-  }
-
   async registerCrawler(name: string): Promise<CrawlerId> {
     return this.serial(() => {
       const id = this.crawlers.size + 1;
@@ -291,7 +286,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       staleCompletions: this.staleCompletions,
       expiredLeases: this.expiredLeases,
       budgetLeft: Number.isFinite(max) ? pagesLeft(max, this.crawlCounts()) : null,
-      seen: { kind: this.seenKind, size: this.seen.size },
+      seen: { kind: 'memory', size: this.seen.size },
     };
   }
 
@@ -475,7 +470,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         const host = this.hosts.host(h.host);
         host.taken = h.taken;
         host.retired = h.retired;
-        this.hosts.restoreBudgetKey(host, h.budget);
+        this.hosts.assignBudget(host, h.budget);
       }
       for (const [key, b] of kept.budgets) this.hosts.restoreBudget(key, b);
       for (const [id, c] of kept.crawlers) this.crawlers.set(id, c);
@@ -560,7 +555,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
    * StoreChanges the call answers once its changes are kept; the next call does not wait
    * for that, so one write keeps the changes of every call that ran meanwhile.
    */
-  protected serial<T>(work: () => T | Promise<T>): Promise<T> {
+  private serial<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the frontier is closed'));
     const changes = this.changes;
     let kept: Promise<void> | null = null;
@@ -673,12 +668,18 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     this.hosts.setBudget(h.budget, b);
   }
 
+  /** An expiry entry of a lease that ended or was extended since. */
+  private readonly expiryStale = (s: ExpirySlot): boolean =>
+    this.leases.get(s.lease.id) !== s.lease || s.lease.expiresAt !== s.expiresAt;
+
+  /** A retry entry of a URL no longer retrying, or retrying at another time. */
+  private readonly retryStale = (s: RetrySlot): boolean =>
+    !this.retrying.has(s.entry) || s.entry.retryAt !== s.retryAt;
+
   /** Leases run out by `now` go back to the queue. */
   private giveBackExpired(now: number): void {
     for (;;) {
-      const top = this.expiries.top(
-        (s) => this.leases.get(s.lease.id) !== s.lease || s.lease.expiresAt !== s.expiresAt,
-      );
+      const top = this.expiries.top(this.expiryStale);
       if (top === undefined || !isExpired(top.expiresAt, now)) return;
       this.expiries.pop();
       this.giveBack(top.lease);
@@ -688,7 +689,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   /** Retries whose time has come go back to the queue. */
   private requeueRetries(now: number): void {
     for (;;) {
-      const top = this.retries.top((s) => !this.retrying.has(s.entry) || s.entry.retryAt !== s.retryAt);
+      const top = this.retries.top(this.retryStale);
       if (top === undefined || top.retryAt > now) return;
       this.retries.pop();
       this.retrying.delete(top.entry);
@@ -707,10 +708,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
 
   /** The only news a store with nothing ready can have: a lease running out, a retry due. */
   private nextExpiryOrRetry(): number | null {
-    const lease = this.expiries.top(
-      (s) => this.leases.get(s.lease.id) !== s.lease || s.lease.expiresAt !== s.expiresAt,
-    );
-    const retry = this.retries.top((s) => !this.retrying.has(s.entry) || s.entry.retryAt !== s.retryAt);
+    const lease = this.expiries.top(this.expiryStale);
+    const retry = this.retries.top(this.retryStale);
     if (lease === undefined) return retry === undefined ? null : retry.retryAt;
     return retry === undefined ? lease.expiresAt : Math.min(lease.expiresAt, retry.retryAt);
   }

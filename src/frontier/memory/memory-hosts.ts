@@ -101,10 +101,6 @@ export class MemoryHosts {
     return this.hosts.values();
   }
 
-  has(key: string): boolean {
-    return this.hosts.has(key);
-  }
-
   host(key: string): MemoryHost {
     let h = this.hosts.get(key);
     if (h === undefined) {
@@ -159,13 +155,7 @@ export class MemoryHosts {
     if (old !== null && old.rank === rank && old.at === at) return;
     const slot: Slot = { host: h, rank, at, order: h.order };
     h.slot = slot;
-    let heap = this.byRank.get(rank);
-    if (heap === undefined) {
-      heap = new MinHeap(slotBefore);
-      this.byRank.set(rank, heap);
-      this.addRank(rank);
-    }
-    heap.push(slot);
+    this.heapAt(rank).push(slot);
     // Stale entries sink out as they reach the top; one that waits long (a host moved
     // to a later time) is swept out with the rest when they outnumber the hosts.
     if (++this.slots > 4 * this.hosts.size + 10_000) this.rebuild();
@@ -212,14 +202,12 @@ export class MemoryHosts {
     if (!this.shared || h.budget === key) return;
     const from = this.budget(h.budget);
     this.setBudget(h.budget, { ...from, inFlight: Math.max(0, from.inFlight - inFlight) });
-    this.members.get(h.budget)?.delete(h);
-    h.budget = key;
-    this.join(h, key);
+    this.assignBudget(h, key);
     this.setBudget(key, mergeBudgets(this.budget(key), { ...from, inFlight }));
   }
 
-  /** A host's budget key as a journal read it back, before any budget is set. */
-  restoreBudgetKey(h: MemoryHost, key: string): void {
+  /** Makes `key` the budget the host counts against; no budget's state changes (a journal read back uses it alone). */
+  assignBudget(h: MemoryHost, key: string): void {
     if (h.budget === key) return;
     this.members.get(h.budget)?.delete(h);
     h.budget = key;
@@ -245,10 +233,17 @@ export class MemoryHosts {
     set.add(h);
   }
 
-  private addRank(rank: number): void {
-    let i = this.ranks.length;
-    while (i > 0 && (this.ranks[i - 1] as number) > rank) i--;
-    this.ranks.splice(i, 0, rank);
+  /** The heap of hosts waiting at `rank`, made (and the rank listed) if it has none. */
+  private heapAt(rank: number): MinHeap<Slot> {
+    let heap = this.byRank.get(rank);
+    if (heap === undefined) {
+      heap = new MinHeap(slotBefore);
+      this.byRank.set(rank, heap);
+      let i = this.ranks.length;
+      while (i > 0 && (this.ranks[i - 1] as number) > rank) i--;
+      this.ranks.splice(i, 0, rank);
+    }
+    return heap;
   }
 
   private dropRank(rank: number): void {
@@ -266,13 +261,7 @@ export class MemoryHosts {
     for (const h of this.hosts.values()) {
       const s = h.slot;
       if (s === null) continue;
-      let heap = this.byRank.get(s.rank);
-      if (heap === undefined) {
-        heap = new MinHeap(slotBefore);
-        this.byRank.set(s.rank, heap);
-        this.addRank(s.rank);
-      }
-      heap.push(s);
+      this.heapAt(s.rank).push(s);
       this.slots++;
     }
   }

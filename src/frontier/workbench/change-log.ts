@@ -43,8 +43,21 @@ export const STARTING_COUNTERS: StoreCounters = {
   nextDueLook: 0,
 };
 
-function leaseOf(l: HeldLease): Change {
-  return ['l', l.id, l.entry.id, l.crawler, l.expiresAt, l.released ? 1 : 0];
+/** A URL whole, as first seen (or in a snapshot). */
+function urlChange(e: UrlEntry): Change {
+  return ['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)];
+}
+
+function hostChange(h: KeptState['hosts'][number]): Change {
+  return ['h', h.host, h.taken, h.retired ? 1 : 0, h.budget];
+}
+
+function leaseChange(l: KeptState['leases'][number]): Change {
+  return ['l', l.id, l.entryId, l.crawler, l.expiresAt, l.released ? 1 : 0];
+}
+
+function crawlerChange(id: CrawlerId, c: CrawlerEntry): Change {
+  return ['c', id, c.name, c.left];
 }
 
 /**
@@ -90,7 +103,7 @@ export class ChangeLog implements StoreChanges {
     this.budgets.set(key, state);
   }
   crawler(id: CrawlerId, c: CrawlerEntry): void {
-    this.other.push(['c', id, c.name, c.left]);
+    this.other.push(crawlerChange(id, c));
   }
   site(origin: string, claim: SiteClaim): void {
     this.other.push(['s', origin, claim]);
@@ -111,13 +124,13 @@ export class ChangeLog implements StoreChanges {
     const before = this.written;
     const fresh = [...this.entries].filter((e) => e.id > before).sort((a, b) => a.id - b.id);
     for (const e of fresh) {
-      out.push(['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)]);
+      out.push(urlChange(e));
       this.written = e.id;
     }
     for (const e of this.entries) if (e.id <= before) out.push(['e', e.id, ...stateOf(e)]);
-    for (const h of this.hosts) out.push(['h', h.host, h.taken, h.retired ? 1 : 0, h.budget]);
+    for (const h of this.hosts) out.push(hostChange(h));
     for (const [key, b] of this.budgets) out.push(['b', key, b]);
-    for (const l of this.leases.values()) out.push(leaseOf(l));
+    for (const l of this.leases.values()) out.push(leaseChange({ ...l, entryId: l.entry.id }));
     for (const id of this.ended) out.push(['x', id]);
     out.push(...this.other);
     const c = JSON.stringify(counters);
@@ -128,8 +141,7 @@ export class ChangeLog implements StoreChanges {
     return this.write(JSON.stringify(out));
   }
 
-  /** Forgets what was gathered: a snapshot about to be written holds it. */
-  clear(): void {
+  private clear(): void {
     this.entries.clear();
     this.leases.clear();
     this.ended.clear();
@@ -137,21 +149,15 @@ export class ChangeLog implements StoreChanges {
     this.budgets.clear();
     this.other = [];
   }
-
-  /** Notes that URLs up to `id` are written whole (by a snapshot). */
-  writtenUpTo(id: number): void {
-    this.written = id;
-  }
 }
 
 /** The lines of a snapshot: everything the engine holds, as the changes that would make it. */
 export function* snapshotChanges(s: KeptState): Generator<Change> {
-  for (const e of s.entries)
-    yield ['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)];
-  for (const h of s.hosts) yield ['h', h.host, h.taken, h.retired ? 1 : 0, h.budget];
+  for (const e of s.entries) yield urlChange(e);
+  for (const h of s.hosts) yield hostChange(h);
   for (const [key, b] of s.budgets) yield ['b', key, b];
-  for (const l of s.leases) yield ['l', l.id, l.entryId, l.crawler, l.expiresAt, l.released ? 1 : 0];
-  for (const [id, c] of s.crawlers) yield ['c', id, c.name, c.left];
+  for (const l of s.leases) yield leaseChange(l);
+  for (const [id, c] of s.crawlers) yield crawlerChange(id, c);
   for (const [origin, claim] of s.sites) yield ['s', origin, claim];
   for (const [key, value] of s.cookies) yield ['k', key, value];
   for (const [origin, row] of s.robots) yield ['r', origin, row];

@@ -1,7 +1,6 @@
 import {
   closeSync,
   createReadStream,
-  fsyncSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -10,12 +9,13 @@ import {
   statSync,
   truncateSync,
   unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DataDirBusyError } from '../../errors.js';
 import { tryFileLock } from '../../file-lock.js';
+import { fsyncDir } from '../../seen/files.js';
+import { writeAll } from '../../write-all.js';
 import { MemoryFrontier } from '../memory/memory-frontier.js';
 import type { FrontierSettings } from '../types.js';
 import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
@@ -143,7 +143,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
       let batch: Change[] = [];
       const flush = () => {
         const data = Buffer.from(`${JSON.stringify(batch)}\n`);
-        for (let at = 0; at < data.length; ) at += writeSync(fd, data, at);
+        writeAll(fd, data);
         bytes += data.length;
         batch = [];
       };
@@ -167,7 +167,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
       try {
         await syncFd(fd);
         renameSync(tmp, join(dir, snapshotName(next)));
-        syncFolder(dir);
+        fsyncDir(dir);
         await old.close();
         removeGeneration(dir, previous);
       } catch {
@@ -234,15 +234,5 @@ function removeGeneration(dir: string, g: number): void {
     } catch {
       // Gone already, or never made (generation 0 has no snapshot).
     }
-  }
-}
-
-/** A rename is durable once the folder's entry is synced. */
-function syncFolder(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
