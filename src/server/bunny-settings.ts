@@ -34,6 +34,11 @@ export interface BunnySettings {
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
+  /**
+   * --per-host: the connections a bunny opens to one host, so the fetches the server
+   * leases it at once for a host run at once (absent from an older server: the bunny's own).
+   */
+  perHost?: number;
   /** --delay and --delay-factor: a rendering bunny spaces its pages' own requests by them (absent from an older server: the bunny's). */
   delayMs?: number;
   delayFactor?: number;
@@ -58,6 +63,7 @@ export interface BunnySettingsSource {
   retries: number;
   retryDelayMs: number;
   maxDelayMs: number;
+  perHost?: number | undefined;
   delayMs?: number | undefined;
   delayFactor?: number | undefined;
   ignoreRobots: boolean;
@@ -85,6 +91,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
+    ...(o.perHost === undefined ? {} : { perHost: o.perHost }),
     ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
     ...(o.delayFactor === undefined ? {} : { delayFactor: o.delayFactor }),
     ignoreRobots: o.ignoreRobots,
@@ -133,6 +140,7 @@ export function bunnySettingsFrom(
       retries: s.retries as number,
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,
+      ...(whole(s.perHost) && s.perHost >= 1 ? { perHost: Math.floor(s.perHost) } : {}),
       ...(whole(s.delayMs) ? { delayMs: s.delayMs } : {}),
       ...(whole(s.delayFactor) ? { delayFactor: s.delayFactor } : {}),
       ignoreRobots: s.ignoreRobots === true,

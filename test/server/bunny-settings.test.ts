@@ -14,6 +14,7 @@ const server = {
   skipExtensions: ['jpg'],
   skipSubstrings: ['cgi-bin'],
   maxDepth: 3,
+  perHost: 4,
 };
 
 describe('bunny settings', () => {
@@ -26,6 +27,7 @@ describe('bunny settings', () => {
       skipExtensions: ['jpg'],
       skipSubstrings: ['cgi-bin'],
       maxDepth: 3,
+      perHost: 4,
     });
     expect(back?.include?.map(String)).toEqual(['/\\/docs\\//']);
   });
@@ -50,5 +52,13 @@ describe('bunny settings', () => {
     const json = JSON.parse(JSON.stringify(settingsForBunnies(server, [])));
     delete json.skipSubstrings;
     expect(bunnySettingsFrom(json)?.skipSubstrings).toEqual([]);
+  });
+
+  it('from a server that sends no perHost, or a bad one: the bunny keeps its own', () => {
+    const json = JSON.parse(JSON.stringify(settingsForBunnies(server, [])));
+    delete json.perHost;
+    expect(bunnySettingsFrom(json)).not.toHaveProperty('perHost');
+    expect(bunnySettingsFrom({ ...json, perHost: 0 })).not.toHaveProperty('perHost');
+    expect(bunnySettingsFrom({ ...json, perHost: 'many' })).not.toHaveProperty('perHost');
   });
 });
