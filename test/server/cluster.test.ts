@@ -81,6 +81,21 @@ function bunny(name: string, port: number, extra: string[] = []): CliProcess {
   return run(['bunny', '--server', `127.0.0.1:${port}`, '--data', join(dir, name), '--quiet', ...extra]);
 }
 
+/** Waits (a bounded number of `show` calls) until the server's book of sites counts `pages()` URLs in all. */
+async function untilBookCounts(port: number, pages: () => number): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const show = run(['show', '--server', `127.0.0.1:${port}`]);
+    expect(await show.exit()).toBe(0);
+    const counted = [...show.stdout().matchAll(/ {2}(\d+) URLs {2}hosts:/g)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
+    if (counted === pages()) return;
+    if (attempt >= 40) throw new Error(`the book counts ${counted} URLs, pages.jsonl has ${pages()}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 const serverPages = () => readPages(join(dir, 'server', 'pages.jsonl'));
 const fetchedUrls = () =>
   serverPages()
@@ -154,16 +169,37 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
       0,
       ['--delay', '0', '--delay-factor', '0', '--per-host', '4'],
     );
-    // The web answers 30 requests, then holds the rest: the bunny is mid-crawl, whatever the machine's speed.
+    // The web answers 30 requests, then holds the rest: once one is held the bunny is mid-crawl, whatever the machine's speed.
     web.holdAfter(30);
     const doomed = bunny('doomed', port, ['--concurrency', '8']);
-    while (web.requestLog.length < 35) await new Promise((r) => setTimeout(r, 20));
+    while (web.requestLog.length < 31) await new Promise((r) => setTimeout(r, 20));
     doomed.child.kill('SIGKILL');
     await doomed.exit();
     web.release();
     const after = bunny('after', port, ['--concurrency', '8']);
     expect(await after.exit()).toBe(0);
     expect([...new Set(fetchedUrls())].sort()).toEqual([...web.reachable()].sort());
+  });
+
+  it("the server's --per-host reaches its bunnies: a bunny fetches that many of a host's pages at once", async () => {
+    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 40, minLinks: 6, maxLinks: 8 });
+    const { port } = await server([`${web.sites[0]?.origin}/`], 0, [
+      '--delay',
+      '0',
+      '--delay-factor',
+      '0',
+      '--per-host',
+      '3',
+    ]);
+    // robots.txt and the seed are answered; every page after them is held, in flight.
+    web.holdAfter(2);
+    const b = bunny('b', port, ['--concurrency', '8']);
+    for (let turn = 0; turn < 300 && web.requestLog.length < 5; turn++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(web.requestLog.length - 2).toBe(3);
+    b.child.kill('SIGKILL');
+    await b.exit();
+    web.release();
   });
 
   it('kill -9 of the server, then a restart on the same data: the bunnies reconnect and nothing is lost', async () => {
@@ -179,7 +215,10 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     const port = first.port;
     web.holdAfter(40);
     const bunnies = [bunny('b1', port, ['--concurrency', '4']), bunny('b2', port, ['--concurrency', '4'])];
-    while (web.requestLog.length < 45) await new Promise((r) => setTimeout(r, 20));
+    while (web.requestLog.length < 41) await new Promise((r) => setTimeout(r, 20));
+    // The book writes its visit counts once a second (a kill -9 loses at most the last
+    // second's): the kill comes once they cover every page written so far.
+    await untilBookCounts(port, () => fetchedUrls().length);
     first.child.kill('SIGKILL');
     await first.exit();
     web.release();
