@@ -9,7 +9,9 @@
 // BENCH_SERVER_HOSTS (host counts, default 200,10000), BENCH_SERVER_MIXES (default
 // all-new,nine-known; the one-URL row runs with all-new), BENCH_SERVER_FRONTIERS (the
 // server's stores side by side, default sqlite,workbench), BENCH_SERVER_AGAINST (another
-// checkout, built: each row runs on its server too, right after this one's, on SQLite).
+// checkout, built: each row runs on its server too, right after this one's, on SQLite, or
+// on the stores BENCH_SERVER_AGAINST_FRONTIERS lists: a checkout older than --frontier has
+// SQLite only).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -95,10 +97,16 @@ const FRONTIERS = (process.env.BENCH_SERVER_FRONTIERS ?? 'sqlite,workbench').spl
 
 const CONTENDERS: Contender[] = [
   ...FRONTIERS.map((frontier) => ({ name: `this, ${frontier}`, checkout: repoDir, frontier })),
-  ...(process.env.BENCH_SERVER_AGAINST
-    ? [{ name: 'against', checkout: resolve(process.env.BENCH_SERVER_AGAINST) }]
-    : []),
+  ...againstContenders(process.env.BENCH_SERVER_AGAINST, process.env.BENCH_SERVER_AGAINST_FRONTIERS),
 ];
+
+function againstContenders(checkout: string | undefined, frontiers: string | undefined): Contender[] {
+  if (!checkout) return [];
+  if (!frontiers) return [{ name: 'against', checkout: resolve(checkout) }];
+  return frontiers
+    .split(',')
+    .map((frontier) => ({ name: `against, ${frontier}`, checkout: resolve(checkout), frontier }));
+}
 
 async function startServer(dir: string, contender: Contender): Promise<RunningServer> {
   const child = spawnCobweb(
