@@ -12,11 +12,12 @@ const SYNC_EVERY_MS = 200;
 /**
  * One append-only journal file, written with group commit: the lines appended in one
  * turn of the event loop go to the file in one write, so a busy store makes one write
- * for many calls. append() resolves once its line is written to the file (it is in the kernel's
- * hands: a killed process loses nothing), and the lines written are synced to the disk
- * together at most SYNC_EVERY_MS later, on close and before a snapshot replaces the
- * file: the SQLite store's guarantee (WAL, synchronous = NORMAL), where an OS crash or
- * a power cut may lose the last moment's calls, without a disk sync in every call's wait.
+ * for many calls. append() resolves once its line is written to the file (it is in the
+ * kernel's hands: a killed process loses nothing), and the lines written are synced to
+ * the disk together at most SYNC_EVERY_MS later, on close and before a snapshot replaces
+ * the file: the SQLite store's guarantee (WAL, synchronous = NORMAL), where an OS crash
+ * or a power cut may lose the last moment's calls, without a disk sync in every call's
+ * wait.
  */
 export class JournalFile {
   private pending: string[] = [];
