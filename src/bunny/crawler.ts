@@ -6,7 +6,7 @@ import { DnsCache } from '../fetch/dns-cache.js';
 import { Fetcher } from '../fetch/fetcher.js';
 import { RobotsCache } from '../fetch/robots/robots-cache.js';
 import { robotsFetchOf } from '../fetch/robots/robots-fetch.js';
-import { type HostRules, ruleFor } from '../frontier/policy/host-rules.js';
+import { type HostRules, mostPerHost, ruleFor } from '../frontier/policy/host-rules.js';
 import type { CrawlerId, Frontier } from '../frontier/types.js';
 import type { ModulePage } from '../modules/api.js';
 import type { ModuleHost } from '../modules/module-host.js';
@@ -157,7 +157,7 @@ export class Crawler {
         firstByteTimeoutMs: o.firstByteTimeoutMs,
         totalTimeoutMs: o.totalTimeoutMs,
         maxBodyBytes: o.maxBodyBytes,
-        connectionsPerOrigin: o.perHost,
+        connectionsPerOrigin: mostPerHost(o.perHost, o.hosts),
         dnsCache,
         addressPolicy: seeds.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),

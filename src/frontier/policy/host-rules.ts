@@ -47,6 +47,17 @@ export function ruleFor(rules: HostRules | undefined, host: string): HostRule | 
 }
 
 /**
+ * The most fetches in flight one host may have: the crawl's --per-host, or a section's
+ * above it. A fetcher's connections to one origin must allow as many, or the fetches a
+ * store hands out for a host at once wait for one another's connection.
+ */
+export function mostPerHost(perHost: number, rules: HostRules | undefined): number {
+  let most = perHost;
+  for (const rule of Object.values(rules ?? {})) most = Math.max(most, rule.perHost ?? 0);
+  return most;
+}
+
+/**
  * The crawl's settings as they hold for one politeness budget (a host's key; an address's
  * budget, 'ip:ADDRESS', has no section): its section's delay, per-host limit and budget
  * over the crawl's.
