@@ -32,6 +32,12 @@ export interface FetchSettings {
   totalTimeoutMs: number;
   maxBodyBytes: number;
   perHost: number;
+  /**
+   * The most of one host's URLs the store hands out at once, when it says so (a server's
+   * WELCOME, its host sections included). The connections opened to one host are the
+   * most of this, `perHost` and the `hosts` sections' perHost.
+   */
+  connectionsPerHost?: number | undefined;
   allowPrivate: boolean;
   resolve?: ReadonlyMap<string, string> | undefined;
   ignoreRobots: boolean;
@@ -157,7 +163,7 @@ export class Crawler {
         firstByteTimeoutMs: o.firstByteTimeoutMs,
         totalTimeoutMs: o.totalTimeoutMs,
         maxBodyBytes: o.maxBodyBytes,
-        connectionsPerOrigin: mostPerHost(o.perHost, o.hosts),
+        connectionsPerOrigin: Math.max(o.connectionsPerHost ?? 0, mostPerHost(o.perHost, o.hosts)),
         dnsCache,
         addressPolicy: seeds.policy,
         ...(o.resolve !== undefined ? { resolve: o.resolve } : {}),

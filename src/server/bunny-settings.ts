@@ -1,3 +1,4 @@
+import { type HostRules, mostPerHost } from '../frontier/policy/host-rules.js';
 import type { JsonObject } from '../protocol/index.js';
 import type { ScopeMode } from '../url/filter.js';
 
@@ -39,6 +40,12 @@ export interface BunnySettings {
    * leases it at once for a host run at once (absent from an older server: the bunny's own).
    */
   perHost?: number;
+  /**
+   * The most of a host's URLs the server leases at once: --per-host, or a host section's
+   * above it. A bunny opens as many connections to one host (absent from an older server:
+   * `perHost`, or the bunny's own).
+   */
+  connectionsPerHost?: number;
   /** --delay and --delay-factor: a rendering bunny spaces its pages' own requests by them (absent from an older server: the bunny's). */
   delayMs?: number;
   delayFactor?: number;
@@ -64,6 +71,8 @@ export interface BunnySettingsSource {
   retryDelayMs: number;
   maxDelayMs: number;
   perHost?: number | undefined;
+  /** The crawl's host sections: a section's perHost above the crawl's widens connectionsPerHost. */
+  hosts?: HostRules | undefined;
   delayMs?: number | undefined;
   delayFactor?: number | undefined;
   ignoreRobots: boolean;
@@ -91,7 +100,9 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
     retries: o.retries,
     retryDelayMs: o.retryDelayMs,
     maxDelayMs: o.maxDelayMs,
-    ...(o.perHost === undefined ? {} : { perHost: o.perHost }),
+    ...(o.perHost === undefined
+      ? {}
+      : { perHost: o.perHost, connectionsPerHost: mostPerHost(o.perHost, o.hosts) }),
     ...(o.delayMs === undefined ? {} : { delayMs: o.delayMs }),
     ...(o.delayFactor === undefined ? {} : { delayFactor: o.delayFactor }),
     ignoreRobots: o.ignoreRobots,
@@ -103,7 +114,7 @@ export function settingsForBunnies(o: BunnySettingsSource, seeds: readonly strin
 /** The bunny's side: what WELCOME carried, checked, back as options; null when it is not that. */
 export function bunnySettingsFrom(
   json: JsonObject,
-): (BunnySettingsSource & { seeds: string[]; capturesBack: boolean }) | null {
+): (BunnySettingsSource & { seeds: string[]; capturesBack: boolean; connectionsPerHost?: number }) | null {
   const s = json as Partial<BunnySettings>;
   const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
   const whole = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -141,6 +152,9 @@ export function bunnySettingsFrom(
       retryDelayMs: s.retryDelayMs as number,
       maxDelayMs: s.maxDelayMs as number,
       ...(whole(s.perHost) && s.perHost >= 1 ? { perHost: Math.floor(s.perHost) } : {}),
+      ...(whole(s.connectionsPerHost) && s.connectionsPerHost >= 1
+        ? { connectionsPerHost: Math.floor(s.connectionsPerHost) }
+        : {}),
       ...(whole(s.delayMs) ? { delayMs: s.delayMs } : {}),
       ...(whole(s.delayFactor) ? { delayFactor: s.delayFactor } : {}),
       ignoreRobots: s.ignoreRobots === true,

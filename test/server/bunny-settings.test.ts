@@ -54,10 +54,26 @@ describe('bunny settings', () => {
     expect(bunnySettingsFrom(json)?.skipSubstrings).toEqual([]);
   });
 
+  it("carry the most of a host's URLs leased at once: a host section's perHost above the crawl's", () => {
+    const sections = {
+      ...server,
+      perHost: 1,
+      hosts: { 'big.test': { perHost: 4 }, 'b.test': { delayMs: 5 } },
+    };
+    const back = bunnySettingsFrom(JSON.parse(JSON.stringify(settingsForBunnies(sections, []))));
+    expect(back).toMatchObject({ perHost: 1, connectionsPerHost: 4 });
+    expect(bunnySettingsFrom(JSON.parse(JSON.stringify(settingsForBunnies(server, []))))).toMatchObject({
+      perHost: 4,
+      connectionsPerHost: 4,
+    });
+  });
+
   it('from a server that sends no perHost, or a bad one: the bunny keeps its own', () => {
     const json = JSON.parse(JSON.stringify(settingsForBunnies(server, [])));
     delete json.perHost;
+    delete json.connectionsPerHost;
     expect(bunnySettingsFrom(json)).not.toHaveProperty('perHost');
+    expect(bunnySettingsFrom(json)).not.toHaveProperty('connectionsPerHost');
     expect(bunnySettingsFrom({ ...json, perHost: 0 })).not.toHaveProperty('perHost');
     expect(bunnySettingsFrom({ ...json, perHost: 'many' })).not.toHaveProperty('perHost');
   });

@@ -181,26 +181,31 @@ describe('a server with bunnies', { timeout: 180_000 }, () => {
     expect([...new Set(fetchedUrls())].sort()).toEqual([...web.reachable()].sort());
   });
 
-  it("the server's --per-host reaches its bunnies: a bunny fetches that many of a host's pages at once", async () => {
-    web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 40, minLinks: 6, maxLinks: 8 });
-    const { port } = await server([`${web.sites[0]?.origin}/`], 0, [
-      '--delay',
-      '0',
-      '--delay-factor',
-      '0',
-      '--per-host',
-      '3',
-    ]);
-    // robots.txt and the seed are answered; every page after them is held, in flight.
-    web.holdAfter(2);
-    const b = bunny('b', port, ['--concurrency', '8']);
-    for (let turn = 0; turn < 300 && web.requestLog.length < 5; turn++)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(web.requestLog.length - 2).toBe(3);
-    b.child.kill('SIGKILL');
-    await b.exit();
-    web.release();
-  });
+  it.each([
+    { how: '--per-host 3', flags: ['--per-host', '3'], config: null },
+    { how: 'a host section of perHost 3 (--per-host 1)', flags: ['--per-host', '1'], config: 'perHost: 3' },
+  ])(
+    "the server's $how reaches its bunnies: a bunny fetches that many of the host's pages at once",
+    async ({ flags, config }) => {
+      web = await startSyntheticWeb({ hosts: ['127.0.0.2'], pagesPerHost: 40, minLinks: 6, maxLinks: 8 });
+      const extra = ['--delay', '0', '--delay-factor', '0', ...flags];
+      if (config !== null) {
+        const file = join(dir, 'crawl.yaml');
+        writeFileSync(file, `hosts:\n  "127.0.0.2":\n    ${config}\n`);
+        extra.push('--config', file);
+      }
+      const { port } = await server([`${web.sites[0]?.origin}/`], 0, extra);
+      // robots.txt and the seed are answered; every page after them is held, in flight.
+      web.holdAfter(2);
+      const b = bunny('b', port, ['--concurrency', '8']);
+      for (let turn = 0; turn < 300 && web.requestLog.length < 5; turn++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(web.requestLog.length - 2).toBe(3);
+      b.child.kill('SIGKILL');
+      await b.exit();
+      web.release();
+    },
+  );
 
   it('kill -9 of the server, then a restart on the same data: the bunnies reconnect and nothing is lost', async () => {
     web = await startSyntheticWeb({
