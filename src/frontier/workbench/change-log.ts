@@ -52,8 +52,9 @@ function hostChange(h: KeptState['hosts'][number]): Change {
   return ['h', h.host, h.taken, h.retired ? 1 : 0, h.budget];
 }
 
-function leaseChange(l: KeptState['leases'][number]): Change {
-  return ['l', l.id, l.entryId, l.crawler, l.expiresAt, l.released ? 1 : 0];
+/** A lease, by its URL's id: a live lease (HeldLease) holds its URL, a kept one the id. */
+function leaseChange(l: Omit<KeptState['leases'][number], 'entryId'>, entryId: number): Change {
+  return ['l', l.id, entryId, l.crawler, l.expiresAt, l.released ? 1 : 0];
 }
 
 function crawlerChange(id: CrawlerId, c: CrawlerEntry): Change {
@@ -130,7 +131,7 @@ export class ChangeLog implements StoreChanges {
     for (const e of this.entries) if (e.id <= before) out.push(['e', e.id, ...stateOf(e)]);
     for (const h of this.hosts) out.push(hostChange(h));
     for (const [key, b] of this.budgets) out.push(['b', key, b]);
-    for (const l of this.leases.values()) out.push(leaseChange({ ...l, entryId: l.entry.id }));
+    for (const l of this.leases.values()) out.push(leaseChange(l, l.entry.id));
     for (const id of this.ended) out.push(['x', id]);
     out.push(...this.other);
     const c = JSON.stringify(counters);
@@ -156,7 +157,7 @@ export function* snapshotChanges(s: KeptState): Generator<Change> {
   for (const e of s.entries) yield urlChange(e);
   for (const h of s.hosts) yield hostChange(h);
   for (const [key, b] of s.budgets) yield ['b', key, b];
-  for (const l of s.leases) yield leaseChange(l);
+  for (const l of s.leases) yield leaseChange(l, l.entryId);
   for (const [id, c] of s.crawlers) yield crawlerChange(id, c);
   for (const [origin, claim] of s.sites) yield ['s', origin, claim];
   for (const [key, value] of s.cookies) yield ['k', key, value];

@@ -10,14 +10,14 @@ const closeFd = promisify(close);
 const SYNC_EVERY_MS = 200;
 
 /**
- * One append-only journal file, written with group commit: the lines appended in one
- * turn of the event loop go to the file in one write, so a busy store makes one write
- * for many calls. append() resolves once its line is written to the file (it is in the
- * kernel's hands: a killed process loses nothing), and the lines written are synced to
- * the disk together at most SYNC_EVERY_MS later, on close and before a snapshot replaces
- * the file: the SQLite store's guarantee (WAL, synchronous = NORMAL), where an OS crash
- * or a power cut may lose the last moment's calls, without a disk sync in every call's
- * wait.
+ * One append-only journal file, written with group commit: the lines appended in one run
+ * of synchronous work (the write comes a microtask later) go to the file in one write,
+ * so a busy store makes one write for many calls. append() resolves once its line is
+ * written to the file (it is in the kernel's hands: a killed process loses nothing), and
+ * the lines written are synced to the disk together at most SYNC_EVERY_MS later, on close
+ * and before a snapshot replaces the file: the SQLite store's guarantee (WAL,
+ * synchronous = NORMAL), where an OS crash or a power cut may lose the last moment's
+ * calls, without a disk sync in every call's wait.
  */
 export class JournalFile {
   private pending: string[] = [];
@@ -83,27 +83,26 @@ export class JournalFile {
 
   private async flush(): Promise<void> {
     try {
+      // Every line appended until the journal before this one has written its lines (at
+      // once, for the first journal: the rest of this turn's synchronous work) goes in
+      // this one write; a line appended after it starts the next.
       await this.after;
-      while (this.pending.length > 0) {
-        const lines = this.pending;
-        const waiters = this.waiters;
-        this.pending = [];
-        this.waiters = [];
-        try {
-          // On this thread: a write to the page cache costs some 6 µs here, where handing
-          // it to libuv's pool and taking its answer back cost 40 (24 of them this thread's).
-          writeAll(this.fd, `${lines.join('\n')}\n`);
-        } catch (err) {
-          // A journal that could not be written keeps nothing more: every later call fails.
-          this.failed = err as Error;
-          for (const w of [...waiters, ...this.waiters]) w.reject(this.failed);
-          this.pending = [];
-          this.waiters = [];
-          return;
-        }
-        this.scheduleSync();
-        for (const w of waiters) w.resolve();
+      const lines = this.pending;
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        // On this thread: a write to the page cache costs some 6 µs here, where handing
+        // it to libuv's pool and taking its answer back cost 40 (24 of them this thread's).
+        writeAll(this.fd, `${lines.join('\n')}\n`);
+      } catch (err) {
+        // A journal that could not be written keeps nothing more: every later call fails.
+        this.failed = err as Error;
+        for (const w of waiters) w.reject(this.failed);
+        return;
       }
+      this.scheduleSync();
+      for (const w of waiters) w.resolve();
     } finally {
       this.flushing = null;
     }
