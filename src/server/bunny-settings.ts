@@ -36,8 +36,8 @@ export interface BunnySettings {
   retryDelayMs: number;
   maxDelayMs: number;
   /**
-   * --per-host: the connections a bunny opens to one host, so the fetches the server
-   * leases it at once for a host run at once (absent from an older server: the bunny's own).
+   * --per-host: the fetches in flight to one host; a rendering bunny's pages' own
+   * requests keep to it too (absent from an older server: the bunny's own).
    */
   perHost?: number;
   /**
