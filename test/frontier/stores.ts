@@ -5,6 +5,7 @@ import { MemoryFrontier } from '../../src/frontier/memory/memory-frontier.js';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { RemoteFrontier } from '../../src/frontier/remote/remote-frontier.js';
 import type { Frontier, FrontierAdmin, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
+import { WorkbenchFrontier } from '../../src/frontier/workbench/workbench-frontier.js';
 import { TEST_SETTINGS } from '../helpers/frontier-settings.js';
 import { type PgCluster, postgresUnavailable, startPostgres } from '../helpers/postgres.js';
 import { type InProcessServer, startTestServer } from '../helpers/server.js';
@@ -156,38 +157,50 @@ for (const seen of ['memory', 'bloom', 'lmdb', 'drum']) {
 /**
  * The workbench store (src/frontier/workbench): one process's memory and a journal in a
  * folder. The handles a test opens are one object until it is closed; opened again, it
- * reads its folder back.
+ * reads its folder back. Once by its spec (a snapshot every 64 MiB of journal: none in
+ * a test), once folding its journal into a snapshot every 2 KB, so that URLs leave
+ * memory for the final files in nearly every call and the owner's calls (findStored,
+ * requeue, recrawls) find them there.
  */
-STORE_KINDS.push({
-  name: 'workbench',
-  oneProcess: 'it lives in the memory of the process that opened it',
-  async unavailable() {
-    return null;
-  },
-  async create() {
-    const dir = mkdtempSync(join(tmpdir(), 'cobweb-store-workbench-'));
-    const spec = `workbench:${join(dir, 'workbench')}`;
-    let current: AnyFrontier | null = null;
-    return {
-      spec,
-      async open(settings, now) {
-        if (current !== null) return current;
-        const f = await open(spec, settings, now);
-        const close = f.close.bind(f);
-        f.close = async () => {
-          if (current === f) current = null;
-          await close();
-        };
-        current = f;
-        return f;
-      },
-      async dispose() {
-        await current?.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-});
+for (const compactAtBytes of [undefined, 1]) {
+  STORE_KINDS.push({
+    name: compactAtBytes === undefined ? 'workbench' : 'workbench, compacting',
+    oneProcess: 'it lives in the memory of the process that opened it',
+    async unavailable() {
+      return null;
+    },
+    async create() {
+      const dir = mkdtempSync(join(tmpdir(), 'cobweb-store-workbench-'));
+      const spec = `workbench:${join(dir, 'workbench')}`;
+      let current: AnyFrontier | null = null;
+      return {
+        spec,
+        async open(settings, now) {
+          if (current !== null) return current;
+          const f =
+            compactAtBytes === undefined
+              ? await open(spec, settings, now)
+              : await WorkbenchFrontier.open(
+                  join(dir, 'workbench'),
+                  { ...TEST_SETTINGS, ...settings },
+                  { compactAtBytes, ...(now === undefined ? {} : { now }) },
+                );
+          const close = f.close.bind(f);
+          f.close = async () => {
+            if (current === f) current = null;
+            await close();
+          };
+          current = f;
+          return f;
+        },
+        async dispose() {
+          await current?.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  });
+}
 
 /**
  * PostgreSQL: one throwaway cluster for the suite (started at the first store), a new

@@ -50,22 +50,39 @@ function open(dir: string, clock?: () => number, options: WorkbenchOptions = {})
 }
 
 /** The generations in a folder's file names: snapshot.G.jsonl and journal.G.jsonl. */
-function generationsOf(dir: string): { snapshots: number[]; journals: number[]; other: string[] } {
+function generationsOf(dir: string): {
+  snapshots: number[];
+  journals: number[];
+  finals: number[];
+  other: string[];
+} {
   const snapshots: number[] = [];
   const journals: number[] = [];
+  const finals: number[] = [];
   const other: string[] = [];
   for (const name of readdirSync(dir)) {
-    const m = /^(snapshot|journal)\.(\d+)\.jsonl$/.exec(name);
+    const m = /^(snapshot|journal|final)\.(\d+)\.jsonl$/.exec(name);
     if (m === null) other.push(name);
-    else (m[1] === 'snapshot' ? snapshots : journals).push(Number(m[2]));
+    else (m[1] === 'snapshot' ? snapshots : m[1] === 'journal' ? journals : finals).push(Number(m[2]));
   }
-  return { snapshots: snapshots.sort((a, b) => a - b), journals: journals.sort((a, b) => a - b), other };
+  const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+  return { snapshots: sorted(snapshots), journals: sorted(journals), finals: sorted(finals), other };
 }
 
-/** What a folder holds, read as the store reads it, without touching it. */
-async function readKept(dir: string): Promise<{ state: KeptState; generation: number }> {
-  const { reader, generation } = await readFolder(dir, false);
-  return { state: reader.kept(), generation };
+/**
+ * What a folder holds, read as the store reads it, without touching it: the state in
+ * memory, and every URL, those of the final files (out of memory) included.
+ */
+async function readKept(dir: string): Promise<{ state: KeptState; generation: number; urls: string[] }> {
+  const { reader, generation, finals } = await readFolder(dir, false);
+  try {
+    const state = reader.kept();
+    const urls = state.entries.map((e) => e.url);
+    finals.each((e) => urls.push(e.url));
+    return { state, generation, urls };
+  } finally {
+    finals.close();
+  }
 }
 
 /** How a child feeds the store in DIR: by its spec (the 64 MiB default), or compacting every 8 KB. */
@@ -102,7 +119,7 @@ describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ 
     expect(confirmed.size).toBeGreaterThan(0);
 
     // Every line but a torn last one of the journal reads back (KeptReader throws on a bad one).
-    const urls = (await readKept(dir)).state.entries.map((e) => e.url);
+    const urls = (await readKept(dir)).urls;
     const stored = new Set(urls);
     expect(urls.length).toBe(stored.size); // no URL stored twice
     for (const u of confirmed) expect(stored.has(u), u).toBe(true); // nothing that answered lost
@@ -117,7 +134,7 @@ describe.each(FEEDERS)('the workbench store fed $name, killed with SIGKILL', ({ 
     } finally {
       await f.close();
     }
-    const after = (await readKept(dir)).state.entries.map((e) => e.url);
+    const after = (await readKept(dir)).urls;
     expect(after.length).toBe(new Set(after).size);
     expect(new Set(after)).toEqual(new Set([...stored, ...offered]));
   });
@@ -296,6 +313,20 @@ describe('the workbench store, compacted', () => {
     expect(files.snapshots[0]).toBeGreaterThanOrEqual(3);
     expect(files.journals).toEqual(files.snapshots);
     expect(files.other).toEqual(['workbench.lock']);
+    // The URLs whose work was over at each snapshot left memory for that snapshot's final
+    // file; the snapshot holds only those with work left.
+    expect(files.finals.length).toBeGreaterThan(1);
+    expect(files.finals.every((g) => g <= (files.snapshots[0] as number))).toBe(true);
+    const kept = await readKept(dir);
+    const snapshot = readFileSync(join(dir, `snapshot.${files.snapshots[0]}.jsonl`), 'utf8');
+    const urlsInSnapshot = snapshot
+      .split('\n')
+      .filter((line) => line !== '')
+      .flatMap((line) => JSON.parse(line) as unknown[][])
+      .filter((change) => change[0] === 'u');
+    expect(urlsInSnapshot.length).toBeGreaterThan(0);
+    expect(urlsInSnapshot.filter((change) => change[8] === 'done')).toEqual([]);
+    expect(kept.urls.length).toBe(before.stats.seen?.size);
 
     // Opened again with the default compaction: the same store.
     const g = await WorkbenchFrontier.open(dir, settings, { now });
@@ -366,7 +397,7 @@ describe('the workbench store, given calls at once', () => {
     expect(files.snapshots).toHaveLength(1);
     expect(files.snapshots[0]).toBeGreaterThanOrEqual(3);
     expect(files.journals).toEqual(files.snapshots);
-    const kept = (await readKept(dir)).state.entries.map((e) => e.url);
+    const kept = (await readKept(dir)).urls;
     expect(kept).toHaveLength(urls.flat().length);
     expect(new Set(kept)).toEqual(new Set(urls.flat()));
     const g = await open(dir);
@@ -428,7 +459,7 @@ describe('the workbench store, with a torn journal line', () => {
       await g.close();
     }
     // Every line of the journal reads back whole.
-    expect((await readKept(dir)).state.entries.map((e) => e.url)).toContain('http://d.test/');
+    expect((await readKept(dir)).urls).toContain('http://d.test/');
     const h = await open(dir);
     try {
       expect((await h.stats()).queued).toBe(stats.queued + 1);
@@ -536,6 +567,118 @@ describe('the workbench store, with a lease held over a restart', () => {
       expect((await i.stats()).staleCompletions, 'staleCompletions after a reopen').toBe(1);
     } finally {
       await i.close();
+    }
+  });
+});
+
+describe('the workbench store, its URLs whose work is over kept out of memory', () => {
+  it('finds, requeues and recrawls them from the final files, and reads them back on opening', async () => {
+    const dir = freshDir();
+    let clock = 1_700_000_000_000;
+    const now = () => clock;
+    const settings = { ...TEST_SETTINGS, perHost: 100 };
+    const f = await WorkbenchFrontier.open(dir, settings, { now });
+    const c = await f.registerCrawler('owner');
+    const urls = Array.from({ length: 40 }, (_, i) => `http://${HOSTS[i % 3]}/p${i}`);
+    await f.add(
+      urls.map((url) => ({ url, depth: 0, via: null })),
+      [],
+      c,
+    );
+    // 10 done with an ETag, 5 failed, 5 refused (their records written), 20 left queued.
+    const leases = (await f.lease(20, c)).leases.sort((a, b) => a.id - b.id);
+    expect(leases).toHaveLength(20);
+    const done = await f.complete(
+      leases.map((l, i): Completion => {
+        const outcome: Completion['outcome'] =
+          i < 10
+            ? { kind: 'done', validators: { etag: `"v${i}"` } }
+            : i < 15
+              ? { kind: 'failed', error: 'timeout' }
+              : { kind: 'refused', reason: 'robots' };
+        return { leaseId: l.id, outcome, outlinks: [], rejected: [] };
+      }),
+      c,
+    );
+    await f.acknowledge(done.records.map((r) => r.id));
+    const all = { done: true, failed: true, refused: true };
+    const before = {
+      stats: await f.stats(),
+      stored: await f.findStored(all, 0, 100),
+      page: await f.findStored(all, 0, 100).then((s) => s.slice(3, 8)),
+    };
+    expect(before.stats).toMatchObject({ queued: 20, done: 10, failed: 5, rejected: 5 });
+
+    await f.snapshotNow();
+    // Only the 20 queued URLs are in memory; the 20 whose work is over are in a final file.
+    expect(generationsOf(dir).finals).toEqual([1]);
+    expect(f.keptState().entries.map((e) => e.state)).toEqual(urls.slice(20).map(() => 'queued'));
+
+    // The owner's calls answer as before.
+    expect(await f.stats()).toEqual(before.stats);
+    expect(await f.findStored(all, 0, 100)).toEqual(before.stored);
+    const third = before.stored[2]?.id as number;
+    expect(await f.findStored(all, third, 5)).toEqual(before.page);
+    const among = await f.findStored({ ...all, among: [leases[3]?.url as string, 'http://h9.test/'] }, 0, 10);
+    expect(among.map((s) => [s.url, s.state])).toEqual([[leases[3]?.url, 'done']]);
+    expect(await f.findStored({ refusedFor: ['robots'] }, 0, 100)).toHaveLength(5);
+    // Nothing it holds out of memory is new to the crawl.
+    expect((await f.add([{ url: leases[0]?.url as string, depth: 0, via: null }], [], c)).added).toBe(0);
+
+    // The failed ones queued again come back from the file, and are the engine's once more.
+    const failed = await f.findStored({ failed: true }, 0, 100);
+    expect(await f.requeue(failed.map((s) => s.id))).toBe(5);
+    expect(await f.stats()).toMatchObject({ queued: 25, failed: 0, done: 10 });
+    await f.close();
+
+    // Opened again: the file, the snapshot and the journal after it add up to the same store.
+    clock += 60_000;
+    const g = await WorkbenchFrontier.open(dir, settings, { now });
+    try {
+      expect(await g.stats()).toMatchObject({
+        queued: 25,
+        failed: 0,
+        done: 10,
+        rejected: 5,
+        seen: { size: 40 },
+      });
+      expect(await g.findStored({ failed: true }, 0, 100)).toEqual([]);
+      // Done URLs come due for a recrawl from the file, each with its validators.
+      expect(await g.requeueDue(30_000)).toBe(10);
+      const again = (await g.lease(100, c)).leases;
+      expect(again).toHaveLength(35);
+      const recrawled = again.filter((l) => l.previous !== undefined);
+      expect(recrawled.map((l) => l.url).sort()).toEqual(
+        leases
+          .slice(0, 10)
+          .map((l) => l.url)
+          .sort(),
+      );
+      for (const l of recrawled) expect(l.previous).toMatchObject({ etag: expect.stringMatching(/^"v\d"$/) });
+      await g.complete(
+        again.map((l) => ({ leaseId: l.id, outcome: { kind: 'done' }, outlinks: [], rejected: [] })),
+        c,
+      );
+      expect(await g.stats()).toMatchObject({ queued: 0, leased: 0, done: 35, failed: 0, rejected: 5 });
+      await g.snapshotNow();
+      expect(generationsOf(dir).finals).toEqual([1, 2]);
+    } finally {
+      await g.close();
+    }
+    // A URL in two final files is counted by its newest line.
+    const h = await WorkbenchFrontier.open(dir, settings, { now });
+    try {
+      expect(await h.stats()).toMatchObject({
+        queued: 0,
+        done: 35,
+        failed: 0,
+        rejected: 5,
+        seen: { size: 40 },
+      });
+      expect(await h.findStored({ done: true }, 0, 100)).toHaveLength(35);
+      expect(h.keptState().entries).toEqual([]);
+    } finally {
+      await h.close();
     }
   });
 });

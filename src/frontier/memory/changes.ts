@@ -1,6 +1,6 @@
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
-import type { CrawlerId, CrawlSeeds, LeaseId, SiteFacts } from '../types.js';
+import type { CrawlerId, CrawlSeeds, LeaseId, RecordId, SiteFacts } from '../types.js';
 import type { MemoryHost } from './memory-hosts.js';
 import type { HeldLease, UrlEntry } from './url-entry.js';
 
@@ -33,6 +33,8 @@ export interface StoreCounters {
  */
 export interface StoreChanges {
   entry(e: UrlEntry): void;
+  /** A URL read back from the final URLs (FinalUrls), the engine's again: kept whole. */
+  returned(e: UrlEntry): void;
   lease(l: HeldLease): void;
   leaseEnded(id: LeaseId): void;
   host(h: MemoryHost): void;
@@ -45,10 +47,34 @@ export interface StoreChanges {
   commit(counters: StoreCounters): Promise<void> | null;
 }
 
+/**
+ * Where a store keeps the URLs that are final (done, or failed or refused with their
+ * record written) out of the engine's memory: the workbench store's final files. Such a
+ * URL is asked about only by the owner's calls (findStored, requeue, requeueDue), so
+ * the engine holds only what it leases, retries and has records to hand out.
+ */
+export interface FinalUrls {
+  /** Its state if URL `id` is kept here, else null. */
+  stateOf(id: RecordId): 'done' | 'failed' | 'refused' | null;
+  /** URL `id` as kept here (stateOf not null), read from its file. */
+  read(id: RecordId): UrlEntry;
+  /** URL `id` is the engine's again (queued once more): no longer counted here. */
+  takeBack(id: RecordId): void;
+  /** The done URLs kept here that were fetched at or before `cutoff` (epoch ms). */
+  doneBy(cutoff: number): RecordId[];
+  /** Every URL kept here, read from the files (a search by URL). */
+  each(visit: (e: UrlEntry) => void): void;
+  counts(): { done: number; failed: number; refused: number };
+}
+
 /** What a store that keeps the engine's changes read back, for the engine to start from. */
 export interface KeptState {
-  /** Every URL, by id (1, 2, ...). */
+  /** The URLs in memory (all of them, but those of FinalUrls), by id. */
   entries: UrlEntry[];
+  /** The highest URL id given, in memory or not. */
+  lastId: number;
+  /** The fingerprints of the URLs in FinalUrls, for the seen set. */
+  finalFingerprints: BigUint64Array;
   hosts: { host: string; taken: number; retired: boolean; budget: string }[];
   budgets: [string, BudgetState][];
   leases: { id: LeaseId; entryId: number; crawler: CrawlerId; expiresAt: number; released: boolean }[];

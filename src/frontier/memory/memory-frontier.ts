@@ -50,11 +50,18 @@ import type {
   StoredQuery,
   StoredRobots,
 } from '../types.js';
-import type { CrawlerEntry, KeptState, SiteClaim, StoreChanges, StoreCounters } from './changes.js';
+import type {
+  CrawlerEntry,
+  FinalUrls,
+  KeptState,
+  SiteClaim,
+  StoreChanges,
+  StoreCounters,
+} from './changes.js';
 import { MemoryHostDecisions } from './memory-decisions.js';
 import { type MemoryHost, MemoryHosts } from './memory-hosts.js';
 import { MinHeap } from './min-heap.js';
-import { type HeldLease, rankOf, recordOf, type UrlEntry } from './url-entry.js';
+import { type HeldLease, isFinal, rankOf, recordOf, type UrlEntry } from './url-entry.js';
 
 /** Every change is notified here, so a long poll needs no short slices; this is only a safety net. */
 const POLL_SLICE_MS = 1000;
@@ -86,7 +93,10 @@ interface RetrySlot {
 export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private readonly seen = MemorySeenSet.open();
   private readonly hosts: MemoryHosts;
-  private urls: UrlEntry[] = [];
+  /** The URLs it holds, by id: all of them, but those a store put in its FinalUrls. */
+  private live = new Map<RecordId, UrlEntry>();
+  /** The highest URL id given. */
+  private lastId = 0;
   private readonly leases = new Map<LeaseId, HeldLease>();
   private readonly expiries = new MinHeap<ExpirySlot>((a, b) => a.expiresAt < b.expiresAt);
   private readonly retrying = new Set<UrlEntry>();
@@ -112,6 +122,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     private readonly now: () => number = Date.now,
     /** Told of every change (the workbench store's journal); none: nothing is kept. */
     private readonly changes: StoreChanges | null = null,
+    /** Where the store keeps final URLs out of memory (the workbench store's final files). */
+    private readonly finals: FinalUrls | null = null,
   ) {
     this.hosts = new MemoryHosts(settings, changes === null ? undefined : (k, b) => changes.budget(k, b));
   }
@@ -295,24 +307,41 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       const among = query.among === undefined ? null : new Set(query.among);
       if (among?.size === 0) return [];
       const reasons = new Set(query.refusedFor ?? []);
-      const out: StoredLink[] = [];
-      for (let i = Math.max(0, after); i < this.urls.length && out.length < limit; i++) {
-        const e = this.urls[i] as UrlEntry;
-        const wanted =
-          (e.state === 'refused' && (query.refused === true || reasons.has(e.reason ?? ''))) ||
-          (e.state === 'failed' && query.failed === true) ||
-          (e.state === 'done' && query.done === true);
-        if (!wanted || (among !== null && !among.has(e.url))) continue;
-        out.push({
-          id: e.id,
-          url: e.url,
-          depth: e.depth,
-          via: e.via,
-          state: e.state as StoredLink['state'],
-          reason: e.reason,
+      const stateWanted = (state: UrlEntry['state']) =>
+        (state === 'refused' && (query.refused === true || reasons.size > 0)) ||
+        (state === 'failed' && query.failed === true) ||
+        (state === 'done' && query.done === true);
+      const wanted = (e: UrlEntry) =>
+        stateWanted(e.state) &&
+        (e.state !== 'refused' || query.refused === true || reasons.has(e.reason ?? '')) &&
+        (among === null || among.has(e.url));
+      const found: UrlEntry[] = [];
+      if (among !== null && this.finals !== null) {
+        // By URL: the final files are read through once, not a URL at a time.
+        for (const e of this.live.values()) if (e.id > after && wanted(e)) found.push(e);
+        this.finals.each((e) => {
+          if (e.id > after && wanted(e)) found.push(e);
         });
+        found.sort((a, b) => a.id - b.id);
+      } else {
+        for (let id = Math.max(0, after) + 1; id <= this.lastId && found.length < limit; id++) {
+          let e = this.live.get(id);
+          if (e === undefined) {
+            const state = this.finals?.stateOf(id) ?? null;
+            if (state === null || !stateWanted(state)) continue;
+            e = (this.finals as FinalUrls).read(id);
+          }
+          if (wanted(e)) found.push(e);
+        }
       }
-      return out;
+      return found.slice(0, limit).map((e) => ({
+        id: e.id,
+        url: e.url,
+        depth: e.depth,
+        via: e.via,
+        state: e.state as StoredLink['state'],
+        reason: e.reason,
+      }));
     });
   }
 
@@ -320,7 +349,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     const n = await this.serial(() => {
       let queued = 0;
       for (const id of ids) {
-        const e = this.urls[id - 1];
+        const kept = this.finals?.stateOf(id) ?? null;
+        const e = kept === 'failed' || kept === 'refused' ? this.backFromFinals(id) : this.live.get(id);
         if (e === undefined || (e.state !== 'failed' && e.state !== 'refused')) continue;
         if (e.state === 'failed') this.counts.failed--;
         else this.counts.rejected--;
@@ -465,7 +495,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
    */
   async restore(kept: KeptState): Promise<void> {
     await this.serial(async () => {
-      this.urls = kept.entries;
+      for (const e of kept.entries) this.live.set(e.id, e);
+      this.lastId = kept.lastId;
       for (const h of kept.hosts) {
         const host = this.hosts.host(h.host);
         host.taken = h.taken;
@@ -484,7 +515,11 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       this.expiredLeases = c.expiredLeases;
       this.nextDueLook = c.nextDueLook;
       const leased = new Map(kept.leases.map((l) => [l.entryId, l]));
-      for (const e of this.urls) {
+      const shelved = this.finals?.counts() ?? { done: 0, failed: 0, refused: 0 };
+      this.counts.done += shelved.done;
+      this.counts.failed += shelved.failed;
+      this.counts.rejected += shelved.refused;
+      for (const e of kept.entries) {
         if (e.unlogged) this.unlogged.set(e.id, e);
         switch (e.state) {
           case 'queued':
@@ -521,15 +556,19 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         this.hosts.place(h);
       }
       const batch = 65_536;
-      for (let i = 0; i < this.urls.length; i += batch)
-        await this.seen.insertNew(fingerprints(this.urls.slice(i, i + batch).map((e) => e.url)));
+      for (let i = 0; i < kept.entries.length; i += batch)
+        await this.seen.insertNew(fingerprints(kept.entries.slice(i, i + batch).map((e) => e.url)));
+      for (let i = 0; i < kept.finalFingerprints.length; i += batch)
+        await this.seen.insertNew(kept.finalFingerprints.subarray(i, i + batch));
     });
   }
 
   /** Everything the store holds, as a store that keeps it writes a snapshot of it. */
   keptState(): KeptState {
     return {
-      entries: this.urls,
+      entries: [...this.live.values()],
+      lastId: this.lastId,
+      finalFingerprints: new BigUint64Array(0),
       hosts: [...this.hosts.all()]
         .filter((h) => h.taken > 0 || h.retired || h.budget !== h.host)
         .map((h) => ({ host: h.host, taken: h.taken, retired: h.retired, budget: h.budget })),
@@ -555,7 +594,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
    * StoreChanges the call answers once its changes are kept; the next call does not wait
    * for that, so one write keeps the changes of every call that ran meanwhile.
    */
-  private serial<T>(work: () => T | Promise<T>): Promise<T> {
+  protected serial<T>(work: () => T | Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('the frontier is closed'));
     const changes = this.changes;
     let kept: Promise<void> | null = null;
@@ -887,7 +926,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private entryOf(l: NewLink | RejectedLink, host: string): UrlEntry {
     const link = l as NewLink;
     const e: UrlEntry = {
-      id: this.urls.length + 1,
+      id: ++this.lastId,
       url: l.url,
       host,
       depth: l.depth,
@@ -901,7 +940,29 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       holder: null,
       retryAt: 0,
     };
-    this.urls.push(e);
+    this.live.set(e.id, e);
+    return e;
+  }
+
+  /**
+   * The final URLs it holds (done, or failed or refused with their record written),
+   * let go of: a store that keeps them out of memory (FinalUrls) has them now.
+   */
+  takeFinal(): UrlEntry[] {
+    const out: UrlEntry[] = [];
+    for (const e of this.live.values()) {
+      if (!isFinal(e)) continue;
+      out.push(e);
+      this.live.delete(e.id);
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** URL `id`, read back from the final URLs: the engine's again, kept whole by the store. */
+  private backFromFinals(id: RecordId, e: UrlEntry = (this.finals as FinalUrls).read(id)): UrlEntry {
+    (this.finals as FinalUrls).takeBack(id);
+    this.live.set(id, e);
+    this.changes?.returned(e);
     return e;
   }
 
@@ -929,7 +990,12 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private queueDue(cutoff: number | null): number {
     if (cutoff === null) return 0;
     let n = 0;
-    for (const e of this.urls) {
+    const candidates = [...this.live.values()];
+    for (const id of this.finals?.doneBy(cutoff) ?? []) {
+      const e = (this.finals as FinalUrls).read(id);
+      if (!this.hosts.host(e.host).retired) candidates.push(this.backFromFinals(id, e));
+    }
+    for (const e of candidates) {
       const h = this.hosts.host(e.host);
       if (e.state !== 'done' || h.retired || (e.previous?.fetchedAt ?? Number.POSITIVE_INFINITY) > cutoff)
         continue;

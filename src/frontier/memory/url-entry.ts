@@ -44,6 +44,11 @@ export function rankOf(e: UrlEntry): number {
   return queueRank(e.kind, e.depth);
 }
 
+/** Whether the URL's work is over: done, or failed or refused with its record written (a store may keep it out of memory). */
+export function isFinal(e: UrlEntry): boolean {
+  return e.state === 'done' || ((e.state === 'failed' || e.state === 'refused') && !e.unlogged);
+}
+
 /** The line a caller writes for a URL that was refused or given up on. */
 export function recordOf(e: UrlEntry): PendingRecord {
   return { id: e.id, url: e.url, depth: e.depth, via: e.via, reason: e.reason ?? '' };

@@ -1,9 +1,9 @@
 import type { CrawlerEntry, KeptState, SiteClaim, StoreChanges, StoreCounters } from '../memory/changes.js';
 import type { MemoryHost } from '../memory/memory-hosts.js';
-import type { HeldLease, UrlEntry } from '../memory/url-entry.js';
+import type { HeldLease, UrlEntry, UrlState } from '../memory/url-entry.js';
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
-import type { CrawlerId, CrawlSeeds, LeaseId } from '../types.js';
+import type { CrawlerId, CrawlSeeds, LeaseId, PreviousFetch, UrlKind } from '../types.js';
 
 /**
  * One change as the journal holds it: a JSON array, its first element the kind. Each
@@ -12,6 +12,7 @@ import type { CrawlerId, CrawlSeeds, LeaseId } from '../types.js';
  *
  *   ['u', id, url, host, depth, via, redirects, kind, ...state]  a URL first seen
  *   ['e', id, ...state]                a URL's new state (state: see stateOf)
+ *   ['v', id, url, ...]                a URL back from the final files, whole, as 'u'
  *   ['h', host, taken, retired, budget]
  *   ['b', key, BudgetState]
  *   ['l', id, urlId, crawler, expiresAt, released]  ['x', id]: the lease ended
@@ -43,9 +44,39 @@ export const STARTING_COUNTERS: StoreCounters = {
   nextDueLook: 0,
 };
 
-/** A URL whole, as first seen (or in a snapshot). */
-function urlChange(e: UrlEntry): Change {
-  return ['u', e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)];
+/** A URL whole, as first seen (or in a snapshot, or in a final file); 'v' when it came back from a final file. */
+export function urlChange(e: UrlEntry, kind: 'u' | 'v' = 'u'): Change {
+  return [kind, e.id, e.url, e.host, e.depth, e.via, e.redirects, e.kind, ...stateOf(e)];
+}
+
+/** The URL a 'u' or 'v' change holds. */
+export function entryOfChange(c: Change): UrlEntry {
+  const entry = {
+    id: c[1] as number,
+    url: c[2] as string,
+    host: c[3] as string,
+    depth: c[4] as number,
+    via: c[5] as string | null,
+    redirects: c[6] as number,
+    kind: c[7] as UrlKind,
+  } as UrlEntry;
+  setState(entry, c.slice(8));
+  return entry;
+}
+
+/** Sets a URL's changing fields from a 'u', 'v' or 'e' change's state (stateOf). */
+export function setState(entry: UrlEntry, s: unknown[]): void {
+  entry.state = s[0] as UrlState;
+  entry.attempts = s[1] as number;
+  entry.reason = s[2] as string | null;
+  entry.unlogged = s[3] === 1;
+  entry.holder = s[4] as CrawlerId | null;
+  entry.retryAt = s[5] as number;
+  const previous = s[6] as PreviousFetch | null;
+  if (previous === null) delete entry.previous;
+  else entry.previous = previous;
+  entry.depth = s[7] as number;
+  entry.via = s[8] as string | null;
 }
 
 function hostChange(h: KeptState['hosts'][number]): Change {
@@ -68,6 +99,7 @@ function crawlerChange(id: CrawlerId, c: CrawlerEntry): Change {
  */
 export class ChangeLog implements StoreChanges {
   private readonly entries = new Set<UrlEntry>();
+  private readonly returnedEntries = new Set<UrlEntry>();
   private readonly leases = new Map<LeaseId, HeldLease>();
   private readonly ended = new Set<LeaseId>();
   private readonly hosts = new Set<MemoryHost>();
@@ -80,15 +112,18 @@ export class ChangeLog implements StoreChanges {
   constructor(
     /** Takes one call's line; resolves once it is kept. */
     private readonly write: (line: string) => Promise<void>,
-    /** What was read back: the URLs written whole, and the counters as they stand. */
-    kept: { urls: number; counters: StoreCounters } = { urls: 0, counters: STARTING_COUNTERS },
+    /** What was read back: the highest URL id written whole, and the counters as they stand. */
+    kept: { lastId: number; counters: StoreCounters } = { lastId: 0, counters: STARTING_COUNTERS },
   ) {
-    this.written = kept.urls;
+    this.written = kept.lastId;
     this.lastCounters = JSON.stringify(kept.counters);
   }
 
   entry(e: UrlEntry): void {
     this.entries.add(e);
+  }
+  returned(e: UrlEntry): void {
+    this.returnedEntries.add(e);
   }
   lease(l: HeldLease): void {
     this.leases.set(l.id, l);
@@ -128,7 +163,9 @@ export class ChangeLog implements StoreChanges {
       out.push(urlChange(e));
       this.written = e.id;
     }
-    for (const e of this.entries) if (e.id <= before) out.push(['e', e.id, ...stateOf(e)]);
+    for (const e of this.returnedEntries) out.push(urlChange(e, 'v'));
+    for (const e of this.entries)
+      if (e.id <= before && !this.returnedEntries.has(e)) out.push(['e', e.id, ...stateOf(e)]);
     for (const h of this.hosts) out.push(hostChange(h));
     for (const [key, b] of this.budgets) out.push(['b', key, b]);
     for (const l of this.leases.values()) out.push(leaseChange(l, l.entry.id));
@@ -144,6 +181,7 @@ export class ChangeLog implements StoreChanges {
 
   private clear(): void {
     this.entries.clear();
+    this.returnedEntries.clear();
     this.leases.clear();
     this.ended.clear();
     this.hosts.clear();

@@ -1,18 +1,24 @@
 import type { CrawlerEntry, KeptState, SiteClaim, StoreCounters } from '../memory/changes.js';
-import type { UrlEntry, UrlState } from '../memory/url-entry.js';
+import type { UrlEntry } from '../memory/url-entry.js';
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
-import type { CrawlerId, CrawlSeeds, LeaseId, PreviousFetch, UrlKind } from '../types.js';
-import { type Change, STARTING_COUNTERS } from './change-log.js';
+import type { CrawlerId, CrawlSeeds, LeaseId } from '../types.js';
+import { type Change, entryOfChange, STARTING_COUNTERS, setState } from './change-log.js';
+import type { FinalFiles } from './final-files.js';
 
 /** A journal or snapshot line that is not what the workbench store writes. */
 export class JournalReadError extends Error {
   override name = 'JournalReadError';
 }
 
-/** Builds the engine's KeptState from snapshot and journal lines, read in the order they were written. */
+/**
+ * Builds the engine's KeptState from snapshot and journal lines, read in the order they
+ * were written, after the final files: a URL in memory in a snapshot or back from a
+ * final file in a journal is the engine's, not the final files'.
+ */
 export class KeptReader {
-  private readonly entries: UrlEntry[] = [];
+  private readonly entries = new Map<number, UrlEntry>();
+  private lastId: number;
   private readonly hosts = new Map<string, KeptState['hosts'][number]>();
   private readonly budgets = new Map<string, BudgetState>();
   private readonly leases = new Map<LeaseId, KeptState['leases'][number]>();
@@ -22,6 +28,13 @@ export class KeptReader {
   private readonly robots = new Map<string, RobotsRow>();
   private seeds: CrawlSeeds = { origins: [], addresses: [] };
   private counters: StoreCounters = STARTING_COUNTERS;
+
+  constructor(
+    private readonly finals: FinalFiles,
+    private readonly finalFingerprints: BigUint64Array,
+  ) {
+    this.lastId = finals.lastId;
+  }
 
   /** One line: an array of changes (a call's, or a slice of a snapshot). */
   line(text: string, where: string): void {
@@ -35,13 +48,11 @@ export class KeptReader {
     for (const c of changes) this.apply(c, where);
   }
 
-  get urls(): number {
-    return this.entries.length;
-  }
-
   kept(): KeptState {
     return {
-      entries: this.entries,
+      entries: [...this.entries.values()],
+      lastId: this.lastId,
+      finalFingerprints: this.finalFingerprints,
       hosts: [...this.hosts.values()],
       budgets: [...this.budgets],
       leases: [...this.leases.values()],
@@ -57,24 +68,19 @@ export class KeptReader {
   private apply(c: Change, where: string): void {
     const [kind, a, b, d, e, f] = c;
     switch (kind) {
-      case 'u': {
+      case 'u':
+      case 'v': {
         const id = a as number;
-        if (id !== this.entries.length + 1) throw new JournalReadError(`${where}: URL ${id} out of order`);
-        const entry = {
-          id,
-          url: b as string,
-          host: d as string,
-          depth: e as number,
-          via: f as string | null,
-          redirects: c[6] as number,
-          kind: c[7] as UrlKind,
-        } as UrlEntry;
-        setState(entry, c.slice(8));
-        this.entries.push(entry);
+        if (!Number.isInteger(id) || id < 1) throw new JournalReadError(`${where}: URL id ${id}`);
+        if (kind === 'u' && this.entries.has(id))
+          throw new JournalReadError(`${where}: URL ${id} added twice`);
+        this.entries.set(id, entryOfChange(c));
+        if (this.finals.stateOf(id) !== null) this.finals.takeBack(id);
+        this.lastId = Math.max(this.lastId, id);
         return;
       }
       case 'e': {
-        const entry = this.entries[(a as number) - 1];
+        const entry = this.entries.get(a as number);
         if (entry === undefined) throw new JournalReadError(`${where}: a change of URL ${a}, never added`);
         setState(entry, c.slice(2));
         return;
@@ -125,18 +131,4 @@ export class KeptReader {
         throw new JournalReadError(`${where}: unknown change ${JSON.stringify(kind)}`);
     }
   }
-}
-
-function setState(entry: UrlEntry, s: unknown[]): void {
-  entry.state = s[0] as UrlState;
-  entry.attempts = s[1] as number;
-  entry.reason = s[2] as string | null;
-  entry.unlogged = s[3] === 1;
-  entry.holder = s[4] as CrawlerId | null;
-  entry.retryAt = s[5] as number;
-  const previous = s[6] as PreviousFetch | null;
-  if (previous === null) delete entry.previous;
-  else entry.previous = previous;
-  entry.depth = s[7] as number;
-  entry.via = s[8] as string | null;
 }

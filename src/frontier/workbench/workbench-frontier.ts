@@ -19,6 +19,7 @@ import { writeAll } from '../../write-all.js';
 import { MemoryFrontier } from '../memory/memory-frontier.js';
 import type { FrontierSettings } from '../types.js';
 import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
+import { FinalFiles, type WrittenFinals } from './final-files.js';
 import { JournalFile, syncFd } from './journal-file.js';
 import { KeptReader } from './kept-reader.js';
 
@@ -67,8 +68,9 @@ export class WorkbenchFrontier extends MemoryFrontier {
     private readonly unlock: () => void,
     log: ChangeLog,
     found: { generation: number; snapshotBytes: number },
+    private readonly finalFiles: FinalFiles,
   ) {
-    super(settings, options.now, log);
+    super(settings, options.now, log, finalFiles);
     this.generation = found.generation;
     this.snapshotBytes = found.snapshotBytes;
     this.compactAt = options.compactAtBytes ?? DEFAULT_COMPACT_AT;
@@ -87,18 +89,20 @@ export class WorkbenchFrontier extends MemoryFrontier {
         `another process has the workbench store ${dir} open; stop it, or use another folder`,
       );
     let store: WorkbenchFrontier | null = null;
+    let found: Awaited<ReturnType<typeof readFolder>> | null = null;
     try {
-      const found = await readFolder(dir, true);
+      found = await readFolder(dir, true);
       const kept = found.reader.kept();
       const log = new ChangeLog((line) => (store as WorkbenchFrontier).keep(line), {
-        urls: kept.entries.length,
+        lastId: kept.lastId,
         counters: kept.counters,
       });
-      store = new WorkbenchFrontier(dir, settings, options, unlock, log, found);
+      store = new WorkbenchFrontier(dir, settings, options, unlock, log, found, found.finals);
       await store.restore(kept);
       return store;
     } catch (err) {
       await store?.journal.close().catch(() => {});
+      found?.finals.close();
       unlock();
       throw err;
     }
@@ -115,7 +119,18 @@ export class WorkbenchFrontier extends MemoryFrontier {
     await super.close();
     await this.journal.close();
     await this.removals;
+    this.finalFiles.close();
     this.unlock();
+  }
+
+  /**
+   * Folds the journal into a snapshot now, as a call of its own between two others
+   * (the URLs whose work is over leave memory for a final file), rather than once the
+   * journal has grown enough. Resolves once the snapshot is on the disk and counts.
+   */
+  async snapshotNow(): Promise<void> {
+    await this.serial(() => this.compact());
+    await this.removals;
   }
 
   /** One call's line: to the journal, or, once the journal has grown enough, into a snapshot. */
@@ -126,16 +141,19 @@ export class WorkbenchFrontier extends MemoryFrontier {
   }
 
   /**
-   * Starts generation g+1: the whole state is written to snapshot.(g+1).jsonl.tmp and
-   * the calls from now on go to journal.(g+1). It runs between two calls (from a
-   * call's commit), so the state is one call's end, and blocks the process while it
-   * turns the state into JSON (about a second per 10^6 URLs), which the journal's growth
-   * to twice the snapshot pays for. The disk sync, the rename that makes the snapshot
-   * count and the removal of generation g happen after, while calls go on: until the
+   * Starts generation g+1: the URLs that became final since the last snapshot go to
+   * final.(g+1).jsonl (final-files.ts) and out of memory, the rest of the state is
+   * written to snapshot.(g+1).jsonl.tmp, and the calls from now on go to journal.(g+1).
+   * It runs between two calls (from a call's commit), so the state is one call's end,
+   * and blocks the process while it turns the state into JSON (about a second per 10^6
+   * URLs in memory), which the journal's growth to twice the snapshot pays for. The disk
+   * syncs, the renames that make the final file and then the snapshot count and the
+   * removal of generation g happen after, while calls go on: until the snapshot's
    * rename, an opening reads snapshot g and journals g and g+1, which hold the same.
    */
   private compact(): void {
     const next = this.generation + 1;
+    const finals = this.finalFiles.write(next, this.takeFinal());
     const tmp = join(this.dir, `${snapshotName(next)}.tmp`);
     const fd = openSync(tmp, 'w');
     let bytes = 0;
@@ -165,6 +183,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
     // After the generation before: snapshots count in the order they were made.
     this.removals = this.removals.then(async () => {
       try {
+        if (finals !== null) await keepFinals(finals, dir);
         await syncFd(fd);
         renameSync(tmp, join(dir, snapshotName(next)));
         fsyncDir(dir);
@@ -189,7 +208,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
 export async function readFolder(
   dir: string,
   tidy: boolean,
-): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number }> {
+): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number; finals: FinalFiles }> {
   const names = readdirSync(dir);
   let snapshot = 0;
   for (const n of names) {
@@ -206,7 +225,8 @@ export async function readFolder(
     } else if (m[1] === 'journal') journals.push(g);
   }
   journals.sort((a, b) => a - b);
-  const reader = new KeptReader();
+  const opened = FinalFiles.open(dir, snapshot, tidy);
+  const reader = new KeptReader(opened.files, opened.fingerprints);
   let snapshotBytes = 0;
   if (snapshot > 0) {
     const file = join(dir, snapshotName(snapshot));
@@ -224,7 +244,14 @@ export async function readFolder(
     let n = 0;
     for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${file} line ${++n}`);
   }
-  return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes };
+  return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes, finals: opened.files };
+}
+
+/** A final file counts before its snapshot does: synced, renamed, and the rename synced. */
+async function keepFinals(finals: WrittenFinals, dir: string): Promise<void> {
+  await syncFd(finals.fd);
+  renameSync(finals.tmp, finals.path);
+  fsyncDir(dir);
 }
 
 function removeGeneration(dir: string, g: number): void {
