@@ -895,13 +895,23 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     records: PendingRecord[],
   ): number {
     let added = 0;
+    // A page's links arrive each with its own copy of the page's URL (a packet's JSON):
+    // its URLs then hold one string, not one each (some 70 bytes a queued URL).
+    const vias = new Map<string, string>();
+    const via = (v: string | null) => {
+      if (v === null) return null;
+      const known = vias.get(v);
+      if (known !== undefined) return known;
+      vias.set(v, v);
+      return v;
+    };
     links.forEach((l, i) => {
       if (fresh[i] !== true) return;
       const h = this.hosts.host(hostKey(l.url));
       const refusal = h.retired
         ? RETIRED_REASON
         : hostBudgetRefusal(h.taken, settingsForHost(this.settings, h.host));
-      const e = this.entryOf(l, h.host);
+      const e = this.entryOf(l, h.host, via(l.via));
       if (refusal !== null) {
         this.toRecord(e, refusal === RETIRED_REASON ? 'failed' : 'refused', refusal, crawler);
         records.push(recordOf(e));
@@ -916,21 +926,21 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     });
     rejected.forEach((r, i) => {
       if (fresh[links.length + i] !== true) return;
-      const e = this.entryOf(r, hostKey(r.url));
+      const e = this.entryOf(r, hostKey(r.url), via(r.via));
       this.toRecord(e, 'refused', r.reason, crawler);
       records.push(recordOf(e));
     });
     return added;
   }
 
-  private entryOf(l: NewLink | RejectedLink, host: string): UrlEntry {
+  private entryOf(l: NewLink | RejectedLink, host: string, via: string | null): UrlEntry {
     const link = l as NewLink;
     const e: UrlEntry = {
       id: ++this.lastId,
       url: l.url,
       host,
       depth: l.depth,
-      via: l.via,
+      via,
       redirects: link.redirects ?? 0,
       kind: link.kind ?? 'page',
       state: 'queued',

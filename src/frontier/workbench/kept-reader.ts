@@ -19,6 +19,7 @@ export class JournalReadError extends Error {
 export class KeptReader {
   private readonly entries = new Map<number, UrlEntry>();
   private lastId: number;
+  private readonly vias = new Map<string, string>();
   private readonly hosts = new Map<string, KeptState['hosts'][number]>();
   private readonly budgets = new Map<string, BudgetState>();
   private readonly leases = new Map<LeaseId, KeptState['leases'][number]>();
@@ -48,6 +49,15 @@ export class KeptReader {
     for (const c of changes) this.apply(c, where);
   }
 
+  /** One string for every URL found on one page (each line holds its own copy of it). */
+  private shared(via: string | null): string | null {
+    if (via === null) return null;
+    const known = this.vias.get(via);
+    if (known !== undefined) return known;
+    this.vias.set(via, via);
+    return via;
+  }
+
   kept(): KeptState {
     return {
       entries: [...this.entries.values()],
@@ -74,7 +84,9 @@ export class KeptReader {
         if (!Number.isInteger(id) || id < 1) throw new JournalReadError(`${where}: URL id ${id}`);
         if (kind === 'u' && this.entries.has(id))
           throw new JournalReadError(`${where}: URL ${id} added twice`);
-        this.entries.set(id, entryOfChange(c));
+        const entry = entryOfChange(c);
+        entry.via = this.shared(entry.via);
+        this.entries.set(id, entry);
         if (this.finals.stateOf(id) !== null) this.finals.takeBack(id);
         this.lastId = Math.max(this.lastId, id);
         return;
@@ -83,6 +95,7 @@ export class KeptReader {
         const entry = this.entries.get(a as number);
         if (entry === undefined) throw new JournalReadError(`${where}: a change of URL ${a}, never added`);
         setState(entry, c.slice(2));
+        entry.via = this.shared(entry.via);
         return;
       }
       case 'h':
