@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config';
-import SlowFirstSequencer from './test/slow-first.js';
 
 export default defineConfig({
   test: {
@@ -8,7 +7,6 @@ export default defineConfig({
     // they compute: three at once on two cores took 523 s against 680 s with two; later,
     // with more tests, four took 675 s against 718 s with three, all passing.
     maxWorkers: 4,
-    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,10 +1,9 @@
-import type { CrawlerEntry, KeptState, SiteClaim, StoreCounters } from '../memory/changes.js';
+import type { CrawlerEntry, FinalUrls, KeptState, SiteClaim, StoreCounters } from '../memory/changes.js';
 import type { UrlEntry } from '../memory/url-entry.js';
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
 import type { CrawlerId, CrawlSeeds, LeaseId } from '../types.js';
 import { type Change, entryOfChange, STARTING_COUNTERS, setState } from './change-log.js';
-import type { FinalFiles } from './final-files.js';
 
 /** A journal or snapshot line that is not what the workbench store writes. */
 export class JournalReadError extends Error {
@@ -31,10 +30,13 @@ export class KeptReader {
   private counters: StoreCounters = STARTING_COUNTERS;
 
   constructor(
-    private readonly finals: FinalFiles,
+    /** The final files, read first. */
+    private readonly finals: FinalUrls,
     private readonly finalFingerprints: BigUint64Array,
+    /** The highest URL id in them. */
+    lastId: number,
   ) {
-    this.lastId = finals.lastId;
+    this.lastId = lastId;
   }
 
   /** One line: an array of changes (a call's, or a slice of a snapshot). */

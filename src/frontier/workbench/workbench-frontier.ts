@@ -226,7 +226,7 @@ export async function readFolder(
   }
   journals.sort((a, b) => a - b);
   const opened = FinalFiles.open(dir, snapshot, tidy);
-  const reader = new KeptReader(opened.files, opened.fingerprints);
+  const reader = new KeptReader(opened.files, opened.fingerprints, opened.files.lastId);
   let snapshotBytes = 0;
   if (snapshot > 0) {
     const file = join(dir, snapshotName(snapshot));
