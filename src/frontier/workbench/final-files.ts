@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprints } from '../../url/fingerprint.js';
 import { writeAll } from '../../write-all.js';
@@ -6,44 +6,44 @@ import type { FinalUrls } from '../memory/changes.js';
 import type { UrlEntry } from '../memory/url-entry.js';
 import type { RecordId } from '../types.js';
 import { type Change, entryOfChange, urlChange } from './change-log.js';
+import { syncFd } from './journal-file.js';
 import { JournalReadError } from './kept-reader.js';
 
 export const finalName = (g: number) => `final.${g}.jsonl`;
-const FINAL_FILE = /^final\.(\d+)\.jsonl(\.tmp)?$/;
+const FINAL_FILE = /^final\.(\d+)\.jsonl$/;
 
 const STATES = [null, 'done', 'failed', 'refused'] as const;
 type FinalState = 'done' | 'failed' | 'refused';
 const CODE: Record<FinalState, number> = { done: 1, failed: 2, refused: 3 };
 
-/** A final file written by a snapshot, to be synced and renamed before the snapshot counts. */
-export interface WrittenFinals {
-  fd: number;
-  tmp: string;
-  path: string;
-}
-
 /**
  * The URLs of a workbench store that are final (done, or failed or refused with their
- * record written), out of memory: each snapshot writes the ones that became final since
- * the last into final.G.jsonl (G its generation), one URL a line, and the engine lets
- * go of them. What stays in memory is a few bytes a URL, by id: which file holds its
- * current line and where, its state, and when it was fetched (--recrawl-after's look
- * for URLs come due needs no disk). So the store's memory follows the URLs it still
- * has work for, not every URL the crawl has met (BUbiNG and IRLbot keep theirs on disk
- * the same way). A URL queued again (requeue, a recrawl) is the engine's again; if it
- * ends once more, a later file holds its new line, and the current one is the one the
- * id points to.
+ * record written), out of memory: every few MB of journal, and at each snapshot, the
+ * ones that became final since are appended to final.G.jsonl (G the journal's
+ * generation), one URL a line, and the engine lets go of them. What stays in memory is a
+ * few bytes a URL, by id: which file holds its current line and where, its state, and
+ * when it was fetched (--recrawl-after's look for URLs come due needs no disk). So the
+ * store's memory follows the URLs it still has work for, not every URL the crawl has met
+ * (BUbiNG and IRLbot keep theirs on disk the same way). A URL queued again (requeue, a
+ * recrawl) is the engine's again; if it ends once more, a later line holds its new state,
+ * and the current one is the one its id points to.
  *
- * A final file counts once the snapshot of its generation does (the snapshot no longer
- * holds those URLs): an opening reads those of generations up to the newest snapshot's
- * and deletes later ones, which a crash left before their snapshot counted.
+ * A line says no more than the journal: the URL became final in a call of this
+ * generation's journal, or was final in its snapshot. So an opening reads every final
+ * file first, each line in order, and then the snapshot and the journals, whose record
+ * of a URL wins (it is the engine's again): a line written just before a kill, whose
+ * call's journal line was not, changes nothing. A snapshot drops the URLs that went to
+ * a final file, so the file is synced before the snapshot counts.
  */
 export class FinalFiles implements FinalUrls {
+  /** Each URL's file: its generation + 1 (0: not in the files). */
   private gen = new Uint32Array(1024);
   private at = new Float64Array(1024);
   private state = new Uint8Array(1024);
   private fetched = new Float64Array(1024);
   private readonly fds = new Map<number, number>();
+  /** Each file's length, where its next line goes. */
+  private readonly lengths = new Map<number, number>();
   private readonly tally = { done: 0, failed: 0, refused: 0 };
   /** The highest URL id in the files. */
   lastId = 0;
@@ -51,20 +51,16 @@ export class FinalFiles implements FinalUrls {
   private constructor(private readonly dir: string) {}
 
   /**
-   * Reads the final files of `dir` up to generation `upTo` (an opening store's newest
-   * snapshot), each whole: what each URL's current line is, and the fingerprints of
-   * their URLs for the seen set. `tidy`: later files and half-written ones are deleted.
+   * Reads the final files of `dir`, each whole, in the order of their generations: what
+   * each URL's current line is, and the fingerprints of their URLs for the seen set. A
+   * last line a kill tore is not read; `tidy` (an opening store) cuts it off.
    */
-  static open(dir: string, upTo: number, tidy: boolean): { files: FinalFiles; fingerprints: BigUint64Array } {
+  static open(dir: string, tidy: boolean): { files: FinalFiles; fingerprints: BigUint64Array } {
     const files = new FinalFiles(dir);
     const generations: number[] = [];
     for (const name of readdirSync(dir)) {
       const m = FINAL_FILE.exec(name);
-      if (m === null) continue;
-      const g = Number(m[1]);
-      if (g > upTo || m[2] !== undefined) {
-        if (tidy) unlinkSync(join(dir, name));
-      } else generations.push(g);
+      if (m !== null) generations.push(Number(m[1]));
     }
     generations.sort((a, b) => a - b);
     const urls: string[] = [];
@@ -80,7 +76,7 @@ export class FinalFiles implements FinalUrls {
     try {
       for (const g of generations) {
         const path = join(dir, finalName(g));
-        const fd = openSync(path, 'r');
+        const fd = openSync(path, tidy ? 'a+' : 'r');
         files.fds.set(g, fd);
         const data = readWhole(fd);
         let start = 0;
@@ -93,6 +89,8 @@ export class FinalFiles implements FinalUrls {
           if (urls.length >= 65_536) flushPrints();
           start = end + 1;
         }
+        if (tidy && start < data.length) ftruncateSync(fd, start);
+        files.lengths.set(g, start);
       }
       flushPrints();
     } catch (err) {
@@ -107,9 +105,9 @@ export class FinalFiles implements FinalUrls {
   }
 
   read(id: RecordId): UrlEntry {
-    const g = id < this.gen.length ? (this.gen[id] as number) : 0;
+    const g = (id < this.gen.length ? (this.gen[id] as number) : 0) - 1;
     const fd = this.fds.get(g);
-    if (g === 0 || fd === undefined) throw new Error(`URL ${id} is not in the final files`);
+    if (g < 0 || fd === undefined) throw new Error(`URL ${id} is not in the final files`);
     const at = this.at[id] as number;
     for (let size = 1024; ; size *= 4) {
       const buf = Buffer.allocUnsafe(size);
@@ -141,7 +139,7 @@ export class FinalFiles implements FinalUrls {
       let start = 0;
       for (let end = data.indexOf(10); end !== -1; end = data.indexOf(10, start)) {
         const e = parseLine(data.toString('utf8', start, end), finalName(g));
-        if (this.gen[e.id] === g) visit(e);
+        if (this.gen[e.id] === g + 1) visit(e);
         start = end + 1;
       }
     }
@@ -152,17 +150,18 @@ export class FinalFiles implements FinalUrls {
   }
 
   /**
-   * Writes the URLs a snapshot of generation `g` lets go of to final.g.jsonl.tmp, and
-   * points their ids at it (the file stays open: it is read by its descriptor, through
-   * the rename). The caller syncs and renames it before the snapshot's rename.
+   * Appends the URLs the engine let go of to generation g's file and points their ids at
+   * their lines (the file stays open: it is read by its descriptor).
    */
-  write(g: number, entries: readonly UrlEntry[]): WrittenFinals | null {
-    if (entries.length === 0) return null;
-    const path = join(this.dir, finalName(g));
-    const tmp = `${path}.tmp`;
-    const fd = openSync(tmp, 'w+');
-    this.fds.set(g, fd);
-    let offset = 0;
+  append(g: number, entries: readonly UrlEntry[]): void {
+    if (entries.length === 0) return;
+    let fd = this.fds.get(g);
+    if (fd === undefined) {
+      fd = openSync(join(this.dir, finalName(g)), 'a+');
+      this.fds.set(g, fd);
+      this.lengths.set(g, fstatSync(fd).size);
+    }
+    let offset = this.lengths.get(g) as number;
     let lines: string[] = [];
     let bytes = 0;
     const flush = () => {
@@ -179,7 +178,13 @@ export class FinalFiles implements FinalUrls {
       if (bytes >= 1 << 20) flush();
     }
     flush();
-    return { fd, tmp, path };
+    this.lengths.set(g, offset);
+  }
+
+  /** Resolves once generation g's file is on the disk (before a snapshot that dropped its URLs counts). */
+  async sync(g: number): Promise<void> {
+    const fd = this.fds.get(g);
+    if (fd !== undefined) await syncFd(fd);
   }
 
   close(): void {
@@ -196,7 +201,7 @@ export class FinalFiles implements FinalUrls {
     const s = e.state as FinalState;
     if (CODE[s] === undefined) throw new JournalReadError(`URL ${id} in a final file is ${e.state}`);
     this.tally[s]++;
-    this.gen[id] = g;
+    this.gen[id] = g + 1;
     this.at[id] = at;
     this.state[id] = CODE[s];
     this.fetched[id] = e.previous?.fetchedAt ?? Number.POSITIVE_INFINITY;

@@ -19,7 +19,7 @@ import { writeAll } from '../../write-all.js';
 import { MemoryFrontier } from '../memory/memory-frontier.js';
 import type { FrontierSettings } from '../types.js';
 import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
-import { FinalFiles, type WrittenFinals } from './final-files.js';
+import { FinalFiles } from './final-files.js';
 import { JournalFile, syncFd } from './journal-file.js';
 import { KeptReader } from './kept-reader.js';
 
@@ -31,6 +31,8 @@ export interface WorkbenchOptions {
 
 const LOCK = 'workbench.lock';
 const DEFAULT_COMPACT_AT = 64 * 1024 * 1024;
+/** The URLs whose work is over leave memory for a final file once this much journal was written since they last did. */
+const MOVE_FINALS_EVERY = 8 * 1024 * 1024;
 /** Changes per snapshot line: lines of a few hundred KB. */
 const SNAPSHOT_LINE = 2000;
 
@@ -58,6 +60,10 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private generation: number;
   private snapshotBytes: number;
   private readonly compactAt: number;
+  /** The journal's length when the final URLs last left memory. */
+  private movedAt = 0;
+  /** How much journal between two moves of the final URLs (a quarter of a snapshot's for a store that snapshots sooner). */
+  private readonly moveEvery: number;
   /** The files of generations a snapshot replaced, being deleted. */
   private removals: Promise<void> = Promise.resolve();
 
@@ -74,6 +80,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
     this.generation = found.generation;
     this.snapshotBytes = found.snapshotBytes;
     this.compactAt = options.compactAtBytes ?? DEFAULT_COMPACT_AT;
+    this.moveEvery = Math.min(MOVE_FINALS_EVERY, Math.max(1, Math.floor(this.compactAt / 4)));
     this.journal = JournalFile.open(join(dir, journalName(this.generation)));
   }
 
@@ -137,23 +144,36 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private keep(line: string): Promise<void> {
     const kept = this.journal.append(line);
     if (this.journal.bytes >= Math.max(this.compactAt, 2 * this.snapshotBytes)) this.compact();
+    else if (this.journal.bytes - this.movedAt >= this.moveEvery) this.moveFinals();
     return kept;
   }
 
   /**
-   * Starts generation g+1: the URLs that became final since the last snapshot go to
-   * final.(g+1).jsonl (final-files.ts) and out of memory, the rest of the state is
-   * written to snapshot.(g+1).jsonl.tmp, and the calls from now on go to journal.(g+1).
-   * It runs between two calls (from a call's commit), so the state is one call's end,
-   * and blocks the process while it turns the state into JSON (about a second per 10^6
-   * URLs in memory), which the journal's growth to twice the snapshot pays for. The disk
-   * syncs, the renames that make the final file and then the snapshot count and the
-   * removal of generation g happen after, while calls go on: until the snapshot's
-   * rename, an opening reads snapshot g and journals g and g+1, which hold the same.
+   * The URLs whose work is over leave memory for this generation's final file, between
+   * two calls: a pass over the URLs in memory (a few ms for 10^5), every few MB of
+   * journal, so that they do not wait in memory for the next snapshot, which comes the
+   * more rarely the more URLs are queued.
+   */
+  private moveFinals(): void {
+    this.finalFiles.append(this.generation, this.takeFinal());
+    this.movedAt = this.journal.bytes;
+  }
+
+  /**
+   * Starts generation g+1: the URLs that became final since they last left memory go to
+   * final.g.jsonl (final-files.ts), the rest of the state is written to
+   * snapshot.(g+1).jsonl.tmp, and the calls from now on go to journal.(g+1). It runs
+   * between two calls (from a call's commit), so the state is one call's end, and blocks
+   * the process while it turns the state into JSON (about a second per 10^6 URLs in
+   * memory), which the journal's growth to twice the snapshot pays for. The disk syncs
+   * (the final file's, then the snapshot's), the rename that makes the snapshot count and
+   * the removal of generation g's snapshot and journal happen after, while calls go on:
+   * until the rename, an opening reads snapshot g and journals g and g+1, which hold the
+   * same.
    */
   private compact(): void {
     const next = this.generation + 1;
-    const finals = this.finalFiles.write(next, this.takeFinal());
+    this.moveFinals();
     const tmp = join(this.dir, `${snapshotName(next)}.tmp`);
     const fd = openSync(tmp, 'w');
     let bytes = 0;
@@ -178,12 +198,13 @@ export class WorkbenchFrontier extends MemoryFrontier {
     const previous = this.generation;
     this.journal = JournalFile.open(join(this.dir, journalName(next)), old.drained());
     this.generation = next;
+    this.movedAt = 0;
     this.snapshotBytes = bytes;
     const dir = this.dir;
     // After the generation before: snapshots count in the order they were made.
     this.removals = this.removals.then(async () => {
       try {
-        if (finals !== null) await keepFinals(finals, dir);
+        await this.finalFiles.sync(previous);
         await syncFd(fd);
         renameSync(tmp, join(dir, snapshotName(next)));
         fsyncDir(dir);
@@ -225,7 +246,7 @@ export async function readFolder(
     } else if (m[1] === 'journal') journals.push(g);
   }
   journals.sort((a, b) => a - b);
-  const opened = FinalFiles.open(dir, snapshot, tidy);
+  const opened = FinalFiles.open(dir, tidy);
   const reader = new KeptReader(opened.files, opened.fingerprints, opened.files.lastId);
   let snapshotBytes = 0;
   if (snapshot > 0) {
@@ -245,13 +266,6 @@ export async function readFolder(
     for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${file} line ${++n}`);
   }
   return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes, finals: opened.files };
-}
-
-/** A final file counts before its snapshot does: synced, renamed, and the rename synced. */
-async function keepFinals(finals: WrittenFinals, dir: string): Promise<void> {
-  await syncFd(finals.fd);
-  renameSync(finals.tmp, finals.path);
-  fsyncDir(dir);
 }
 
 function removeGeneration(dir: string, g: number): void {
