@@ -1000,15 +1000,10 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private queueDue(cutoff: number | null): number {
     if (cutoff === null) return 0;
     let n = 0;
-    const candidates = [...this.live.values()];
-    for (const id of this.finals?.doneBy(cutoff) ?? []) {
-      const e = (this.finals as FinalUrls).read(id);
-      if (!this.hosts.host(e.host).retired) candidates.push(this.backFromFinals(id, e));
-    }
-    for (const e of candidates) {
+    const queueIfDue = (e: UrlEntry) => {
       const h = this.hosts.host(e.host);
       if (e.state !== 'done' || h.retired || (e.previous?.fetchedAt ?? Number.POSITIVE_INFINITY) > cutoff)
-        continue;
+        return;
       e.state = 'queued';
       e.attempts = 0;
       this.changes?.entry(e);
@@ -1016,6 +1011,12 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       this.counts.done--;
       this.counts.queued++;
       n++;
+    };
+    for (const e of this.live.values()) queueIfDue(e);
+    // Those in the final files due (by the fetch times kept in memory) come back first.
+    for (const id of this.finals?.doneBy(cutoff) ?? []) {
+      const e = (this.finals as FinalUrls).read(id);
+      if (!this.hosts.host(e.host).retired) queueIfDue(this.backFromFinals(id, e));
     }
     return n;
   }

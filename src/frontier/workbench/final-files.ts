@@ -64,13 +64,9 @@ export class FinalFiles implements FinalUrls {
     }
     generations.sort((a, b) => a - b);
     const urls: string[] = [];
-    let prints = new BigUint64Array(0);
+    const parts: BigUint64Array[] = [];
     const flushPrints = () => {
-      const more = fingerprints(urls);
-      const grown = new BigUint64Array(prints.length + more.length);
-      grown.set(prints);
-      grown.set(more, prints.length);
-      prints = grown;
+      parts.push(fingerprints(urls));
       urls.length = 0;
     };
     try {
@@ -96,6 +92,12 @@ export class FinalFiles implements FinalUrls {
     } catch (err) {
       files.close();
       throw err;
+    }
+    const prints = new BigUint64Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      prints.set(p, at);
+      at += p.length;
     }
     return { files, fingerprints: prints };
   }
@@ -211,19 +213,17 @@ export class FinalFiles implements FinalUrls {
   private grow(id: number): void {
     let size = this.state.length;
     while (size <= id) size *= 2;
-    const gen = new Uint32Array(size);
-    gen.set(this.gen);
-    this.gen = gen;
-    const at = new Float64Array(size);
-    at.set(this.at);
-    this.at = at;
-    const state = new Uint8Array(size);
-    state.set(this.state);
-    this.state = state;
-    const fetched = new Float64Array(size);
-    fetched.set(this.fetched);
-    this.fetched = fetched;
+    this.gen = widened(this.gen, new Uint32Array(size));
+    this.at = widened(this.at, new Float64Array(size));
+    this.state = widened(this.state, new Uint8Array(size));
+    this.fetched = widened(this.fetched, new Float64Array(size));
   }
+}
+
+/** `to`, a longer array of the same kind, holding `from` at its start. */
+function widened<A extends Uint8Array | Uint32Array | Float64Array>(from: A, to: A): A {
+  to.set(from);
+  return to;
 }
 
 /** A file's bytes, read by position (its descriptor's own position is not used). */
