@@ -293,8 +293,12 @@ export class Renderer {
     };
     page.on('requestfinished', over);
     page.on('requestfailed', over);
+    // Set once the page is done: its tab still runs its scripts until it is blanked, and
+    // nothing they ask for may leave (nor anything that was waiting for its host's turn).
+    let ended = false;
     const route = async (route: Route): Promise<void> => {
       const request = route.request();
+      if (ended) return route.abort('aborted').catch(() => {});
       if (!served && request.isNavigationRequest() && request.frame() === page.mainFrame()) {
         served = true;
         return fulfilled(route, doc).catch(() => {});
@@ -316,20 +320,24 @@ export class Renderer {
       await cookies?.toBrowser(request.url()).catch(() => {});
       if (requests !== null && !(await requests.admit(request)))
         return route.abort('blockedbyclient').catch(() => {});
+      if (ended) {
+        requests?.over(request);
+        return route.abort('aborted').catch(() => {});
+      }
       return route.continue().catch(() => {});
     };
     await page.route('**/*', route);
     try {
       return await this.load(page, doc, capture, network, left);
     } finally {
-      // The tab may serve the host's next page: nothing of this one's may hear it.
+      // The tab may serve the host's next page: nothing of this one's may hear it. Its
+      // route stays, refusing, until the tab is blank or closed (afterPage): without it,
+      // the page's timers would reach the host unasked while the crawl reads the page.
+      ended = true;
       network.stop();
       page.off('requestfinished', over);
       page.off('requestfailed', over);
       await capture?.stop();
-      // A handler still waiting (a host's turn, a cookie) finds its route gone: its error is
-      // the page's, which is over, and must not reach the process as an unhandled one.
-      await page.unrouteAll({ behavior: 'ignoreErrors' }).catch(() => {});
     }
   }
 
@@ -493,6 +501,10 @@ async function blank(page: Page): Promise<Page | null> {
   try {
     await withDeadline(page.evaluate(FORGET_PAGE), BLANK_TIMEOUT_MS, 'clearing a tab');
     await page.goto('about:blank', { timeout: BLANK_TIMEOUT_MS });
+    // Nothing of the page is left to ask: its route goes. A handler still waiting (a host's
+    // turn, a cookie) finds it gone; its error is the page's, which is over, and must not
+    // reach the process as an unhandled one.
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
     return page;
   } catch {
     await page.close().catch(() => {});
