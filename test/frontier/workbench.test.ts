@@ -49,39 +49,39 @@ function open(dir: string, clock?: () => number, options: WorkbenchOptions = {})
   });
 }
 
-/** The generations in a folder's file names: snapshot.G.jsonl and journal.G.jsonl. */
+/** The generations in a folder's file names: snapshot.G.jsonl, journal.G.jsonl and urls.G.jsonl. */
 function generationsOf(dir: string): {
   snapshots: number[];
   journals: number[];
-  finals: number[];
+  urls: number[];
   other: string[];
 } {
   const snapshots: number[] = [];
   const journals: number[] = [];
-  const finals: number[] = [];
+  const urls: number[] = [];
   const other: string[] = [];
   for (const name of readdirSync(dir)) {
-    const m = /^(snapshot|journal|final)\.(\d+)\.jsonl$/.exec(name);
+    const m = /^(snapshot|journal|urls)\.(\d+)\.jsonl$/.exec(name);
     if (m === null) other.push(name);
-    else (m[1] === 'snapshot' ? snapshots : m[1] === 'journal' ? journals : finals).push(Number(m[2]));
+    else (m[1] === 'snapshot' ? snapshots : m[1] === 'journal' ? journals : urls).push(Number(m[2]));
   }
   const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-  return { snapshots: sorted(snapshots), journals: sorted(journals), finals: sorted(finals), other };
+  return { snapshots: sorted(snapshots), journals: sorted(journals), urls: sorted(urls), other };
 }
 
 /**
  * What a folder holds, read as the store reads it, without touching it: the state in
- * memory, and every URL, those of the final files (out of memory) included.
+ * memory, and every URL, those of the URL files (out of memory) included.
  */
 async function readKept(dir: string): Promise<{ state: KeptState; generation: number; urls: string[] }> {
-  const { reader, generation, finals } = await readFolder(dir, false);
+  const { reader, generation, urls: files } = await readFolder(dir, false);
   try {
     const state = reader.kept();
     const urls = state.entries.map((e) => e.url);
-    finals.each((e) => urls.push(e.url));
+    files.each((e) => urls.push(e.url));
     return { state, generation, urls };
   } finally {
-    finals.close();
+    files.close();
   }
 }
 
@@ -313,9 +313,9 @@ describe('the workbench store, compacted', () => {
     expect(files.snapshots[0]).toBeGreaterThanOrEqual(3);
     expect(files.journals).toEqual(files.snapshots);
     expect(files.other).toEqual(['workbench.lock']);
-    // The URLs whose work was over at each snapshot left memory for that snapshot's final
-    // file; the snapshot holds only those with work left.
-    expect(files.finals.length).toBeGreaterThan(1);
+    // The URLs whose work was over left memory for URL files; the snapshot holds only
+    // those with work left.
+    expect(files.urls.length).toBeGreaterThan(0);
     const kept = await readKept(dir);
     const snapshot = readFileSync(join(dir, `snapshot.${files.snapshots[0]}.jsonl`), 'utf8');
     const urlsInSnapshot = snapshot
@@ -571,7 +571,7 @@ describe('the workbench store, with a lease held over a restart', () => {
 });
 
 describe('the workbench store, its URLs whose work is over kept out of memory', () => {
-  it('finds, requeues and recrawls them from the final files, and reads them back on opening', async () => {
+  it('finds, requeues and recrawls them from the URL files, and reads them back on opening', async () => {
     const dir = freshDir();
     let clock = 1_700_000_000_000;
     const now = () => clock;
@@ -609,9 +609,14 @@ describe('the workbench store, its URLs whose work is over kept out of memory', 
     expect(before.stats).toMatchObject({ queued: 20, done: 10, failed: 5, rejected: 5 });
 
     await f.snapshotNow();
-    // Only the 20 queued URLs are in memory; the 20 whose work is over are in a final file.
-    expect(generationsOf(dir).finals).toHaveLength(1);
-    expect(f.keptState().entries.map((e) => e.state)).toEqual(urls.slice(20).map(() => 'queued'));
+    // The 20 whose work is over are in a URL file, with the queued URLs of each host past
+    // its first two: in memory, the first two of each host with URLs queued.
+    expect(generationsOf(dir).urls).toHaveLength(1);
+    const queues = await f.hostQueues(10);
+    expect(queues.reduce((n, q) => n + q.queued, 0)).toBe(20);
+    const heads = queues.reduce((n, q) => n + Math.min(2, q.queued), 0);
+    expect(heads).toBeLessThan(20);
+    expect(f.keptState().entries.map((e) => e.state)).toEqual(Array(heads).fill('queued'));
 
     // The owner's calls answer as before.
     expect(await f.stats()).toEqual(before.stats);
@@ -660,11 +665,11 @@ describe('the workbench store, its URLs whose work is over kept out of memory', 
       );
       expect(await g.stats()).toMatchObject({ queued: 0, leased: 0, done: 35, failed: 0, rejected: 5 });
       await g.snapshotNow();
-      expect(generationsOf(dir).finals).toHaveLength(2);
+      expect(generationsOf(dir).urls).toHaveLength(2);
     } finally {
       await g.close();
     }
-    // A URL in two final files is counted by its newest line.
+    // A URL in two URL files is counted by its newest line.
     const h = await WorkbenchFrontier.open(dir, settings, { now });
     try {
       expect(await h.stats()).toMatchObject({
@@ -679,5 +684,67 @@ describe('the workbench store, its URLs whose work is over kept out of memory', 
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('the workbench store, its queues past their first URLs kept on disk', () => {
+  it('leases them in their order through reopenings, and deletes a URL file once nothing in it is current', async () => {
+    const dir = freshDir();
+    const settings = TEST_SETTINGS;
+    const f = await WorkbenchFrontier.open(dir, settings);
+    const c = await f.registerCrawler('owner');
+    const link = (path: string, depth: number, kind?: 'requisite') => ({
+      url: `http://h0.test/${path}`,
+      depth,
+      via: null,
+      ...(kind === undefined ? {} : { kind }),
+    });
+    // Added in this order; leased by rank (depth, requisites after every page), then as they came.
+    const deep = Array.from({ length: 30 }, (_, i) => link(`deep/${i}`, 2));
+    const shallow = Array.from({ length: 10 }, (_, i) => link(`shallow/${i}`, 1));
+    const requisites = Array.from({ length: 5 }, (_, i) => link(`style/${i}.css`, 0, 'requisite'));
+    for (const batch of [deep, shallow, requisites]) await f.add(batch, [], c);
+    await f.snapshotNow();
+    // In memory: the host's first two; the other 43 are in a URL file.
+    expect(f.keptState().entries.map((e) => e.url)).toEqual(shallow.slice(0, 2).map((l) => l.url));
+    expect(await f.hostQueues(5)).toEqual([{ host: 'h0.test', queued: 45 }]);
+    expect((await f.stats()).queued).toBe(45);
+    // Links that come before all of them, one after every page on disk, and one already on disk (seen).
+    const seeds = Array.from({ length: 3 }, (_, i) => link(`seed/${i}`, 0));
+    const deeper = link('deeper', 3);
+    expect((await f.add([...seeds, deeper, deep[7] as NewLink], [], c)).added).toBe(4);
+
+    const order: string[] = [];
+    const leaseSome = async (store: WorkbenchFrontier, n: number) => {
+      for (let i = 0; i < n; i++) {
+        const [lease] = (await store.lease(1, c)).leases;
+        if (lease === undefined) return;
+        order.push(lease.url);
+        await store.complete(
+          [{ leaseId: lease.id, outcome: { kind: 'done' }, outlinks: [], rejected: [] }],
+          c,
+        );
+      }
+    };
+    await leaseSome(f, 20);
+    await f.close();
+    // Opened again: the places on disk are read back into the host's queue.
+    const g = await WorkbenchFrontier.open(dir, settings);
+    try {
+      expect((await g.stats()).queued).toBe(29);
+      expect(await g.hostQueues(5)).toEqual([{ host: 'h0.test', queued: 29 }]);
+      await leaseSome(g, 100);
+      expect(order).toEqual([...seeds, ...shallow, ...deep, deeper, ...requisites].map((l) => l.url));
+      expect(await g.stats()).toMatchObject({ queued: 0, leased: 0, done: 49, seen: { size: 49 } });
+      // The first URL file's lines were all read back: it goes with the next snapshot.
+      const first = generationsOf(dir).urls[0];
+      await g.snapshotNow();
+      expect(generationsOf(dir).urls).not.toContain(first);
+    } finally {
+      await g.close();
+    }
+    const kept = await readKept(dir);
+    expect(new Set(kept.urls).size).toBe(49);
+    expect(kept.urls).toHaveLength(49);
   });
 });

@@ -33,7 +33,7 @@ export interface StoreCounters {
  */
 export interface StoreChanges {
   entry(e: UrlEntry): void;
-  /** A URL read back from the final URLs (FinalUrls), the engine's again: kept whole. */
+  /** A final URL read back from the disk (UrlsOnDisk) and queued again: kept whole. */
   returned(e: UrlEntry): void;
   lease(l: HeldLease): void;
   leaseEnded(id: LeaseId): void;
@@ -48,32 +48,36 @@ export interface StoreChanges {
 }
 
 /**
- * Where a store keeps the URLs that are final (done, or failed or refused with their
- * record written) out of the engine's memory: the workbench store's final files. Such a
- * URL is asked about only by the owner's calls (findStored, requeue, requeueDue), so
- * the engine holds only what it leases, retries and has records to hand out.
+ * Where a store keeps URLs out of the engine's memory (the workbench store's URL files):
+ * those that are final (done, or failed or refused with their record written), asked
+ * about only by the owner's calls (findStored, requeue, requeueDue), and the queued URLs
+ * of a host past its first few, whose places the host's queue holds (MemoryHost.rest)
+ * and which the engine reads back before it leases them. So the engine holds only the
+ * URLs it leases, retries and has records to hand out, and the heads of the queues.
  */
-export interface FinalUrls {
+export interface UrlsOnDisk {
   /** Its state if URL `id` is kept here, else null. */
-  stateOf(id: RecordId): 'done' | 'failed' | 'refused' | null;
+  stateOf(id: RecordId): 'done' | 'failed' | 'refused' | 'queued' | null;
   /** URL `id` as kept here (stateOf not null), read from its file. */
   read(id: RecordId): UrlEntry;
-  /** URL `id` is the engine's again (queued once more): no longer counted here. */
+  /** URL `id` is the engine's again (read back to be leased, or queued once more): no longer counted here. */
   takeBack(id: RecordId): void;
+  /** The queued URLs kept here when the store opened, once: their hosts and places. */
+  takeQueuedRead(): { id: RecordId; host: string; key: number }[];
   /** The done URLs kept here that were fetched at or before `cutoff` (epoch ms). */
   doneBy(cutoff: number): RecordId[];
   /** Every URL kept here, read from the files (a search by URL). */
   each(visit: (e: UrlEntry) => void): void;
-  counts(): { done: number; failed: number; refused: number };
+  counts(): { done: number; failed: number; refused: number; queued: number };
 }
 
 /** What a store that keeps the engine's changes read back, for the engine to start from. */
 export interface KeptState {
-  /** The URLs in memory (all of them, but those of FinalUrls), by id. */
+  /** The URLs in memory (all of them, but those of UrlsOnDisk), by id. */
   entries: UrlEntry[];
   /** The highest URL id given, in memory or not. */
   lastId: number;
-  /** The fingerprints of the URLs in FinalUrls, for the seen set. */
+  /** The fingerprints of the URLs in UrlsOnDisk, for the seen set. */
   finalFingerprints: BigUint64Array;
   hosts: { host: string; taken: number; retired: boolean; budget: string }[];
   budgets: [string, BudgetState][];

@@ -52,19 +52,25 @@ import type {
 } from '../types.js';
 import type {
   CrawlerEntry,
-  FinalUrls,
   KeptState,
   SiteClaim,
   StoreChanges,
   StoreCounters,
+  UrlsOnDisk,
 } from './changes.js';
 import { MemoryHostDecisions } from './memory-decisions.js';
 import { type MemoryHost, MemoryHosts } from './memory-hosts.js';
 import { MinHeap } from './min-heap.js';
-import { type HeldLease, isFinal, rankOf, recordOf, type UrlEntry } from './url-entry.js';
+import { type HeldLease, idOfKey, isFinal, keyOf, rankOf, recordOf, type UrlEntry } from './url-entry.js';
 
 /** Every change is notified here, so a long poll needs no short slices; this is only a safety net. */
 const POLL_SLICE_MS = 1000;
+
+/**
+ * A host's queued URLs that stay in memory when the store keeps the rest on disk: the
+ * next to lease, and one more (reading one back costs a read of a line, some µs).
+ */
+const HEAD_IN_MEMORY = 2;
 
 /** A lease in the expiry index; stale once the lease ended or was extended. */
 interface ExpirySlot {
@@ -93,7 +99,7 @@ interface RetrySlot {
 export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   private readonly seen = MemorySeenSet.open();
   private readonly hosts: MemoryHosts;
-  /** The URLs it holds, by id: all of them, but those a store put in its FinalUrls. */
+  /** The URLs it holds, by id: all of them, but those a store keeps on disk (UrlsOnDisk). */
   private live = new Map<RecordId, UrlEntry>();
   /** The highest URL id given. */
   private lastId = 0;
@@ -122,8 +128,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     private readonly now: () => number = Date.now,
     /** Told of every change (the workbench store's journal); none: nothing is kept. */
     private readonly changes: StoreChanges | null = null,
-    /** Where the store keeps final URLs out of memory (the workbench store's final files). */
-    private readonly finals: FinalUrls | null = null,
+    /** Where the store keeps URLs out of memory (the workbench store's URL files). */
+    private readonly disk: UrlsOnDisk | null = null,
   ) {
     this.hosts = new MemoryHosts(settings, changes === null ? undefined : (k, b) => changes.budget(k, b));
   }
@@ -316,10 +322,10 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         (e.state !== 'refused' || query.refused === true || reasons.has(e.reason ?? '')) &&
         (among === null || among.has(e.url));
       const found: UrlEntry[] = [];
-      if (among !== null && this.finals !== null) {
-        // By URL: the final files are read through once, not a URL at a time.
+      if (among !== null && this.disk !== null) {
+        // By URL: the files are read through once, not a URL at a time.
         for (const e of this.live.values()) if (e.id > after && wanted(e)) found.push(e);
-        this.finals.each((e) => {
+        this.disk.each((e) => {
           if (e.id > after && wanted(e)) found.push(e);
         });
         found.sort((a, b) => a.id - b.id);
@@ -327,9 +333,9 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         for (let id = Math.max(0, after) + 1; id <= this.lastId && found.length < limit; id++) {
           let e = this.live.get(id);
           if (e === undefined) {
-            const state = this.finals?.stateOf(id) ?? null;
+            const state = this.disk?.stateOf(id) ?? null;
             if (state === null || !stateWanted(state)) continue;
-            e = (this.finals as FinalUrls).read(id);
+            e = (this.disk as UrlsOnDisk).read(id);
           }
           if (wanted(e)) found.push(e);
         }
@@ -349,7 +355,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     const n = await this.serial(() => {
       let queued = 0;
       for (const id of ids) {
-        const kept = this.finals?.stateOf(id) ?? null;
+        const kept = this.disk?.stateOf(id) ?? null;
         const e = kept === 'failed' || kept === 'refused' ? this.backFromFinals(id) : this.live.get(id);
         if (e === undefined || (e.state !== 'failed' && e.state !== 'refused')) continue;
         if (e.state === 'failed') this.counts.failed--;
@@ -382,10 +388,10 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   async hostQueues(limit: number): Promise<{ host: string; queued: number }[]> {
     return this.serial(() =>
       [...this.hosts.all()]
-        .filter((h) => h.queue.length > 0)
-        .sort((a, b) => b.queue.length - a.queue.length || (a.host < b.host ? -1 : 1))
+        .filter((h) => h.queued > 0)
+        .sort((a, b) => b.queued - a.queued || (a.host < b.host ? -1 : 1))
         .slice(0, limit)
-        .map((h) => ({ host: h.host, queued: h.queue.length })),
+        .map((h) => ({ host: h.host, queued: h.queued })),
     );
   }
 
@@ -399,12 +405,12 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         const b = this.hosts.budget(h.budget);
         if (h.retired) retired++;
         else if (b.inFlight > 0) active++;
-        else if (h.queue.length > 0) waiting++;
-        if (h.retired || (b.inFlight === 0 && h.queue.length === 0)) continue;
+        else if (h.queued > 0) waiting++;
+        if (h.retired || (b.inFlight === 0 && h.queued === 0)) continue;
         const at = this.hosts.readyAt(h);
         views.push({
           host: h.host,
-          queued: h.queue.length,
+          queued: h.queued,
           inFlight: b.inFlight,
           readyAt: at === NEVER ? null : at,
           gapMs: b.gapMs,
@@ -515,10 +521,20 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       this.expiredLeases = c.expiredLeases;
       this.nextDueLook = c.nextDueLook;
       const leased = new Map(kept.leases.map((l) => [l.entryId, l]));
-      const shelved = this.finals?.counts() ?? { done: 0, failed: 0, refused: 0 };
+      const shelved = this.disk?.counts() ?? { done: 0, failed: 0, refused: 0, queued: 0 };
       this.counts.done += shelved.done;
       this.counts.failed += shelved.failed;
       this.counts.rejected += shelved.refused;
+      this.counts.queued += shelved.queued;
+      // The queued URLs on disk: their places, in their hosts' queues.
+      const places = new Map<MemoryHost, number[]>();
+      for (const q of this.disk?.takeQueuedRead() ?? []) {
+        const h = this.hosts.host(q.host);
+        const keys = places.get(h);
+        if (keys === undefined) places.set(h, [q.key]);
+        else keys.push(q.key);
+      }
+      for (const [h, keys] of places) h.addRest(keys);
       for (const e of kept.entries) {
         if (e.unlogged) this.unlogged.set(e.id, e);
         switch (e.state) {
@@ -691,7 +707,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     const startBy = startDeadline(b, settings, now, placed);
     const expiresAt = leaseExpiry(now, this.settings);
     for (let taken = 0; taken < k && (h.minRank ?? Number.POSITIVE_INFINITY) <= rank; taken++) {
-      const entry = h.queue.shift() as UrlEntry;
+      const entry = this.headOf(h) as UrlEntry;
+      h.queue.shift();
       entry.state = 'leased';
       const id = this.nextLeaseId++;
       const lease: HeldLease = { id, entry, crawler, expiresAt, released: false };
@@ -870,7 +887,11 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       if (m.retired) continue;
       m.retired = true;
       this.changes?.host(m);
-      const waiting = [...m.queue.splice(0), ...[...this.retrying].filter((e) => e.host === m.host)];
+      const waiting = [
+        ...m.queue.splice(0),
+        ...this.restOf(m),
+        ...[...this.retrying].filter((e) => e.host === m.host),
+      ];
       this.hosts.place(m);
       for (const e of waiting.sort((a, b) => a.id - b.id)) {
         if (e.state === 'retrying') {
@@ -956,7 +977,7 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
 
   /**
    * The final URLs it holds (done, or failed or refused with their record written),
-   * let go of: a store that keeps them out of memory (FinalUrls) has them now.
+   * let go of: a store that keeps them out of memory (UrlsOnDisk) has them now.
    */
   takeFinal(): UrlEntry[] {
     const out: UrlEntry[] = [];
@@ -968,9 +989,61 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
     return out.sort((a, b) => a.id - b.id);
   }
 
-  /** URL `id`, read back from the final URLs: the engine's again, kept whole by the store. */
-  private backFromFinals(id: RecordId, e: UrlEntry = (this.finals as FinalUrls).read(id)): UrlEntry {
-    (this.finals as FinalUrls).takeBack(id);
+  /**
+   * The queued URLs of each host past its first HEAD_IN_MEMORY, let go of: a store that
+   * keeps them on disk (UrlsOnDisk) has them now, and their hosts hold their places.
+   */
+  takeQueueTails(): UrlEntry[] {
+    const out: UrlEntry[] = [];
+    for (const h of this.hosts.all()) {
+      if (h.queue.length <= HEAD_IN_MEMORY) continue;
+      const tail = h.queue.splice(HEAD_IN_MEMORY);
+      const keys: number[] = [];
+      for (const e of tail) {
+        this.live.delete(e.id);
+        keys.push(keyOf(e));
+        out.push(e);
+      }
+      // The head keeps the host's first URL: its place in the ready index stays.
+      h.addRest(keys);
+    }
+    return out.sort((a, b) => a.id - b.id);
+  }
+
+  /** The host's first queued URL, in memory: read back from the disk if its first place is there. */
+  private headOf(h: MemoryHost): UrlEntry | undefined {
+    for (;;) {
+      const first = h.queue[0];
+      const disk = h.firstOnDisk;
+      if (disk === undefined || (first !== undefined && keyOf(first) < disk)) return first;
+      h.shiftRest();
+      h.enqueue(this.fromDisk(idOfKey(disk)));
+    }
+  }
+
+  /** Every queued URL of the host on disk, read back (the host is given up on). */
+  private restOf(h: MemoryHost): UrlEntry[] {
+    const out: UrlEntry[] = [];
+    for (let key = h.shiftRest(); key !== undefined; key = h.shiftRest())
+      out.push(this.fromDisk(idOfKey(key)));
+    return out;
+  }
+
+  /**
+   * Queued URL `id`, read back from the disk: the engine's again. Not journaled: its state
+   * is as its line says, and a change of it in the journal reads the line (KeptReader).
+   */
+  private fromDisk(id: RecordId): UrlEntry {
+    const disk = this.disk as UrlsOnDisk;
+    const e = disk.read(id);
+    disk.takeBack(id);
+    this.live.set(id, e);
+    return e;
+  }
+
+  /** URL `id`, read back from the final URLs on disk: the engine's again, kept whole by the store. */
+  private backFromFinals(id: RecordId, e: UrlEntry = (this.disk as UrlsOnDisk).read(id)): UrlEntry {
+    (this.disk as UrlsOnDisk).takeBack(id);
     this.live.set(id, e);
     this.changes?.returned(e);
     return e;
@@ -1013,9 +1086,9 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
       n++;
     };
     for (const e of this.live.values()) queueIfDue(e);
-    // Those in the final files due (by the fetch times kept in memory) come back first.
-    for (const id of this.finals?.doneBy(cutoff) ?? []) {
-      const e = (this.finals as FinalUrls).read(id);
+    // Those on disk due (by the fetch times kept in memory) come back first.
+    for (const id of this.disk?.doneBy(cutoff) ?? []) {
+      const e = (this.disk as UrlsOnDisk).read(id);
       if (!this.hosts.host(e.host).retired) queueIfDue(this.backFromFinals(id, e));
     }
     return n;

@@ -3,7 +3,7 @@ import { settingsForHost } from '../policy/host-rules.js';
 import { type BudgetState, freshBudget, mergeBudgets, NEVER, readyAt } from '../policy/politeness.js';
 import type { FrontierSettings } from '../types.js';
 import { MinHeap } from './min-heap.js';
-import { rankOf, type UrlEntry } from './url-entry.js';
+import { keyOf, rankOf, rankOfKey, type UrlEntry } from './url-entry.js';
 
 /** Where a host waits in the ready index: its queue's rank, and when its budget lets it be leased. */
 interface Slot {
@@ -14,11 +14,20 @@ interface Slot {
   order: number;
 }
 
-/** A host: its queue (by rank, policy/queue-rank.ts, then in the order URLs came), and what the crawl decided of it. */
+/**
+ * A host: its queue (by rank, policy/queue-rank.ts, then in the order URLs came), and
+ * what the crawl decided of it. The queue is in two parts: the URLs in memory, and those
+ * a store keeps on disk (`rest`, the workbench's URL files), of which memory holds only
+ * their place (keyOf: rank and id); the engine brings the first of them back before it
+ * leases (MemoryFrontier.headOf).
+ */
 export class MemoryHost {
   /** The politeness budget it counts against: the host itself, or `ip:ADDRESS`. */
   budget: string;
   readonly queue: UrlEntry[] = [];
+  /** The places of its queued URLs kept on disk, in order, from `restFrom` on. */
+  rest: number[] = [];
+  restFrom = 0;
   /** URLs of the host ever queued: what --max-pages-per-host counts. */
   taken = 0;
   /** Given up on (policy/retirement.ts): takes no URL any more. */
@@ -33,10 +42,44 @@ export class MemoryHost {
     this.budget = host;
   }
 
+  /** URLs queued, in memory and on disk. */
+  get queued(): number {
+    return this.queue.length + this.rest.length - this.restFrom;
+  }
+
+  /** The place of its first URL on disk; undefined with none there. */
+  get firstOnDisk(): number | undefined {
+    return this.rest[this.restFrom];
+  }
+
   /** Rank of its first queued URL; undefined with nothing queued. */
   get minRank(): number | undefined {
     const first = this.queue[0];
-    return first === undefined ? undefined : rankOf(first);
+    const disk = this.firstOnDisk;
+    if (disk === undefined) return first === undefined ? undefined : rankOf(first);
+    return first === undefined || disk < keyOf(first) ? rankOfKey(disk) : rankOf(first);
+  }
+
+  /** The first place on disk is taken back into memory: the next one is first. */
+  shiftRest(): number | undefined {
+    const key = this.rest[this.restFrom];
+    if (key === undefined) return undefined;
+    this.restFrom++;
+    // The consumed start is dropped now and then, not at every URL (an array's shift copies it).
+    if (this.restFrom >= 1024 && this.restFrom * 2 >= this.rest.length) {
+      this.rest = this.rest.slice(this.restFrom);
+      this.restFrom = 0;
+    }
+    return key;
+  }
+
+  /** Places of URLs now kept on disk join those there, in order. */
+  addRest(keys: number[]): void {
+    if (keys.length === 0) return;
+    const old = this.rest.length > this.restFrom ? this.rest.slice(this.restFrom) : [];
+    keys.sort((a, b) => a - b);
+    this.rest = old.length === 0 ? keys : mergeSorted(old, keys);
+    this.restFrom = 0;
   }
 
   /** Queues a URL in (rank, id) order: a URL back from a lease or a retry takes its old place. */
@@ -60,6 +103,20 @@ export class MemoryHost {
     }
     q.splice(lo, 0, e);
   }
+}
+
+/** Two ascending lists as one. */
+function mergeSorted(a: number[], b: number[]): number[] {
+  if ((a.at(-1) as number) < (b[0] as number)) return a.concat(b);
+  const out = new Array<number>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length)
+    out[k++] = (a[i] as number) <= (b[j] as number) ? (a[i++] as number) : (b[j++] as number);
+  while (i < a.length) out[k++] = a[i++] as number;
+  while (j < b.length) out[k++] = b[j++] as number;
+  return out;
 }
 
 const isStale = (s: Slot): boolean => s.host.slot !== s;
@@ -138,9 +195,9 @@ export class MemoryHosts {
 
   /** Queues a URL of the host and moves the host in the index if its rank changed. */
   enqueue(h: MemoryHost, e: UrlEntry): void {
-    const before = h.queue[0];
+    const before = h.minRank;
     h.enqueue(e);
-    if (h.queue[0] !== before) this.place(h);
+    if (h.minRank !== before) this.place(h);
   }
 
   /** Puts the host where it now belongs in the ready index: its rank, its time (out, with nothing to lease). */

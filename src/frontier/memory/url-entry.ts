@@ -1,4 +1,4 @@
-import { queueRank } from '../policy/queue-rank.js';
+import { queueRank, REQUISITE_RANK } from '../policy/queue-rank.js';
 import type { CrawlerId, LeaseId, PendingRecord, PreviousFetch, RecordId, UrlKind } from '../types.js';
 
 /** Where a URL stands; SQLite's and PostgreSQL's rows keep the same states as numbers. */
@@ -42,6 +42,33 @@ export interface HeldLease {
 /** Where the entry stands in its host's queue. */
 export function rankOf(e: UrlEntry): number {
   return queueRank(e.kind, e.depth);
+}
+
+/** Depths past this share one place in a queue's order on disk (no crawl goes that deep). */
+const DEPTHS = 2 ** 20;
+const IDS = 2 ** 32;
+
+/**
+ * A queued URL's place in its host's queue as one number, (rank, id) in order, for a
+ * queue kept on disk (MemoryHost.rest): its rank's depth (past DEPTHS, DEPTHS - 1), after
+ * every page's if it is a requisite, then its id. Below 2^53 for ids below 2^32.
+ */
+export function keyOf(e: UrlEntry): number {
+  const rank = rankOf(e);
+  const requisite = rank >= REQUISITE_RANK;
+  const depth = Math.min(requisite ? rank - REQUISITE_RANK : rank, DEPTHS - 1);
+  return ((requisite ? DEPTHS : 0) + depth) * IDS + e.id;
+}
+
+/** The rank a place (keyOf) stands for. */
+export function rankOfKey(key: number): number {
+  const code = Math.floor(key / IDS);
+  return code >= DEPTHS ? REQUISITE_RANK + (code - DEPTHS) : code;
+}
+
+/** The URL id a place (keyOf) stands for. */
+export function idOfKey(key: number): number {
+  return key % IDS;
 }
 
 /** Whether the URL's work is over: done, or failed or refused with its record written (a store may keep it out of memory). */

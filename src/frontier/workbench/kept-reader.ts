@@ -1,4 +1,4 @@
-import type { CrawlerEntry, FinalUrls, KeptState, SiteClaim, StoreCounters } from '../memory/changes.js';
+import type { CrawlerEntry, KeptState, SiteClaim, StoreCounters, UrlsOnDisk } from '../memory/changes.js';
 import type { UrlEntry } from '../memory/url-entry.js';
 import type { BudgetState } from '../policy/politeness.js';
 import type { RobotsRow } from '../policy/robots-reads.js';
@@ -12,8 +12,8 @@ export class JournalReadError extends Error {
 
 /**
  * Builds the engine's KeptState from snapshot and journal lines, read in the order they
- * were written, after the final files: a URL in memory in a snapshot or back from a
- * final file in a journal is the engine's, not the final files'.
+ * were written, after the URL files: a URL in memory in a snapshot, or back from a file in
+ * a journal, is the engine's, not the files'.
  */
 export class KeptReader {
   private readonly entries = new Map<number, UrlEntry>();
@@ -30,8 +30,8 @@ export class KeptReader {
   private counters: StoreCounters = STARTING_COUNTERS;
 
   constructor(
-    /** The final files, read first. */
-    private readonly finals: FinalUrls,
+    /** The URL files, read first. */
+    private readonly disk: UrlsOnDisk,
     private readonly finalFingerprints: BigUint64Array,
     /** The highest URL id in them. */
     lastId: number,
@@ -58,6 +58,18 @@ export class KeptReader {
     if (known !== undefined) return known;
     this.vias.set(via, via);
     return via;
+  }
+
+  /**
+   * A URL of the files changed in a journal: a queued URL the engine read back to lease
+   * (which it does not journal) is the engine's again, as its line says before the change.
+   */
+  private fromDisk(id: number): UrlEntry | undefined {
+    if (!Number.isInteger(id) || this.disk.stateOf(id) === null) return undefined;
+    const entry = this.disk.read(id);
+    this.disk.takeBack(id);
+    this.entries.set(id, entry);
+    return entry;
   }
 
   kept(): KeptState {
@@ -89,12 +101,12 @@ export class KeptReader {
         const entry = entryOfChange(c);
         entry.via = this.shared(entry.via);
         this.entries.set(id, entry);
-        if (this.finals.stateOf(id) !== null) this.finals.takeBack(id);
+        if (this.disk.stateOf(id) !== null) this.disk.takeBack(id);
         this.lastId = Math.max(this.lastId, id);
         return;
       }
       case 'e': {
-        const entry = this.entries.get(a as number);
+        const entry = this.entries.get(a as number) ?? this.fromDisk(a as number);
         if (entry === undefined) throw new JournalReadError(`${where}: a change of URL ${a}, never added`);
         setState(entry, c.slice(2));
         entry.via = this.shared(entry.via);

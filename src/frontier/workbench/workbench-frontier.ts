@@ -19,9 +19,9 @@ import { writeAll } from '../../write-all.js';
 import { MemoryFrontier } from '../memory/memory-frontier.js';
 import type { FrontierSettings } from '../types.js';
 import { type Change, ChangeLog, snapshotChanges } from './change-log.js';
-import { FinalFiles } from './final-files.js';
 import { JournalFile, syncFd } from './journal-file.js';
 import { KeptReader } from './kept-reader.js';
+import { UrlFiles } from './url-files.js';
 
 export interface WorkbenchOptions {
   now?: () => number;
@@ -31,8 +31,8 @@ export interface WorkbenchOptions {
 
 const LOCK = 'workbench.lock';
 const DEFAULT_COMPACT_AT = 64 * 1024 * 1024;
-/** The URLs whose work is over leave memory for a final file once this much journal was written since they last did. */
-const MOVE_FINALS_EVERY = 8 * 1024 * 1024;
+/** The URLs whose work is over and the queues' tails leave memory for a URL file once this much journal was written since they last did. */
+const MOVE_OUT_EVERY = 8 * 1024 * 1024;
 /** Changes per snapshot line: lines of a few hundred KB. */
 const SNAPSHOT_LINE = 2000;
 
@@ -60,9 +60,9 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private generation: number;
   private snapshotBytes: number;
   private readonly compactAt: number;
-  /** The journal's length when the final URLs last left memory. */
+  /** The journal's length when URLs last left memory. */
   private movedAt = 0;
-  /** How much journal between two moves of the final URLs (a quarter of a snapshot's for a store that snapshots sooner). */
+  /** How much journal between two moves of URLs out of memory (a quarter of a snapshot's for a store that snapshots sooner). */
   private readonly moveEvery: number;
   /** The files of generations a snapshot replaced, being deleted. */
   private removals: Promise<void> = Promise.resolve();
@@ -74,13 +74,13 @@ export class WorkbenchFrontier extends MemoryFrontier {
     private readonly unlock: () => void,
     log: ChangeLog,
     found: { generation: number; snapshotBytes: number },
-    private readonly finalFiles: FinalFiles,
+    private readonly urlFiles: UrlFiles,
   ) {
-    super(settings, options.now, log, finalFiles);
+    super(settings, options.now, log, urlFiles);
     this.generation = found.generation;
     this.snapshotBytes = found.snapshotBytes;
     this.compactAt = options.compactAtBytes ?? DEFAULT_COMPACT_AT;
-    this.moveEvery = Math.min(MOVE_FINALS_EVERY, Math.max(1, Math.floor(this.compactAt / 4)));
+    this.moveEvery = Math.min(MOVE_OUT_EVERY, Math.max(1, Math.floor(this.compactAt / 4)));
     this.journal = JournalFile.open(join(dir, journalName(this.generation)));
   }
 
@@ -104,12 +104,12 @@ export class WorkbenchFrontier extends MemoryFrontier {
         lastId: kept.lastId,
         counters: kept.counters,
       });
-      store = new WorkbenchFrontier(dir, settings, options, unlock, log, found, found.finals);
+      store = new WorkbenchFrontier(dir, settings, options, unlock, log, found, found.urls);
       await store.restore(kept);
       return store;
     } catch (err) {
       await store?.journal.close().catch(() => {});
-      found?.finals.close();
+      found?.urls.close();
       unlock();
       throw err;
     }
@@ -126,7 +126,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
     await super.close();
     await this.journal.close();
     await this.removals;
-    this.finalFiles.close();
+    this.urlFiles.close();
     this.unlock();
   }
 
@@ -144,24 +144,26 @@ export class WorkbenchFrontier extends MemoryFrontier {
   private keep(line: string): Promise<void> {
     const kept = this.journal.append(line);
     if (this.journal.bytes >= Math.max(this.compactAt, 2 * this.snapshotBytes)) this.compact();
-    else if (this.journal.bytes - this.movedAt >= this.moveEvery) this.moveFinals();
+    else if (this.journal.bytes - this.movedAt >= this.moveEvery) this.moveOut();
     return kept;
   }
 
   /**
-   * The URLs whose work is over leave memory for this generation's final file, between
-   * two calls: a pass over the URLs in memory (a few ms for 10^5), every few MB of
-   * journal, so that they do not wait in memory for the next snapshot, which comes the
-   * more rarely the more URLs are queued.
+   * URLs leave memory for this generation's URL file, between two calls: those whose work
+   * is over, and each host's queued URLs past its first few (a pass over the URLs and the
+   * hosts in memory: a few ms for 10^5), every few MB of journal, so that they do not wait
+   * in memory for the next snapshot, which comes the more rarely the more URLs are queued.
    */
-  private moveFinals(): void {
-    this.finalFiles.append(this.generation, this.takeFinal());
+  private moveOut(): void {
+    const out = this.takeFinal();
+    for (const e of this.takeQueueTails()) out.push(e);
+    this.urlFiles.append(this.generation, out);
     this.movedAt = this.journal.bytes;
   }
 
   /**
-   * Starts generation g+1: the URLs that became final since they last left memory go to
-   * final.g.jsonl (final-files.ts), the rest of the state is written to
+   * Starts generation g+1: the URLs that became final or joined a queue's tail since
+   * URLs last left memory go to urls.g.jsonl (url-files.ts), the rest of the state to
    * snapshot.(g+1).jsonl.tmp, and the calls from now on go to journal.(g+1). It runs
    * between two calls (from a call's commit), so the state is one call's end, and blocks
    * the process while it turns the state into JSON (about a second per 10^6 URLs in
@@ -173,7 +175,9 @@ export class WorkbenchFrontier extends MemoryFrontier {
    */
   private compact(): void {
     const next = this.generation + 1;
-    this.moveFinals();
+    this.moveOut();
+    // Files none of whose lines is current: what they held is in this snapshot, or in a later file.
+    const removable = this.urlFiles.removable(this.generation);
     const tmp = join(this.dir, `${snapshotName(next)}.tmp`);
     const fd = openSync(tmp, 'w');
     let bytes = 0;
@@ -204,12 +208,13 @@ export class WorkbenchFrontier extends MemoryFrontier {
     // After the generation before: snapshots count in the order they were made.
     this.removals = this.removals.then(async () => {
       try {
-        await this.finalFiles.sync(previous);
+        await this.urlFiles.sync(previous);
         await syncFd(fd);
         renameSync(tmp, join(dir, snapshotName(next)));
         fsyncDir(dir);
         await old.close();
         removeGeneration(dir, previous);
+        this.urlFiles.remove(removable);
       } catch {
         // Left as it is: the next opening reads what counts and deletes the rest.
       } finally {
@@ -229,7 +234,7 @@ export class WorkbenchFrontier extends MemoryFrontier {
 export async function readFolder(
   dir: string,
   tidy: boolean,
-): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number; finals: FinalFiles }> {
+): Promise<{ reader: KeptReader; generation: number; snapshotBytes: number; urls: UrlFiles }> {
   const names = readdirSync(dir);
   let snapshot = 0;
   for (const n of names) {
@@ -246,7 +251,7 @@ export async function readFolder(
     } else if (m[1] === 'journal') journals.push(g);
   }
   journals.sort((a, b) => a - b);
-  const opened = FinalFiles.open(dir, tidy);
+  const opened = UrlFiles.open(dir, tidy);
   const reader = new KeptReader(opened.files, opened.fingerprints, opened.files.lastId);
   let snapshotBytes = 0;
   if (snapshot > 0) {
@@ -265,7 +270,7 @@ export async function readFolder(
     let n = 0;
     for (const line of text.split('\n')) if (line.length > 0) reader.line(line, `${file} line ${++n}`);
   }
-  return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes, finals: opened.files };
+  return { reader, generation: Math.max(snapshot, ...journals), snapshotBytes, urls: opened.files };
 }
 
 function removeGeneration(dir: string, g: number): void {
