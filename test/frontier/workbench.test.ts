@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DataDirBusyError } from '../../src/errors.js';
 import type { RobotsEntry } from '../../src/fetch/robots/robots-entry.js';
 import type { KeptState } from '../../src/frontier/memory/changes.js';
+import { HEAD_IN_MEMORY } from '../../src/frontier/memory/memory-frontier.js';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import type {
   Completion,
@@ -610,11 +611,11 @@ describe('the workbench store, its URLs whose work is over kept out of memory', 
 
     await f.snapshotNow();
     // The 20 whose work is over are in a URL file, with the queued URLs of each host past
-    // its first two: in memory, the first two of each host with URLs queued.
+    // its first HEAD_IN_MEMORY: in memory, those first ones of each host with URLs queued.
     expect(generationsOf(dir).urls).toHaveLength(1);
     const queues = await f.hostQueues(10);
     expect(queues.reduce((n, q) => n + q.queued, 0)).toBe(20);
-    const heads = queues.reduce((n, q) => n + Math.min(2, q.queued), 0);
+    const heads = queues.reduce((n, q) => n + Math.min(HEAD_IN_MEMORY, q.queued), 0);
     expect(heads).toBeLessThan(20);
     expect(f.keptState().entries.map((e) => e.state)).toEqual(Array(heads).fill('queued'));
 
@@ -705,8 +706,10 @@ describe('the workbench store, its queues past their first URLs kept on disk', (
     const requisites = Array.from({ length: 5 }, (_, i) => link(`style/${i}.css`, 0, 'requisite'));
     for (const batch of [deep, shallow, requisites]) await f.add(batch, [], c);
     await f.snapshotNow();
-    // In memory: the host's first two; the other 43 are in a URL file.
-    expect(f.keptState().entries.map((e) => e.url)).toEqual(shallow.slice(0, 2).map((l) => l.url));
+    // In memory: the host's first HEAD_IN_MEMORY; the others are in a URL file.
+    expect(f.keptState().entries.map((e) => e.url)).toEqual(
+      shallow.slice(0, HEAD_IN_MEMORY).map((l) => l.url),
+    );
     expect(await f.hostQueues(5)).toEqual([{ host: 'h0.test', queued: 45 }]);
     expect((await f.stats()).queued).toBe(45);
     // Links that come before all of them, one after every page on disk, and one already on disk (seen).

@@ -67,10 +67,12 @@ import { type HeldLease, idOfKey, isFinal, keyOf, rankOf, recordOf, type UrlEntr
 const POLL_SLICE_MS = 1000;
 
 /**
- * A host's queued URLs that stay in memory when the store keeps the rest on disk: the
- * next to lease, and one more (reading one back costs a read of a line, some µs).
+ * A host's queued URLs that stay in memory when the store keeps the rest on disk: none.
+ * Each URL that went to disk is read back once, whether ahead of its lease or at it (a
+ * line from the page cache and its JSON, some µs), and the heads of 10^5 hosts would be
+ * the most of the engine's memory.
  */
-const HEAD_IN_MEMORY = 2;
+export const HEAD_IN_MEMORY = 0;
 
 /** A lease in the expiry index; stale once the lease ended or was extended. */
 interface ExpirySlot {
@@ -991,7 +993,8 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
 
   /**
    * The queued URLs of each host past its first HEAD_IN_MEMORY, let go of: a store that
-   * keeps them on disk (UrlsOnDisk) has them now, and their hosts hold their places.
+   * keeps them on disk (UrlsOnDisk) has them now, and their hosts hold their places (the
+   * first among them is the host's first: its place in the ready index stays).
    */
   takeQueueTails(): UrlEntry[] {
     const out: UrlEntry[] = [];
@@ -1004,7 +1007,6 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
         keys.push(keyOf(e));
         out.push(e);
       }
-      // The head keeps the host's first URL: its place in the ready index stays.
       h.addRest(keys);
     }
     return out.sort((a, b) => a.id - b.id);

@@ -133,7 +133,10 @@ const slotBefore = (a: Slot, b: Slot): boolean => a.at < b.at || (a.at === b.at 
 export class MemoryHosts {
   private readonly hosts = new Map<string, MemoryHost>();
   private readonly budgets = new Map<string, BudgetState>();
-  /** The hosts counting against each budget key. */
+  /**
+   * The hosts counting against each budget key, with --politeness-key ip (a host's own
+   * budget is its name otherwise, and the host is found by it: no set per host).
+   */
   private readonly members = new Map<string, Set<MemoryHost>>();
   private readonly byRank = new Map<number, MinHeap<Slot>>();
   /** The ranks byRank holds, lowest first. */
@@ -180,7 +183,12 @@ export class MemoryHosts {
   setBudget(key: string, state: BudgetState): void {
     this.budgets.set(key, state);
     this.budgetChanged(key, state);
-    for (const m of this.members.get(key) ?? []) this.place(m);
+    const members = this.members.get(key);
+    if (members !== undefined) for (const m of members) this.place(m);
+    else {
+      const own = this.hosts.get(key);
+      if (own !== undefined && own.budget === key) this.place(own);
+    }
   }
 
   /** Whether the host's budget is what politeness counts against for good (see isPlaced). */
@@ -282,6 +290,7 @@ export class MemoryHosts {
   }
 
   private join(h: MemoryHost, key: string): void {
+    if (!this.shared) return;
     let set = this.members.get(key);
     if (set === undefined) {
       set = new Set();
