@@ -50,10 +50,10 @@ export interface StoreChanges {
 /**
  * Where a store keeps URLs out of the engine's memory (the workbench store's URL files):
  * those that are final (done, or failed or refused with their record written), asked
- * about only by the owner's calls (findStored, requeue, requeueDue), and the queued URLs
- * of a host past its first few, whose places the host's queue holds (MemoryHost.rest)
- * and which the engine reads back before it leases them. So the engine holds only the
- * URLs it leases, retries and has records to hand out, and the heads of the queues.
+ * about only by the owner's calls (findStored, requeue, requeueDue), and the queued URLs,
+ * whose places their host's queue holds (MemoryHost.rest) and which the engine reads
+ * back as it leases them. So the engine holds only the URLs it leases, retries and has
+ * records to hand out, and those that came since URLs last left memory.
  */
 export interface UrlsOnDisk {
   /** Its state if URL `id` is kept here, else null. */

@@ -1032,23 +1032,21 @@ export class MemoryFrontier implements Frontier, FrontierAdmin, FrontierHosts {
   }
 
   /**
-   * Queued URL `id`, read back from the disk: the engine's again. Not journaled: its state
-   * is as its line says, and a change of it in the journal reads the line (KeptReader).
+   * URL `id` (`e`, if read already), read back from the disk: the engine's again. A queued
+   * one is not journaled: its state is as its line says, and a change of it in the
+   * journal reads the line (KeptReader).
    */
-  private fromDisk(id: RecordId): UrlEntry {
-    const disk = this.disk as UrlsOnDisk;
-    const e = disk.read(id);
-    disk.takeBack(id);
+  private fromDisk(id: RecordId, e: UrlEntry = (this.disk as UrlsOnDisk).read(id)): UrlEntry {
+    (this.disk as UrlsOnDisk).takeBack(id);
     this.live.set(id, e);
     return e;
   }
 
-  /** URL `id`, read back from the final URLs on disk: the engine's again, kept whole by the store. */
-  private backFromFinals(id: RecordId, e: UrlEntry = (this.disk as UrlsOnDisk).read(id)): UrlEntry {
-    (this.disk as UrlsOnDisk).takeBack(id);
-    this.live.set(id, e);
-    this.changes?.returned(e);
-    return e;
+  /** URL `id`, read back from the final URLs on disk to be queued again: kept whole by the store. */
+  private backFromFinals(id: RecordId, e?: UrlEntry): UrlEntry {
+    const back = this.fromDisk(id, e);
+    this.changes?.returned(back);
+    return back;
   }
 
   /** A URL that will not be fetched: final, with a record to write for `holder`. */

@@ -28,8 +28,8 @@ export interface QueuedOnDisk {
  * (G the journal's generation), one URL a line. Two kinds go there, every few MB of
  * journal and at each snapshot, and the engine lets go of them:
  * - the URLs whose work is over (done, or failed or refused with their record written);
- * - the queued URLs of a host past its first few (the engine keeps their places in the
- *   host's queue, 8 bytes a URL, and reads the first back before it leases: the per-host
+ * - the queued URLs of each host past its first HEAD_IN_MEMORY, none (the engine keeps
+ *   their places in the host's queue, 8 bytes a URL, and reads the first back before it leases: the per-host
  *   disk queues of BUbiNG's workbench and IRLbot).
  * What stays in memory is a few bytes a URL, by id: which file holds its current line
  * and where, its state, and when it was fetched (--recrawl-after's look for URLs come due

@@ -31,7 +31,7 @@ export interface WorkbenchOptions {
 
 const LOCK = 'workbench.lock';
 const DEFAULT_COMPACT_AT = 64 * 1024 * 1024;
-/** The URLs whose work is over and the queues' tails leave memory for a URL file once this much journal was written since they last did. */
+/** The URLs whose work is over and the queued ones leave memory for a URL file once this much journal was written since they last did. */
 const MOVE_OUT_EVERY = 8 * 1024 * 1024;
 /** Changes per snapshot line: lines of a few hundred KB. */
 const SNAPSHOT_LINE = 2000;
@@ -150,8 +150,8 @@ export class WorkbenchFrontier extends MemoryFrontier {
 
   /**
    * URLs leave memory for this generation's URL file, between two calls: those whose work
-   * is over, and each host's queued URLs past its first few (a pass over the URLs and the
-   * hosts in memory: a few ms for 10^5), every few MB of journal, so that they do not wait
+   * is over, and the queued ones (MemoryFrontier.takeQueueTails; a pass over the URLs and
+   * the hosts in memory: a few ms for 10^5), every few MB of journal, so that they do not wait
    * in memory for the next snapshot, which comes the more rarely the more URLs are queued.
    */
   private moveOut(): void {
@@ -162,8 +162,8 @@ export class WorkbenchFrontier extends MemoryFrontier {
   }
 
   /**
-   * Starts generation g+1: the URLs that became final or joined a queue's tail since
-   * URLs last left memory go to urls.g.jsonl (url-files.ts), the rest of the state to
+   * Starts generation g+1: the URLs that became final or were queued since URLs last
+   * left memory go to urls.g.jsonl (url-files.ts), the rest of the state to
    * snapshot.(g+1).jsonl.tmp, and the calls from now on go to journal.(g+1). It runs
    * between two calls (from a call's commit), so the state is one call's end, and blocks
    * the process while it turns the state into JSON (about a second per 10^6 URLs in
