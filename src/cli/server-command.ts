@@ -48,7 +48,7 @@ export function serverCommand(outcome: { code: number }): Command {
     .addOption(
       new Option(
         '--frontier <kind>',
-        "the store in --data: sqlite (frontier.db) or workbench (the crawl in the server's memory, journaled in workbench/; faster)",
+        "the store in --data: sqlite (frontier.db) or workbench (the hosts in the server's memory, the URLs in files, journaled in workbench/; faster)",
       )
         .choices(['sqlite', 'workbench'])
         .default('sqlite'),
