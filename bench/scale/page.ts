@@ -6,15 +6,15 @@ import { type Random, randomInt } from '../web/prng.js';
 import { hrefOf, type LinkPlan, pageStream, planLinks } from './links.js';
 import type { ScaleWeb } from './shape.js';
 
-const MEDIAN_BYTES = 20_000;
 const SIGMA = 0.6;
-const MIN_BYTES = 6_000;
-const MAX_BYTES = 100_000;
+/** The smallest and largest page, against the median. */
+const MIN_OF_MEDIAN = 0.3;
+const MAX_OF_MEDIAN = 5;
 
 export function renderPage(web: ScaleWeb, port: number, host: number, page: number, plan: LinkPlan): string {
   const random = pageStream(web, host, page);
   planLinks(web, host, page, random, plan);
-  const target = pageBytes(random);
+  const target = pageBytes(random, web.o.medianPageBytes);
   const anchor = (k: number): string => {
     const to = plan.hosts[k] as number;
     const text = to === host ? `Topic ${plan.pages[k]}` : `Site ${to}`;
@@ -51,9 +51,10 @@ export function renderPage(web: ScaleWeb, port: number, host: number, page: numb
 }
 
 /** Log-normal around the median, clipped. */
-function pageBytes(random: Random): number {
+function pageBytes(random: Random, median: number): number {
   const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  return Math.round(Math.min(MAX_BYTES, Math.max(MIN_BYTES, MEDIAN_BYTES * Math.exp(SIGMA * z))));
+  const bytes = median * Math.exp(SIGMA * z);
+  return Math.round(Math.min(MAX_OF_MEDIAN * median, Math.max(MIN_OF_MEDIAN * median, bytes)));
 }
 
 function filler(random: Random, block: number, room: number): string {

@@ -19,6 +19,12 @@ export interface ScaleWebOptions {
   slowMs?: number;
   /** The Retry-After (seconds) of a flaky page's first answer (503 or 429). */
   retryAfterSeconds?: number;
+  /**
+   * The median page's size, bytes (20,000 by default, as documentation pages run); the
+   * sizes spread log-normally around it. Smaller pages keep the same links: what a test
+   * of politeness and duplicates counts, for less parsing and compressing.
+   */
+  medianPageBytes?: number;
 }
 
 export type ResolvedScaleOptions = Required<ScaleWebOptions>;
@@ -32,6 +38,7 @@ export function resolveScaleOptions(o: ScaleWebOptions): ResolvedScaleOptions {
     crawlDelaySeconds: o.crawlDelaySeconds ?? 0.05,
     slowMs: o.slowMs ?? 2000,
     retryAfterSeconds: o.retryAfterSeconds ?? 1,
+    medianPageBytes: o.medianPageBytes ?? 20_000,
   };
   if (!Number.isInteger(r.hosts) || r.hosts < 20) throw new RangeError('scale web: at least 20 hosts');
   if (!Number.isInteger(r.pages) || r.pages < r.hosts) throw new RangeError('scale web: pages >= hosts');
