@@ -16,6 +16,7 @@ import type {
   NewLink,
   Outcome,
 } from '../../src/frontier/types.js';
+import { bundledChild } from '../helpers/bundled-child.js';
 import { type AnyFrontier, STORE_KINDS, TEST_SETTINGS, type TestStore } from './stores.js';
 
 /**
@@ -1261,8 +1262,12 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
   });
 
   describe('several processes on one store', () => {
-    beforeEach((ctx) => {
-      if (kind.oneProcess === undefined) return;
+    let childArgs: string[] = [];
+    beforeEach(async (ctx) => {
+      if (kind.oneProcess === undefined) {
+        childArgs = await bundledChild(FIXTURE);
+        return;
+      }
       console.warn(`SKIPPED: several processes on the ${kind.name} store: ${kind.oneProcess}`);
       ctx.skip();
     });
@@ -1278,16 +1283,7 @@ describe.each(STORE_KINDS)('the frontier contract on $name', (kind) => {
       );
       const child = spawn(
         process.execPath,
-        [
-          '--import',
-          'tsx',
-          FIXTURE,
-          (current as TestStore).spec,
-          json,
-          mode,
-          String(holdMs),
-          JSON.stringify(claim ?? {}),
-        ],
+        [...childArgs, (current as TestStore).spec, json, mode, String(holdMs), JSON.stringify(claim ?? {})],
         {
           stdio: ['ignore', 'pipe', 'inherit'],
         },

@@ -7,6 +7,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import type { Frontier, FrontierSettings, LocalFrontier } from '../../src/frontier/types.js';
+import { bundledChild } from '../helpers/bundled-child.js';
 import { TEST_SETTINGS } from './stores.js';
 
 /**
@@ -44,9 +45,13 @@ async function storeWithUrls(): Promise<string> {
 /** A process holds the store, leases what it may (two: --per-host 2), and is killed; what it held. */
 async function leaseAndDie(file: string): Promise<string[]> {
   const json = JSON.stringify(SETTINGS, (_k, v) => (v === Number.POSITIVE_INFINITY ? 'Infinity' : v));
-  const child = spawn(process.execPath, ['--import', 'tsx', FIXTURE, `sqlite+memory:${file}`, json, 'hold'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(await bundledChild(FIXTURE)), `sqlite+memory:${file}`, json, 'hold'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const exited = once(child, 'exit');
   const lines = createInterface({ input: child.stdout });
   const held = await new Promise<string[]>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openFrontier } from '../../src/frontier/open-store.js';
 import { SqliteFrontier } from '../../src/frontier/sqlite/sqlite-frontier.js';
 import type { LocalFrontier, NewLink } from '../../src/frontier/types.js';
+import { bundledChild } from '../helpers/bundled-child.js';
 import { TEST_SETTINGS } from './stores.js';
 
 /** Who may hold a store's seen set, and what a store does when it changes hands or kind. */
@@ -40,7 +41,7 @@ describe('a store with a held seen set', () => {
     await open(`sqlite+drum:${file}`);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', FIXTURE, `sqlite+memory:${file}`, JSON.stringify(TEST_SETTINGS), 'hold'],
+      [...(await bundledChild(FIXTURE)), `sqlite+memory:${file}`, JSON.stringify(TEST_SETTINGS), 'hold'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let stderr = '';

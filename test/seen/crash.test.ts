@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../bench/web/prng.js';
 import { openSeenSet, SEEN_KINDS } from '../../src/seen/open.js';
+import { bundledChild } from '../helpers/bundled-child.js';
 import { freshOfBatch } from './fingerprint-data.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,7 +24,7 @@ interface KilledRun {
 
 /** Runs the child on `dir` from batch `first` and kills it with SIGKILL once it has flushed and gone on a little. */
 async function runAndKill(kind: string, dir: string, first: number, killAfter: number): Promise<KilledRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', childScript, kind, dir, String(first)], {
+  const child = spawn(process.execPath, [...(await bundledChild(childScript)), kind, dir, String(first)], {
     cwd: projectRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

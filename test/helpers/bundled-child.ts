@@ -1,0 +1,57 @@
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+
+const repoDir = resolve(import.meta.dirname, '..', '..');
+/** Inside the repository, so that the bundle's imports of packages resolve from its node_modules. */
+const outDir = join(repoDir, 'node_modules', '.cache', 'cobweb-test-children');
+const built = new Map<string, Promise<string[]>>();
+
+/**
+ * The arguments that start a TypeScript child script (a crash test's victim, a
+ * crawling process of the contract suite) on bare node: `[script.mjs]`, its sources
+ * bundled into one file the first time this test file asks. Started with `--import
+ * tsx` instead, every child spent some 0.7 CPU seconds compiling and loading the
+ * sources before its first line, and crash tests start dozens of them on a
+ * suite that is bound by the CPU of two cores. The packages stay outside the bundle,
+ * loaded as the script would load them; each module keeps its own import.meta.url, so
+ * that what it finds beside itself (a worker thread's module) is found as from the
+ * sources.
+ */
+export function bundledChild(tsPath: string): Promise<string[]> {
+  let args = built.get(tsPath);
+  if (args === undefined) {
+    mkdirSync(outDir, { recursive: true });
+    const name = tsPath.split('/').at(-1)?.replace(/\.ts$/, '') ?? 'child';
+    const out = join(outDir, `${name}-${process.pid}-${built.size}.mjs`);
+    process.once('exit', () => rmSync(out, { force: true }));
+    args = build({
+      entryPoints: [tsPath],
+      outfile: out,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      plugins: [ownModuleUrls],
+      logLevel: 'error',
+    }).then(() => [out]);
+    built.set(tsPath, args);
+  }
+  return args;
+}
+
+/** Each of the repository's own modules sees its source file as its import.meta.url and dirname. */
+const ownModuleUrls: Plugin = {
+  name: 'own-module-urls',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, (args) => {
+      if (!args.path.startsWith(repoDir) || args.path.includes('node_modules')) return undefined;
+      const source = readFileSync(args.path, 'utf8')
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)));
+      return { contents: source, loader: 'ts' };
+    });
+  },
+};
