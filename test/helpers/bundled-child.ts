@@ -5,7 +5,8 @@ import { build, type Plugin } from 'esbuild';
 
 const repoDir = resolve(import.meta.dirname, '..', '..');
 /** Inside the repository, so that the bundle's imports of packages resolve from its node_modules. */
-const outDir = join(repoDir, 'node_modules', '.cache', 'cobweb-test-children');
+export const cacheDir = join(repoDir, 'node_modules', '.cache');
+const outDir = join(cacheDir, 'cobweb-test-children');
 const built = new Map<string, Promise<string[]>>();
 
 /**
@@ -40,6 +41,29 @@ export function bundledChild(tsPath: string): Promise<string[]> {
     built.set(tsPath, args);
   }
   return args;
+}
+
+/**
+ * The worker modules the tests start most (the drum seen set's, the parse pool's, the
+ * WARC thread's), bundled into `dir` as NAME.mjs, for src/worker.ts to start from when
+ * COBWEB_TEST_WORKERS names `dir`. The modules' thread loads modules the tests name, in
+ * TypeScript: it keeps tsx.
+ */
+export async function bundleWorkers(dir: string): Promise<void> {
+  const entries = ['src/seen/drum-worker.ts', 'src/bunny/parse-worker.ts', 'src/output/warc-worker.ts'];
+  await build({
+    entryPoints: entries.map((e) => join(repoDir, e)),
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    entryNames: '[name]',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    plugins: [ownModuleUrls],
+    logLevel: 'error',
+  });
 }
 
 /** Each of the repository's own modules sees its source file as its import.meta.url and dirname. */
