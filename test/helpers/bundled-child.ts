@@ -6,7 +6,12 @@ import { build, type Plugin } from 'esbuild';
 const repoDir = resolve(import.meta.dirname, '..', '..');
 /** Inside the repository, so that the bundle's imports of packages resolve from its node_modules. */
 export const cacheDir = join(repoDir, 'node_modules', '.cache');
-const outDir = join(cacheDir, 'cobweb-test-children');
+/**
+ * The test run's folder (test/global-setup.ts), which goes when the run ends, even if a
+ * test file's process is killed first; a file run on its own, without the setup, one of
+ * its own.
+ */
+const outDir = () => process.env.COBWEB_TEST_WORKERS || join(cacheDir, 'cobweb-test-children');
 const built = new Map<string, Promise<string[]>>();
 
 /**
@@ -23,9 +28,9 @@ const built = new Map<string, Promise<string[]>>();
 export function bundledChild(tsPath: string): Promise<string[]> {
   let args = built.get(tsPath);
   if (args === undefined) {
-    mkdirSync(outDir, { recursive: true });
+    mkdirSync(outDir(), { recursive: true });
     const name = tsPath.split('/').at(-1)?.replace(/\.ts$/, '') ?? 'child';
-    const out = join(outDir, `${name}-${process.pid}-${built.size}.mjs`);
+    const out = join(outDir(), `child-${name}-${process.pid}-${built.size}.mjs`);
     process.once('exit', () => rmSync(out, { force: true }));
     args = build({
       entryPoints: [tsPath],
