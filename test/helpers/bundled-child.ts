@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Plugin } from 'esbuild';
 
 const repoDir = resolve(import.meta.dirname, '..', '..');
 /** Inside the repository, so that the bundle's imports of packages resolve from its node_modules. */
@@ -32,17 +32,7 @@ export function bundledChild(tsPath: string): Promise<string[]> {
     const name = tsPath.split('/').at(-1)?.replace(/\.ts$/, '') ?? 'child';
     const out = join(outDir(), `child-${name}-${process.pid}-${built.size}.mjs`);
     process.once('exit', () => rmSync(out, { force: true }));
-    args = build({
-      entryPoints: [tsPath],
-      outfile: out,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      plugins: [ownModuleUrls],
-      logLevel: 'error',
-    }).then(() => [out]);
+    args = build({ ...BUNDLE, entryPoints: [tsPath], outfile: out }).then(() => [out]);
     built.set(tsPath, args);
   }
   return args;
@@ -57,17 +47,11 @@ export function bundledChild(tsPath: string): Promise<string[]> {
 export async function bundleWorkers(dir: string): Promise<void> {
   const entries = ['src/seen/drum-worker.ts', 'src/bunny/parse-worker.ts', 'src/output/warc-worker.ts'];
   await build({
+    ...BUNDLE,
     entryPoints: entries.map((e) => join(repoDir, e)),
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     entryNames: '[name]',
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    packages: 'external',
-    plugins: [ownModuleUrls],
-    logLevel: 'error',
   });
 }
 
@@ -83,4 +67,15 @@ const ownModuleUrls: Plugin = {
       return { contents: source, loader: 'ts' };
     });
   },
+};
+
+/** One ES module of the repository's own code for node 20, the packages loaded from node_modules as they are. */
+const BUNDLE: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  plugins: [ownModuleUrls],
+  logLevel: 'error',
 };
