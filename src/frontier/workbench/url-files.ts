@@ -29,8 +29,8 @@ export interface QueuedOnDisk {
  * journal and at each snapshot, and the engine lets go of them:
  * - the URLs whose work is over (done, or failed or refused with their record written);
  * - the queued URLs of each host past its first HEAD_IN_MEMORY, none (the engine keeps
- *   their places in the host's queue, 8 bytes a URL, and reads the first back before it leases: the per-host
- *   disk queues of BUbiNG's workbench and IRLbot).
+ *   their places in the host's queue, 8 bytes a URL, and reads the first back before it
+ *   leases: the per-host disk queues of BUbiNG's workbench and IRLbot).
  * What stays in memory is a few bytes a URL, by id: which file holds its current line
  * and where, its state, and when it was fetched (--recrawl-after's look for URLs come due
  * needs no disk). So the store's memory follows the URLs it is working on, not every URL
